@@ -1,0 +1,92 @@
+// Element types of graph values. Names follow NumPy and TVM ("float32", "int64", "bool").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace lathe {
+
+enum class DType : uint8_t {
+  Float32,
+  Float64,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  UInt8,
+  UInt16,
+  UInt32,
+  UInt64,
+  Bool,
+};
+
+size_t dtype_size(DType t);
+std::string_view dtype_name(DType t);
+std::optional<DType> dtype_from_name(std::string_view name);
+bool is_float(DType t);
+bool is_signed_integer(DType t);
+bool is_unsigned_integer(DType t);
+inline bool is_integer(DType t) { return is_signed_integer(t) || is_unsigned_integer(t); }
+
+template <typename T>
+struct DTypeOf;
+#define LATHE_DTYPE_OF(type, tag) \
+  template <>                     \
+  struct DTypeOf<type> {          \
+    static constexpr DType value = DType::tag; \
+  };
+LATHE_DTYPE_OF(float, Float32)
+LATHE_DTYPE_OF(double, Float64)
+LATHE_DTYPE_OF(int8_t, Int8)
+LATHE_DTYPE_OF(int16_t, Int16)
+LATHE_DTYPE_OF(int32_t, Int32)
+LATHE_DTYPE_OF(int64_t, Int64)
+LATHE_DTYPE_OF(uint8_t, UInt8)
+LATHE_DTYPE_OF(uint16_t, UInt16)
+LATHE_DTYPE_OF(uint32_t, UInt32)
+LATHE_DTYPE_OF(uint64_t, UInt64)
+LATHE_DTYPE_OF(bool, Bool)
+#undef LATHE_DTYPE_OF
+
+template <typename T>
+inline constexpr DType dtype_of = DTypeOf<T>::value;
+
+// Calls f(T{}) with the C++ type of t, so a kernel is written once as a template:
+//   visit_dtype(t, [&](auto tag) { using T = decltype(tag); ... });
+template <typename F>
+decltype(auto) visit_dtype(DType t, F&& f) {
+  switch (t) {
+    case DType::Float32: return f(float{});
+    case DType::Float64: return f(double{});
+    case DType::Int8: return f(int8_t{});
+    case DType::Int16: return f(int16_t{});
+    case DType::Int32: return f(int32_t{});
+    case DType::Int64: return f(int64_t{});
+    case DType::UInt8: return f(uint8_t{});
+    case DType::UInt16: return f(uint16_t{});
+    case DType::UInt32: return f(uint32_t{});
+    case DType::UInt64: return f(uint64_t{});
+    case DType::Bool: return f(bool{});
+  }
+  return f(float{});
+}
+
+// Sets of dtypes, for what an op accepts.
+using DTypeSet = uint32_t;
+constexpr DTypeSet dtype_bit(DType t) { return DTypeSet{1} << static_cast<unsigned>(t); }
+constexpr DTypeSet kFloatTypes = dtype_bit(DType::Float32) | dtype_bit(DType::Float64);
+constexpr DTypeSet kSignedTypes = dtype_bit(DType::Int8) | dtype_bit(DType::Int16) |
+                                  dtype_bit(DType::Int32) | dtype_bit(DType::Int64);
+constexpr DTypeSet kUnsignedTypes = dtype_bit(DType::UInt8) | dtype_bit(DType::UInt16) |
+                                    dtype_bit(DType::UInt32) | dtype_bit(DType::UInt64);
+constexpr DTypeSet kIntegerTypes = kSignedTypes | kUnsignedTypes;
+constexpr DTypeSet kNumericTypes = kFloatTypes | kIntegerTypes;
+constexpr DTypeSet kAllTypes = kNumericTypes | dtype_bit(DType::Bool);
+constexpr DTypeSet kIndexTypes = dtype_bit(DType::Int32) | dtype_bit(DType::Int64);
+constexpr DTypeSet kBoolType = dtype_bit(DType::Bool);
+inline bool dtype_in(DType t, DTypeSet set) { return (set & dtype_bit(t)) != 0; }
+
+}  // namespace lathe

@@ -1,0 +1,123 @@
+#include "ir/op_registry.h"
+
+#include "support/error.h"
+
+namespace lathe {
+
+std::string_view fusion_kind_name(FusionKind kind) {
+  switch (kind) {
+    case FusionKind::ElemWise: return "ElemWise";
+    case FusionKind::Broadcast: return "Broadcast";
+    case FusionKind::Injective: return "Injective";
+    case FusionKind::CommReduce: return "CommReduce";
+    case FusionKind::OutEWiseFusable: return "OutEWiseFusable";
+    case FusionKind::Opaque: return "Opaque";
+  }
+  return "?";
+}
+
+InferContext::InferContext(const Node& node, std::vector<const TensorType*> input_types,
+                           std::vector<const Tensor*> input_constants)
+    : node_(node),
+      types_(std::move(input_types)),
+      constants_(std::move(input_constants)),
+      outputs_(node.outputs.size()) {}
+
+const TensorType& InferContext::input(size_t i) const {
+  if (!has_input(i)) fail(str("required input ", i, " is missing"));
+  return *types_[i];
+}
+
+const Tensor* InferContext::constant(size_t i) const {
+  return i < constants_.size() ? constants_[i] : nullptr;
+}
+
+const Tensor& InferContext::require_constant(size_t i, std::string_view what) const {
+  input(i);
+  const Tensor* t = constant(i);
+  if (!t)
+    fail_unsupported(str("input ", i, " (", what,
+                         ") must be a compile-time constant for static shapes; pass "
+                         "--input-shapes or freeze it"));
+  return *t;
+}
+
+void InferContext::check_dtype(size_t i, DTypeSet allowed) const {
+  DType t = input(i).dtype;
+  if (!dtype_in(t, allowed))
+    fail_unsupported(str("input ", i, " has unsupported dtype ", dtype_name(t)));
+}
+
+void InferContext::set_output(size_t i, TensorType type) {
+  if (i >= outputs_.size()) return;  // optional output not requested by the model
+  for (int64_t d : type.shape)
+    LATHE_CHECK(d >= 0, "inferred a negative dimension in output ", i, ": ",
+                shape_to_string(type.shape));
+  outputs_[i] = std::move(type);
+}
+
+const Tensor& KernelContext::input(size_t i) const {
+  if (!has_input(i)) fail(str("required input ", i, " is missing"));
+  return *inputs_[i];
+}
+
+Tensor& KernelContext::output(size_t i) const {
+  LATHE_CHECK(i < outputs_.size() && outputs_[i], "output ", i, " was not allocated");
+  return *outputs_[i];
+}
+
+OpRegistry& OpRegistry::global() {
+  static OpRegistry* registry = [] {
+    auto* r = new OpRegistry;
+    register_elementwise_ops(*r);
+    register_nn_ops(*r);
+    register_shape_ops(*r);
+    register_reduce_ops(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+OpDef& OpRegistry::define(const std::string& name, FusionKind kind, InferFn infer) {
+  OpDef& def = ops_[name];
+  def.name = name;
+  def.kind = kind;
+  def.infer = infer;
+  return def;
+}
+
+const OpDef* OpRegistry::find(std::string_view name) const {
+  auto it = ops_.find(name);
+  return it == ops_.end() ? nullptr : &it->second;
+}
+
+OpDef* OpRegistry::find_mutable(std::string_view name) {
+  auto it = ops_.find(name);
+  return it == ops_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> OpRegistry::names() const {
+  std::vector<std::string> v;
+  for (const auto& [name, def] : ops_) v.push_back(name);
+  return v;
+}
+
+std::vector<TensorType> infer_node_types(const OpDef& op, const Graph& graph, const Node& node) {
+  std::vector<const TensorType*> types;
+  std::vector<const Tensor*> constants;
+  for (ValueId in : node.inputs) {
+    if (in == kNoValue) {
+      types.push_back(nullptr);
+      constants.push_back(nullptr);
+    } else {
+      const Value& v = graph.value(in);
+      types.push_back(&v.type);
+      constants.push_back(v.is_constant() ? &v.constant : nullptr);
+    }
+  }
+  InferContext ctx(node, std::move(types), std::move(constants));
+  op.infer(ctx);
+  return std::move(ctx.outputs());
+}
+
+}  // namespace lathe

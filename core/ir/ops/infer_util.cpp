@@ -1,0 +1,44 @@
+#include "ir/ops/infer_util.h"
+
+#include <algorithm>
+
+namespace lathe {
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      fail(str("shapes ", shape_to_string(a), " and ", shape_to_string(b), " do not broadcast"));
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+int normalize_axis(int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank)
+    fail(str("axis ", axis, " is out of range for rank ", rank));
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+void infer_same_as_input(InferContext& ctx) { ctx.set_output(0, ctx.input(0)); }
+
+void check_same_dtype(const InferContext& ctx) {
+  DType t = ctx.input(0).dtype;
+  for (size_t i = 1; i < ctx.num_inputs(); ++i)
+    if (ctx.has_input(i) && ctx.input(i).dtype != t)
+      fail(str("input ", i, " is ", dtype_name(ctx.input(i).dtype), " but input 0 is ",
+               dtype_name(t)));
+}
+
+TensorType broadcast_inputs(const InferContext& ctx) {
+  check_same_dtype(ctx);
+  Shape shape = ctx.input(0).shape;
+  for (size_t i = 1; i < ctx.num_inputs(); ++i)
+    if (ctx.has_input(i)) shape = broadcast_shapes(shape, ctx.input(i).shape);
+  return {ctx.input(0).dtype, shape};
+}
+
+}  // namespace lathe

@@ -1,0 +1,55 @@
+// Helpers shared by reference kernels: broadcasting index arithmetic and
+// dtype dispatch. Kept header-only and simple: these kernels are the oracle.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "ir/op_registry.h"
+#include "support/error.h"
+
+namespace lathe::reference {
+
+// Element strides of a tensor of shape `in` read as if broadcast to `out`
+// (stride 0 along broadcast dimensions).
+std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
+
+// Calls f(out_index, offsets) for every element of `out`, where offsets[k] is
+// the element offset into input k, whose broadcast strides are strides[k].
+template <size_t N, typename F>
+void for_each_broadcast(const Shape& out, const std::array<std::vector<int64_t>, N>& strides,
+                        F&& f) {
+  const int rank = static_cast<int>(out.size());
+  const int64_t total = shape_numel(out);
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  std::array<int64_t, N> offsets{};
+  for (int64_t i = 0; i < total; ++i) {
+    f(i, offsets);
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++index[d] < out[d]) {
+        for (size_t k = 0; k < N; ++k) offsets[k] += strides[k][d];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k) offsets[k] -= strides[k][d] * (out[d] - 1);
+      index[d] = 0;
+    }
+  }
+}
+
+// Dispatch on a dtype restricted to a set; throws UnsupportedError outside it.
+template <typename F>
+void dispatch(DType t, DTypeSet allowed, const char* op, F&& f) {
+  if (!dtype_in(t, allowed))
+    fail_unsupported(str(op, ": no reference kernel for dtype ", dtype_name(t)));
+  visit_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      if (dtype_in(DType::Bool, allowed)) f(tag);
+    } else {
+      f(tag);
+    }
+  });
+}
+
+}  // namespace lathe::reference

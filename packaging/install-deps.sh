@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every Debian bookworm package Lathe builds, tests or runs with.
+# Idempotent and non-interactive: packages already present are skipped, and
+# nothing is touched when all of them are.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build pkg-config clang-format
+  # Qt 6 (Widgets, Concurrent, Svg, PrintSupport, Test)
+  qt6-base-dev qt6-svg-dev libgl-dev
+  # compiler back end
+  llvm-19-dev libzstd-dev zlib1g-dev libxml2-dev libedit-dev libffi-dev libcurl4-openssl-dev
+  # ONNX front end and its conformance data
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  # views
+  libqcustomplot-dev libgraphviz-dev
+  # formats and tuning
+  nlohmann-json3-dev libarchive-dev libxgboost-dev xgboost
+  # screenshots of the studio
+  xvfb xauth
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "Installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
