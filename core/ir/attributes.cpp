@@ -44,8 +44,7 @@ const T* Attributes::find(const std::string& name) const {
   const T* v = std::get_if<T>(&it->second);
   if (!v) {
     Attribute probe = T{};
-    fail(str("attribute '", name, "' is ", kind_name(it->second), ", expected ",
-             kind_name(probe)));
+    fail(str("attribute '", name, "' is ", kind_name(it->second), ", expected ", kind_name(probe)));
   }
   return v;
 }

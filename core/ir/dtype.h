@@ -26,16 +26,24 @@ enum class DType : uint8_t {
 size_t dtype_size(DType t);
 std::string_view dtype_name(DType t);
 std::optional<DType> dtype_from_name(std::string_view name);
+// ONNX's TensorProto::DataType codes (used by Cast's `to` and tensor protos).
+std::optional<DType> dtype_from_onnx(int code);
+int dtype_to_onnx(DType t);
+// Name of an ONNX data type code, for messages about types Lathe lacks ("float16").
+std::string onnx_dtype_name(int code);
+
 bool is_float(DType t);
 bool is_signed_integer(DType t);
 bool is_unsigned_integer(DType t);
-inline bool is_integer(DType t) { return is_signed_integer(t) || is_unsigned_integer(t); }
+inline bool is_integer(DType t) {
+  return is_signed_integer(t) || is_unsigned_integer(t);
+}
 
 template <typename T>
 struct DTypeOf;
-#define LATHE_DTYPE_OF(type, tag) \
-  template <>                     \
-  struct DTypeOf<type> {          \
+#define LATHE_DTYPE_OF(type, tag)              \
+  template <>                                  \
+  struct DTypeOf<type> {                       \
     static constexpr DType value = DType::tag; \
   };
 LATHE_DTYPE_OF(float, Float32)
@@ -59,24 +67,37 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
 template <typename F>
 decltype(auto) visit_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::Int8: return f(int8_t{});
-    case DType::Int16: return f(int16_t{});
-    case DType::Int32: return f(int32_t{});
-    case DType::Int64: return f(int64_t{});
-    case DType::UInt8: return f(uint8_t{});
-    case DType::UInt16: return f(uint16_t{});
-    case DType::UInt32: return f(uint32_t{});
-    case DType::UInt64: return f(uint64_t{});
-    case DType::Bool: return f(bool{});
+    case DType::Float32:
+      return f(float{});
+    case DType::Float64:
+      return f(double{});
+    case DType::Int8:
+      return f(int8_t{});
+    case DType::Int16:
+      return f(int16_t{});
+    case DType::Int32:
+      return f(int32_t{});
+    case DType::Int64:
+      return f(int64_t{});
+    case DType::UInt8:
+      return f(uint8_t{});
+    case DType::UInt16:
+      return f(uint16_t{});
+    case DType::UInt32:
+      return f(uint32_t{});
+    case DType::UInt64:
+      return f(uint64_t{});
+    case DType::Bool:
+      return f(bool{});
   }
   return f(float{});
 }
 
 // Sets of dtypes, for what an op accepts.
 using DTypeSet = uint32_t;
-constexpr DTypeSet dtype_bit(DType t) { return DTypeSet{1} << static_cast<unsigned>(t); }
+constexpr DTypeSet dtype_bit(DType t) {
+  return DTypeSet{1} << static_cast<unsigned>(t);
+}
 constexpr DTypeSet kFloatTypes = dtype_bit(DType::Float32) | dtype_bit(DType::Float64);
 constexpr DTypeSet kSignedTypes = dtype_bit(DType::Int8) | dtype_bit(DType::Int16) |
                                   dtype_bit(DType::Int32) | dtype_bit(DType::Int64);
@@ -87,6 +108,8 @@ constexpr DTypeSet kNumericTypes = kFloatTypes | kIntegerTypes;
 constexpr DTypeSet kAllTypes = kNumericTypes | dtype_bit(DType::Bool);
 constexpr DTypeSet kIndexTypes = dtype_bit(DType::Int32) | dtype_bit(DType::Int64);
 constexpr DTypeSet kBoolType = dtype_bit(DType::Bool);
-inline bool dtype_in(DType t, DTypeSet set) { return (set & dtype_bit(t)) != 0; }
+inline bool dtype_in(DType t, DTypeSet set) {
+  return (set & dtype_bit(t)) != 0;
+}
 
 }  // namespace lathe

@@ -45,10 +45,41 @@ std::vector<int> Graph::use_counts() const {
   return uses;
 }
 
+void Graph::remove_unused_values() {
+  std::vector<bool> used(values.size(), false);
+  auto mark = [&](ValueId id) {
+    if (id != kNoValue) used[static_cast<size_t>(id)] = true;
+  };
+  for (const Node& n : nodes) {
+    for (ValueId id : n.inputs) mark(id);
+    for (ValueId id : n.outputs) mark(id);
+  }
+  for (ValueId id : inputs) mark(id);
+  for (ValueId id : outputs) mark(id);
+  std::vector<ValueId> remap(values.size(), kNoValue);
+  std::vector<Value> kept;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!used[i]) continue;
+    remap[i] = static_cast<ValueId>(kept.size());
+    kept.push_back(std::move(values[i]));
+  }
+  values = std::move(kept);
+  auto apply = [&](std::vector<ValueId>& ids) {
+    for (ValueId& id : ids)
+      if (id != kNoValue) id = remap[static_cast<size_t>(id)];
+  };
+  for (Node& n : nodes) {
+    apply(n.inputs);
+    apply(n.outputs);
+  }
+  apply(inputs);
+  apply(outputs);
+}
+
 void Graph::verify() const {
   auto check_id = [&](ValueId id, const std::string& where) {
-    LATHE_CHECK(id >= 0 && static_cast<size_t>(id) < values.size(), where,
-                ": refers to value #", id, " which does not exist");
+    LATHE_CHECK(id >= 0 && static_cast<size_t>(id) < values.size(), where, ": refers to value #",
+                id, " which does not exist");
   };
   std::vector<bool> available(values.size(), false);
   for (size_t i = 0; i < values.size(); ++i)
@@ -71,8 +102,8 @@ void Graph::verify() const {
     }
     for (ValueId out : n.outputs) {
       check_id(out, where);
-      LATHE_CHECK(value(out).producer == static_cast<int>(i), where, ": output '",
-                  value(out).name, "' has another producer");
+      LATHE_CHECK(value(out).producer == static_cast<int>(i), where, ": output '", value(out).name,
+                  "' has another producer");
       available[static_cast<size_t>(out)] = true;
     }
   }

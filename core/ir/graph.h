@@ -39,7 +39,7 @@ class Graph {
   std::string name;
   std::vector<Value> values;
   std::vector<Node> nodes;
-  std::vector<ValueId> inputs;   // runtime inputs, never constants
+  std::vector<ValueId> inputs;  // runtime inputs, never constants
   std::vector<ValueId> outputs;
 
   ValueId add_value(const std::string& name, TensorType type);
@@ -57,6 +57,8 @@ class Graph {
 
   // Number of nodes consuming each value (graph outputs count as a use).
   std::vector<int> use_counts() const;
+  // Drops values that no node, graph input or output refers to, renumbering ids.
+  void remove_unused_values();
   // Throws when ids dangle, a node reads a value produced after it, or names clash.
   void verify() const;
 };

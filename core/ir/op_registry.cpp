@@ -6,12 +6,18 @@ namespace lathe {
 
 std::string_view fusion_kind_name(FusionKind kind) {
   switch (kind) {
-    case FusionKind::ElemWise: return "ElemWise";
-    case FusionKind::Broadcast: return "Broadcast";
-    case FusionKind::Injective: return "Injective";
-    case FusionKind::CommReduce: return "CommReduce";
-    case FusionKind::OutEWiseFusable: return "OutEWiseFusable";
-    case FusionKind::Opaque: return "Opaque";
+    case FusionKind::ElemWise:
+      return "ElemWise";
+    case FusionKind::Broadcast:
+      return "Broadcast";
+    case FusionKind::Injective:
+      return "Injective";
+    case FusionKind::CommReduce:
+      return "CommReduce";
+    case FusionKind::OutEWiseFusable:
+      return "OutEWiseFusable";
+    case FusionKind::Opaque:
+      return "Opaque";
   }
   return "?";
 }

@@ -44,7 +44,8 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   void* p = std::aligned_alloc(kAlignment, padded);
   if (!p) fail(str("cannot allocate ", bytes, " bytes for a ", type().to_string(), " tensor"));
   std::memset(p, 0, padded);
-  buffer_ = std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
+  buffer_ =
+      std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
 }
 
 Tensor Tensor::reshaped(Shape shape) const {

@@ -52,4 +52,12 @@ void dispatch(DType t, DTypeSet allowed, const char* op, F&& f) {
   });
 }
 
+// Dispatch over an explicit list of C++ types, instantiating f only for them:
+//   dispatch_types<float, double>(t, "Erf", [&](auto tag) { ... });
+template <typename... Ts, typename F>
+void dispatch_types(DType t, const char* op, F&& f) {
+  bool handled = ((t == dtype_of<Ts> ? (f(Ts{}), true) : false) || ...);
+  if (!handled) fail_unsupported(str(op, ": no reference kernel for dtype ", dtype_name(t)));
+}
+
 }  // namespace lathe::reference

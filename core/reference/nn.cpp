@@ -1,9 +1,749 @@
-// Reference kernels for the nn op family.
+// Reference kernels for the nn op family: convolutions, pools, normalizations,
+// Gemm, MatMul, Softmax/LogSoftmax, PRelu and LRN.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "ir/ops/infer_util.h"
 #include "reference/executor.h"
 #include "reference/kernel_util.h"
 
 namespace lathe::reference {
+namespace {
 
-void register_nn_kernels(OpRegistry& r) { (void)r; }
+constexpr DTypeSet kGemmTypes = kFloatTypes | dtype_bit(DType::Int32) | dtype_bit(DType::Int64) |
+                                dtype_bit(DType::UInt32) | dtype_bit(DType::UInt64);
+constexpr DTypeSet kMaxPoolTypes = kFloatTypes | dtype_bit(DType::Int8) | dtype_bit(DType::UInt8);
+
+int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+int64_t ceil_div(int64_t a, int64_t b) {
+  return -floor_div(-a, b);
+}
+
+int64_t product(const Shape& s, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= s[i];
+  return p;
+}
+
+bool has_output(const KernelContext& ctx, size_t i) {
+  return i < ctx.num_outputs() && ctx.node().outputs[i] != kNoValue;
+}
+
+// Inference has validated the attributes; kernels only read them.
+std::vector<int64_t> spatial_ints(const Attributes& attrs, const std::string& name, size_t n,
+                                  int64_t fallback) {
+  std::vector<int64_t> v = attrs.get_ints(name);
+  return v.empty() ? std::vector<int64_t>(n, fallback) : v;
+}
+
+// The geometry of a sliding window over the spatial dimensions, resolved
+// against the actual input and output extents.
+struct Window {
+  Shape in, out, kernel;  // spatial extents; kernel undilated
+  std::vector<int64_t> strides, dilations, pad_begin, pad_end;
+};
+
+// Conv and the pools: the allocated output shape already reflects auto_pad
+// and ceil_mode, so SAME padding is recovered from it.
+Window make_window(const Attributes& attrs, const Shape& x, const Shape& y, const Shape& kernel) {
+  const size_t n = x.size() - 2;
+  Window w;
+  w.in.assign(x.begin() + 2, x.end());
+  w.out.assign(y.begin() + 2, y.end());
+  w.kernel = kernel;
+  w.strides = spatial_ints(attrs, "strides", n, 1);
+  w.dilations = spatial_ints(attrs, "dilations", n, 1);
+  const std::string mode = attrs.get_string("auto_pad", "NOTSET");
+  std::vector<int64_t> pads = attrs.get_ints("pads");
+  if (pads.empty() || mode != "NOTSET") pads.assign(2 * n, 0);
+  for (size_t d = 0; d < n; ++d) {
+    if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+      int64_t extent = (w.kernel[d] - 1) * w.dilations[d] + 1;
+      int64_t total = std::max<int64_t>(0, (w.out[d] - 1) * w.strides[d] + extent - w.in[d]);
+      pads[d] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[n + d] = total - pads[d];
+    }
+  }
+  w.pad_begin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(n));
+  w.pad_end.assign(pads.begin() + static_cast<std::ptrdiff_t>(n), pads.end());
+  return w;
+}
+
+// ---------------------------------------------------------------------------
+// Convolutions. Both directions share one index relation: positions a of a
+// driving tensor meet positions b = a * stride + k * dilation - pad of the
+// other, for each kernel offset k. Conv drives over its output and gathers
+// from its input; ConvTranspose drives over its input and scatters into its
+// output. The plan below resolves, once per node, which rows (all but the last
+// spatial dimension) meet for each kernel offset, and along the last dimension
+// the range of a for which b is in bounds, so the innermost loop is a plain
+// bounds-free run that the compiler vectorizes.
+struct RowPlan {
+  int64_t kernel_last = 1;  // kernel extent along the last spatial dimension
+  int64_t stride = 1;       // stride along the last spatial dimension
+  // Per kernel offset over the outer spatial dimensions: (row start in a, row start in b).
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> rows;
+  // Per kernel offset along the last dimension: a in [lo, hi) meets b = a * stride + off.
+  std::vector<int64_t> lo, hi, off;
+};
+
+RowPlan plan_rows(const Shape& a, const Shape& b, const Window& w) {
+  const size_t n = a.size(), last = n - 1;
+  const std::vector<int64_t> a_strides = shape_strides(a), b_strides = shape_strides(b);
+  RowPlan plan;
+  plan.kernel_last = w.kernel[last];
+  plan.stride = w.strides[last];
+  const int64_t kernel_outer = product(w.kernel, 0, last), a_outer = product(a, 0, last);
+  plan.rows.resize(static_cast<size_t>(kernel_outer));
+  std::vector<int64_t> k(last);
+  for (int64_t ko = 0; ko < kernel_outer; ++ko) {
+    for (int64_t d = static_cast<int64_t>(last) - 1, rem = ko; d >= 0; --d) {
+      k[d] = rem % w.kernel[d];
+      rem /= w.kernel[d];
+    }
+    for (int64_t ao = 0; ao < a_outer; ++ao) {
+      int64_t a_off = 0, b_off = 0;
+      bool inside = true;
+      for (int64_t d = static_cast<int64_t>(last) - 1, rem = ao; d >= 0 && inside; --d) {
+        int64_t ad = rem % a[d];
+        rem /= a[d];
+        int64_t bd = ad * w.strides[d] + k[d] * w.dilations[d] - w.pad_begin[d];
+        inside = bd >= 0 && bd < b[d];
+        a_off += ad * a_strides[d];
+        b_off += bd * b_strides[d];
+      }
+      if (inside) plan.rows[static_cast<size_t>(ko)].emplace_back(a_off, b_off);
+    }
+  }
+  for (int64_t kl = 0; kl < plan.kernel_last; ++kl) {
+    int64_t off = kl * w.dilations[last] - w.pad_begin[last];
+    int64_t lo = std::max<int64_t>(0, ceil_div(-off, plan.stride));
+    int64_t hi = std::min(a[last], floor_div(b[last] - 1 - off, plan.stride) + 1);
+    plan.lo.push_back(lo);
+    plan.hi.push_back(std::max(lo, hi));
+    plan.off.push_back(off);
+  }
+  return plan;
+}
+
+// y[i] += w * x[i * stride] for i in [0, n). The fixed-length blocks of 8 are
+// there for GCC at -O2, whose very cheap cost model only vectorizes loops of
+// a known trip count: this keeps the convolutions vectorized.
+template <typename T>
+inline void axpy(T* __restrict y, const T* __restrict x, T w, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int64_t j = 0; j < 8; ++j) y[i + j] += w * x[i + j];
+  for (; i < n; ++i) y[i] += w * x[i];
+}
+
+template <typename T>
+inline void axpy_strided(T* __restrict y, const T* __restrict x, T w, int64_t n, int64_t stride) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int64_t j = 0; j < 8; ++j) y[i + j] += w * x[(i + j) * stride];
+  for (; i < n; ++i) y[i] += w * x[i * stride];
+}
+
+// Adds wv * (plane b) into plane a (Conv) or wv * (plane a) into plane b
+// (ConvTranspose) for every kernel offset of one filter slice `wp`.
+template <bool kScatter, typename T>
+void apply_plan(const RowPlan& plan, const T* wp, T* dst, const T* src) {
+  const int64_t s = plan.stride;
+  for (size_t ko = 0; ko < plan.rows.size(); ++ko) {
+    for (int64_t kl = 0; kl < plan.kernel_last; ++kl) {
+      const T wv = wp[static_cast<int64_t>(ko) * plan.kernel_last + kl];
+      const int64_t lo = plan.lo[kl], hi = plan.hi[kl], off = plan.off[kl];
+      for (const auto& [a_row, b_row] : plan.rows[ko]) {
+        if constexpr (kScatter) {
+          T* __restrict y = dst + b_row + off;
+          const T* __restrict x = src + a_row;
+          for (int64_t i = lo; i < hi; ++i) y[i * s] += wv * x[i];
+        } else {
+          if (s == 1)
+            axpy(dst + a_row + lo, src + b_row + off + lo, wv, hi - lo);
+          else
+            axpy_strided(dst + a_row + lo, src + b_row + off + lo * s, wv, hi - lo, s);
+        }
+      }
+    }
+  }
+}
+
+void conv(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& w = ctx.input(1);
+  Tensor& y = ctx.output(0);
+  const Shape kernel(w.shape().begin() + 2, w.shape().end());
+  const Window win = make_window(ctx.attrs(), x.shape(), y.shape(), kernel);
+  const RowPlan plan = plan_rows(win.out, win.in, win);
+  const int64_t batch = x.shape()[0], channels = x.shape()[1], filters = w.shape()[0];
+  const int64_t group = ctx.attrs().get_int("group", 1);
+  const int64_t cg = channels / group, mg = filters / group;
+  const int64_t in_plane = shape_numel(win.in), out_plane = shape_numel(win.out);
+  const int64_t kernel_volume = shape_numel(kernel);
+  dispatch(x.dtype(), kFloatTypes, "Conv", [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    const T* pw = w.data<T>();
+    const T* pb = ctx.has_input(2) ? ctx.input(2).data<T>() : nullptr;
+    T* py = y.data<T>();
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t m = 0; m < filters; ++m) {
+        const int64_t g = m / mg;
+        T* dst = py + (n * filters + m) * out_plane;
+        std::fill(dst, dst + out_plane, pb ? pb[m] : T{0});
+        for (int64_t c = 0; c < cg; ++c) {
+          const T* src = px + (n * channels + g * cg + c) * in_plane;
+          apply_plan<false>(plan, pw + (m * cg + c) * kernel_volume, dst, src);
+        }
+      }
+    }
+  });
+}
+
+// ConvTranspose's padding: explicit, or when output_shape or SAME padding
+// decides the output extent, whatever makes the full result land on it.
+Window make_transpose_window(const Attributes& attrs, const Shape& x, const Shape& y,
+                             const Shape& kernel) {
+  const size_t n = x.size() - 2;
+  Window w;
+  w.in.assign(x.begin() + 2, x.end());
+  w.out.assign(y.begin() + 2, y.end());
+  w.kernel = kernel;
+  w.strides = spatial_ints(attrs, "strides", n, 1);
+  w.dilations = spatial_ints(attrs, "dilations", n, 1);
+  const std::vector<int64_t> output_padding = spatial_ints(attrs, "output_padding", n, 0);
+  const std::string mode = attrs.get_string("auto_pad", "NOTSET");
+  std::vector<int64_t> pads = attrs.get_ints("pads");
+  if (pads.empty() || mode == "VALID") pads.assign(2 * n, 0);
+  const bool derived =
+      !attrs.get_ints("output_shape").empty() || mode == "SAME_UPPER" || mode == "SAME_LOWER";
+  w.pad_begin.resize(n);
+  w.pad_end.resize(n);
+  for (size_t d = 0; d < n; ++d) {
+    if (derived) {
+      int64_t full =
+          w.strides[d] * (w.in[d] - 1) + output_padding[d] + (kernel[d] - 1) * w.dilations[d] + 1;
+      int64_t total = full - w.out[d];
+      // As ONNX's reference: SAME_UPPER puts the smaller half first.
+      w.pad_begin[d] = mode == "SAME_UPPER" ? floor_div(total, 2) : total - floor_div(total, 2);
+    } else {
+      w.pad_begin[d] = pads[d];
+    }
+    w.pad_end[d] = 0;  // unused: the output extent bounds the scatter
+  }
+  return w;
+}
+
+void conv_transpose(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& w = ctx.input(1);
+  Tensor& y = ctx.output(0);
+  const Shape kernel(w.shape().begin() + 2, w.shape().end());
+  const Window win = make_transpose_window(ctx.attrs(), x.shape(), y.shape(), kernel);
+  const RowPlan plan = plan_rows(win.in, win.out, win);
+  const int64_t batch = x.shape()[0], channels = x.shape()[1], filters = y.shape()[1];
+  const int64_t group = ctx.attrs().get_int("group", 1);
+  const int64_t cg = channels / group, mg = filters / group;
+  const int64_t in_plane = shape_numel(win.in), out_plane = shape_numel(win.out);
+  const int64_t kernel_volume = shape_numel(kernel);
+  dispatch(x.dtype(), kFloatTypes, "ConvTranspose", [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    const T* pw = w.data<T>();
+    const T* pb = ctx.has_input(2) ? ctx.input(2).data<T>() : nullptr;
+    T* py = y.data<T>();
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t m = 0; m < filters; ++m) {
+        T* dst = py + (n * filters + m) * out_plane;
+        std::fill(dst, dst + out_plane, pb ? pb[m] : T{0});
+      }
+      for (int64_t c = 0; c < channels; ++c) {
+        const int64_t g = c / cg;
+        const T* src = px + (n * channels + c) * in_plane;
+        for (int64_t m = 0; m < mg; ++m) {
+          T* dst = py + (n * filters + g * mg + m) * out_plane;
+          apply_plan<true>(plan, pw + (c * mg + m) * kernel_volume, dst, src);
+        }
+      }
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Pools. Per spatial dimension and output position, the input coordinates the
+// window covers (padding skipped) and, for count_include_pad, how many window
+// taps fall inside the padded extent.
+struct Taps {
+  std::vector<std::vector<int64_t>> coords;  // [output position] -> input coordinates
+  std::vector<int64_t> padded_count;         // [output position]
+};
+
+std::vector<Taps> window_taps(const Window& w) {
+  std::vector<Taps> taps(w.in.size());
+  for (size_t d = 0; d < w.in.size(); ++d) {
+    taps[d].coords.resize(static_cast<size_t>(w.out[d]));
+    taps[d].padded_count.resize(static_cast<size_t>(w.out[d]));
+    for (int64_t o = 0; o < w.out[d]; ++o) {
+      for (int64_t k = 0; k < w.kernel[d]; ++k) {
+        int64_t i = o * w.strides[d] + k * w.dilations[d] - w.pad_begin[d];
+        if (i >= 0 && i < w.in[d]) taps[d].coords[o].push_back(i);
+        // Like PyTorch, ceil-mode windows running past the end padding do not
+        // count the overhang.
+        if (i < w.in[d] + w.pad_end[d]) ++taps[d].padded_count[o];
+      }
+    }
+  }
+  return taps;
+}
+
+// Calls f(output offset, taps of every dimension at that output position) for
+// every output position of one plane.
+template <typename F>
+void for_each_output(const Window& w, const std::vector<Taps>& taps, F&& f) {
+  const size_t n = w.out.size();
+  std::vector<int64_t> o(n, 0);
+  std::vector<const std::vector<int64_t>*> at(n);
+  for (int64_t i = 0, total = shape_numel(w.out); i < total; ++i) {
+    for (size_t d = 0; d < n; ++d) at[d] = &taps[d].coords[static_cast<size_t>(o[d])];
+    f(i, o, at);
+    for (size_t d = n; d-- > 0;) {
+      if (++o[d] < w.out[d]) break;
+      o[d] = 0;
+    }
+  }
+}
+
+// Calls f(row-major offset, column-major offset) of every input tap of a window.
+template <typename F>
+void for_each_tap(const std::vector<const std::vector<int64_t>*>& at,
+                  const std::vector<int64_t>& row_strides, const std::vector<int64_t>& col_strides,
+                  F&& f) {
+  const size_t n = at.size();
+  for (size_t d = 0; d < n; ++d)
+    if (at[d]->empty()) return;
+  std::vector<size_t> idx(n, 0);
+  while (true) {
+    int64_t row = 0, col = 0;
+    for (size_t d = 0; d < n; ++d) {
+      row += (*at[d])[idx[d]] * row_strides[d];
+      col += (*at[d])[idx[d]] * col_strides[d];
+    }
+    f(row, col);
+    size_t d = n;
+    while (d-- > 0) {
+      if (++idx[d] < at[d]->size()) break;
+      idx[d] = 0;
+    }
+    if (d == static_cast<size_t>(-1)) return;
+  }
+}
+
+std::vector<int64_t> column_major_strides(const Shape& s) {
+  std::vector<int64_t> strides(s.size(), 1);
+  for (size_t d = 1; d < s.size(); ++d) strides[d] = strides[d - 1] * s[d - 1];
+  return strides;
+}
+
+void max_pool(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  const Shape kernel = ctx.attrs().get_ints("kernel_shape");
+  const Window win = make_window(ctx.attrs(), x.shape(), y.shape(), kernel);
+  const std::vector<Taps> taps = window_taps(win);
+  const std::vector<int64_t> row_strides = shape_strides(win.in);
+  const std::vector<int64_t> col_strides = column_major_strides(win.in);
+  const bool column_major = ctx.attrs().get_int("storage_order", 0) != 0;
+  const bool want_indices = has_output(ctx, 1);
+  int64_t* indices = want_indices ? ctx.output(1).data<int64_t>() : nullptr;
+  const int64_t planes = x.shape()[0] * x.shape()[1];
+  const int64_t in_plane = shape_numel(win.in), out_plane = shape_numel(win.out);
+  dispatch(x.dtype(), kMaxPoolTypes, "MaxPool", [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t p = 0; p < planes; ++p) {
+      const T* src = x.data<T>() + p * in_plane;
+      T* dst = y.data<T>() + p * out_plane;
+      for_each_output(win, taps, [&](int64_t i, const auto&, const auto& at) {
+        T best = std::numeric_limits<T>::lowest();
+        int64_t best_index = -1;
+        for_each_tap(at, row_strides, col_strides, [&](int64_t row, int64_t col) {
+          // The first maximum wins, as in ONNX's reference and PyTorch.
+          if (best_index < 0 || src[row] > best) {
+            best = src[row];
+            best_index = column_major ? col : row;
+          }
+        });
+        dst[i] = best;
+        if (indices) indices[p * out_plane + i] = p * in_plane + std::max<int64_t>(best_index, 0);
+      });
+    }
+  });
+}
+
+void average_pool(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  const Shape kernel = ctx.attrs().get_ints("kernel_shape");
+  const Window win = make_window(ctx.attrs(), x.shape(), y.shape(), kernel);
+  const std::vector<Taps> taps = window_taps(win);
+  const std::vector<int64_t> row_strides = shape_strides(win.in);
+  const bool include_pad = ctx.attrs().get_int("count_include_pad", 0) != 0;
+  const int64_t planes = x.shape()[0] * x.shape()[1];
+  const int64_t in_plane = shape_numel(win.in), out_plane = shape_numel(win.out);
+  dispatch(x.dtype(), kFloatTypes, "AveragePool", [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t p = 0; p < planes; ++p) {
+      const T* src = x.data<T>() + p * in_plane;
+      T* dst = y.data<T>() + p * out_plane;
+      for_each_output(win, taps, [&](int64_t i, const auto& o, const auto& at) {
+        T sum = 0;
+        int64_t count = 0;
+        for_each_tap(at, row_strides, row_strides, [&](int64_t row, int64_t) {
+          sum += src[row];
+          ++count;
+        });
+        if (include_pad) {
+          count = 1;
+          for (size_t d = 0; d < o.size(); ++d)
+            count *= taps[d].padded_count[static_cast<size_t>(o[d])];
+        }
+        dst[i] = count > 0 ? sum / static_cast<T>(count) : T{0};
+      });
+    }
+  });
+}
+
+template <bool kMax>
+void global_pool(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  const int64_t planes = x.shape()[0] * x.shape()[1];
+  const int64_t plane = product(x.shape(), 2, x.shape().size());
+  dispatch(x.dtype(), kFloatTypes, kMax ? "GlobalMaxPool" : "GlobalAveragePool", [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t p = 0; p < planes; ++p) {
+      const T* src = x.data<T>() + p * plane;
+      if constexpr (kMax) {
+        y.data<T>()[p] = *std::max_element(src, src + plane);
+      } else {
+        double sum = 0;
+        for (int64_t i = 0; i < plane; ++i) sum += src[i];
+        y.data<T>()[p] = static_cast<T>(sum / static_cast<double>(plane));
+      }
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Normalizations. Statistics accumulate in double: these kernels are the
+// oracle, and float sums over large planes drift.
+
+void batch_norm(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  const double epsilon = ctx.attrs().get_float("epsilon", 1e-5f);
+  const int64_t batch = x.shape()[0], channels = x.shape()[1];
+  const int64_t plane = product(x.shape(), 2, x.shape().size());
+  dispatch(x.dtype(), kFloatTypes, "BatchNormalization", [&](auto tag) {
+    using T = decltype(tag);
+    const T* scale = ctx.input(1).data<T>();
+    const T* bias = ctx.input(2).data<T>();
+    const T* mean = ctx.input(3).data<T>();
+    const T* var = ctx.input(4).data<T>();
+    for (int64_t c = 0; c < channels; ++c) {
+      // y = (x - mean) / sqrt(var + eps) * scale + bias, as one multiply-add.
+      const double a = scale[c] / std::sqrt(static_cast<double>(var[c]) + epsilon);
+      const T mul = static_cast<T>(a), add = static_cast<T>(bias[c] - mean[c] * a);
+      for (int64_t n = 0; n < batch; ++n) {
+        const T* src = x.data<T>() + (n * channels + c) * plane;
+        T* dst = y.data<T>() + (n * channels + c) * plane;
+        for (int64_t i = 0; i < plane; ++i) dst[i] = src[i] * mul + add;
+      }
+    }
+  });
+}
+
+// Mean and 1 / sqrt(variance + epsilon) of n values (population variance).
+template <typename T>
+std::pair<double, double> moments(const T* src, int64_t n, int64_t stride, double epsilon) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += src[i * stride];
+  const double mean = sum / static_cast<double>(n);
+  double sq = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = src[i * stride] - mean;
+    sq += d * d;
+  }
+  return {mean, 1.0 / std::sqrt(sq / static_cast<double>(n) + epsilon)};
+}
+
+void instance_norm(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  const double epsilon = ctx.attrs().get_float("epsilon", 1e-5f);
+  const int64_t batch = x.shape()[0], channels = x.shape()[1];
+  const int64_t plane = product(x.shape(), 2, x.shape().size());
+  dispatch(x.dtype(), kFloatTypes, "InstanceNormalization", [&](auto tag) {
+    using T = decltype(tag);
+    const T* scale = ctx.input(1).data<T>();
+    const T* bias = ctx.input(2).data<T>();
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const T* src = x.data<T>() + (n * channels + c) * plane;
+        T* dst = y.data<T>() + (n * channels + c) * plane;
+        const auto [mean, inv] = moments(src, plane, 1, epsilon);
+        for (int64_t i = 0; i < plane; ++i)
+          dst[i] = static_cast<T>((src[i] - mean) * inv * scale[c] + bias[c]);
+      }
+    }
+  });
+}
+
+// LayerNormalization's statistics have the stash type, which need not be X's.
+void store_stat(Tensor* out, int64_t i, double value) {
+  if (!out) return;
+  dispatch(out->dtype(), kFloatTypes, "LayerNormalization", [&](auto tag) {
+    using S = decltype(tag);
+    out->data<S>()[i] = static_cast<S>(value);
+  });
+}
+
+void layer_norm(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  const double epsilon = ctx.attrs().get_float("epsilon", 1e-5f);
+  const int axis = normalize_axis(ctx.attrs().get_int("axis", -1), x.rank());
+  const Shape normalized(x.shape().begin() + axis, x.shape().end());
+  const int64_t rows = product(x.shape(), 0, static_cast<size_t>(axis));
+  const int64_t cols = shape_numel(normalized);
+  // Scale and bias broadcast over the normalized dimensions: one offset per column.
+  auto column_offsets = [&](const Tensor& t) {
+    std::vector<int64_t> offsets(static_cast<size_t>(cols));
+    std::array<std::vector<int64_t>, 1> strides = {broadcast_strides(t.shape(), normalized)};
+    for_each_broadcast(normalized, strides, [&](int64_t i, const std::array<int64_t, 1>& off) {
+      offsets[static_cast<size_t>(i)] = off[0];
+    });
+    return offsets;
+  };
+  const std::vector<int64_t> scale_at = column_offsets(ctx.input(1));
+  const std::vector<int64_t> bias_at =
+      ctx.has_input(2) ? column_offsets(ctx.input(2)) : std::vector<int64_t>();
+  Tensor* mean_out = has_output(ctx, 1) ? &ctx.output(1) : nullptr;
+  Tensor* inv_out = has_output(ctx, 2) ? &ctx.output(2) : nullptr;
+  dispatch(x.dtype(), kFloatTypes, "LayerNormalization", [&](auto tag) {
+    using T = decltype(tag);
+    const T* scale = ctx.input(1).data<T>();
+    const T* bias = ctx.has_input(2) ? ctx.input(2).data<T>() : nullptr;
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* src = x.data<T>() + r * cols;
+      T* dst = y.data<T>() + r * cols;
+      const auto [mean, inv] = moments(src, cols, 1, epsilon);
+      for (int64_t j = 0; j < cols; ++j) {
+        double v = (src[j] - mean) * inv * scale[scale_at[j]];
+        if (bias) v += bias[bias_at[j]];
+        dst[j] = static_cast<T>(v);
+      }
+      store_stat(mean_out, r, mean);
+      store_stat(inv_out, r, inv);
+    }
+  });
+}
+
+void lrn(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  const int64_t size = ctx.attrs().get_int("size", 1);
+  const double alpha = ctx.attrs().get_float("alpha", 1e-4f);
+  const double beta = ctx.attrs().get_float("beta", 0.75f);
+  const double bias = ctx.attrs().get_float("bias", 1.0f);
+  const int64_t batch = x.shape()[0], channels = x.shape()[1];
+  const int64_t plane = product(x.shape(), 2, x.shape().size());
+  // The window spans channels [c - floor((size-1)/2), c + ceil((size-1)/2)].
+  const int64_t before = (size - 1) / 2, after = size - 1 - before;
+  dispatch(x.dtype(), kFloatTypes, "LRN", [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = x.data<T>();
+    T* dst = y.data<T>();
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const int64_t lo = std::max<int64_t>(0, c - before);
+        const int64_t hi = std::min(channels - 1, c + after);
+        for (int64_t i = 0; i < plane; ++i) {
+          double sq = 0;
+          for (int64_t k = lo; k <= hi; ++k) {
+            const double v = src[(n * channels + k) * plane + i];
+            sq += v * v;
+          }
+          const int64_t at = (n * channels + c) * plane + i;
+          dst[at] = static_cast<T>(src[at] / std::pow(bias + alpha / size * sq, beta));
+        }
+      }
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Matrix products. Accumulation is in the element type; rows of the output
+// are accumulated with a contiguous innermost loop over output columns.
+
+// Y[m x n] = A[m x k] B[k x n], A read through strides (for Gemm's transA).
+template <typename T>
+void matmul_rows(const T* a, int64_t a_row, int64_t a_col, const T* b, T* y, int64_t m, int64_t k,
+                 int64_t n) {
+  for (int64_t i = 0; i < m; ++i) {
+    T* __restrict yr = y + i * n;
+    std::fill(yr, yr + n, T{0});
+    for (int64_t p = 0; p < k; ++p) {
+      const T av = a[i * a_row + p * a_col];
+      const T* __restrict br = b + p * n;
+      for (int64_t j = 0; j < n; ++j) yr[j] += av * br[j];
+    }
+  }
+}
+
+void gemm(KernelContext& ctx) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  Tensor& y = ctx.output(0);
+  const bool trans_a = ctx.attrs().get_int("transA", 0) != 0;
+  const bool trans_b = ctx.attrs().get_int("transB", 0) != 0;
+  const double alpha = ctx.attrs().get_float("alpha", 1.0f);
+  const double beta = ctx.attrs().get_float("beta", 1.0f);
+  const int64_t m = y.shape()[0], n = y.shape()[1];
+  const int64_t k = a.shape()[trans_a ? 0 : 1];
+  dispatch(a.dtype(), kGemmTypes, "Gemm", [&](auto tag) {
+    using T = decltype(tag);
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* py = y.data<T>();
+    const int64_t a_row = trans_a ? 1 : k, a_col = trans_a ? m : 1;
+    if (!trans_b) {
+      matmul_rows(pa, a_row, a_col, pb, py, m, k, n);
+    } else {
+      // B is [n x k]: each output is a dot product of two contiguous rows.
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          T sum = 0;
+          for (int64_t p = 0; p < k; ++p) sum += pa[i * a_row + p * a_col] * pb[j * k + p];
+          py[i * n + j] = sum;
+        }
+    }
+    // Scale in the element type for floats (as a fused kernel would), in
+    // double for integers so alpha and beta are not truncated first.
+    const T* pc = ctx.has_input(2) ? ctx.input(2).data<T>() : nullptr;
+    std::array<std::vector<int64_t>, 1> c_strides;
+    if (pc) c_strides[0] = broadcast_strides(ctx.input(2).shape(), y.shape());
+    if (alpha == 1.0 && (!pc || beta == 0.0)) return;
+    if (!pc) c_strides[0].assign(2, 0);
+    for_each_broadcast(y.shape(), c_strides, [&](int64_t i, const std::array<int64_t, 1>& off) {
+      const T c = pc && beta != 0.0 ? pc[off[0]] : T{0};
+      if constexpr (std::is_floating_point_v<T>)
+        py[i] = static_cast<T>(alpha) * py[i] + static_cast<T>(beta) * c;
+      else
+        py[i] = static_cast<T>(alpha * static_cast<double>(py[i]) + beta * static_cast<double>(c));
+    });
+  });
+}
+
+void matmul(KernelContext& ctx) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  Tensor& y = ctx.output(0);
+  // NumPy semantics: promote 1-D operands to matrices, broadcast the batch.
+  Shape sa = a.shape(), sb = b.shape();
+  if (sa.size() == 1) sa.insert(sa.begin(), 1);
+  if (sb.size() == 1) sb.push_back(1);
+  const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  const Shape batch_a(sa.begin(), sa.end() - 2), batch_b(sb.begin(), sb.end() - 2);
+  const Shape batch = broadcast_shapes(batch_a, batch_b);
+  std::array<std::vector<int64_t>, 2> strides = {broadcast_strides(batch_a, batch),
+                                                 broadcast_strides(batch_b, batch)};
+  dispatch(a.dtype(), kGemmTypes, "MatMul", [&](auto tag) {
+    using T = decltype(tag);
+    const T* pa = a.data<T>();
+    const T* pb = b.data<T>();
+    T* py = y.data<T>();
+    for_each_broadcast(batch, strides, [&](int64_t i, const std::array<int64_t, 2>& off) {
+      matmul_rows(pa + off[0] * m * k, k, int64_t{1}, pb + off[1] * k * n, py + i * m * n, m, k,
+                  n);
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------
+
+template <bool kLog>
+void softmax(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  const int axis = normalize_axis(ctx.attrs().get_int("axis", -1), x.rank());
+  const int64_t outer = product(x.shape(), 0, static_cast<size_t>(axis));
+  const int64_t len = x.shape()[axis];
+  const int64_t inner = product(x.shape(), static_cast<size_t>(axis) + 1, x.shape().size());
+  dispatch(x.dtype(), kFloatTypes, kLog ? "LogSoftmax" : "Softmax", [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t in = 0; in < inner; ++in) {
+        const T* src = x.data<T>() + o * len * inner + in;
+        T* dst = y.data<T>() + o * len * inner + in;
+        // Subtracting the maximum keeps exp from overflowing.
+        double mx = -std::numeric_limits<double>::infinity();
+        for (int64_t i = 0; i < len; ++i) mx = std::max<double>(mx, src[i * inner]);
+        double sum = 0;
+        for (int64_t i = 0; i < len; ++i) sum += std::exp(src[i * inner] - mx);
+        const double log_sum = std::log(sum);
+        for (int64_t i = 0; i < len; ++i) {
+          const double shifted = src[i * inner] - mx;
+          dst[i * inner] = static_cast<T>(kLog ? shifted - log_sum : std::exp(shifted) / sum);
+        }
+      }
+    }
+  });
+}
+
+void prelu(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& slope = ctx.input(1);
+  Tensor& y = ctx.output(0);
+  dispatch(x.dtype(), kGemmTypes, "PRelu", [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    const T* ps = slope.data<T>();
+    T* py = y.data<T>();
+    std::array<std::vector<int64_t>, 1> strides = {broadcast_strides(slope.shape(), x.shape())};
+    for_each_broadcast(x.shape(), strides, [&](int64_t i, const std::array<int64_t, 1>& off) {
+      if constexpr (std::is_unsigned_v<T>)
+        py[i] = px[i];  // never negative
+      else
+        py[i] = px[i] < T{0} ? static_cast<T>(ps[off[0]] * px[i]) : px[i];
+    });
+  });
+}
+
+}  // namespace
+
+void register_nn_kernels(OpRegistry& r) {
+  r.find_mutable("Conv")->kernel = conv;
+  r.find_mutable("ConvTranspose")->kernel = conv_transpose;
+  r.find_mutable("Gemm")->kernel = gemm;
+  r.find_mutable("MatMul")->kernel = matmul;
+  r.find_mutable("MaxPool")->kernel = max_pool;
+  r.find_mutable("AveragePool")->kernel = average_pool;
+  r.find_mutable("GlobalAveragePool")->kernel = global_pool<false>;
+  r.find_mutable("GlobalMaxPool")->kernel = global_pool<true>;
+  r.find_mutable("BatchNormalization")->kernel = batch_norm;
+  r.find_mutable("InstanceNormalization")->kernel = instance_norm;
+  r.find_mutable("LayerNormalization")->kernel = layer_norm;
+  r.find_mutable("Softmax")->kernel = softmax<false>;
+  r.find_mutable("LogSoftmax")->kernel = softmax<true>;
+  r.find_mutable("PRelu")->kernel = prelu;
+  r.find_mutable("LRN")->kernel = lrn;
+}
 
 }  // namespace lathe::reference

@@ -1,8 +1,380 @@
-// Inference for the nn op family.
+// Inference for the nn op family: convolutions, pools, normalizations, Gemm,
+// MatMul, Softmax/LogSoftmax, PRelu and LRN, with their fusion kinds and MACs.
+#include <algorithm>
+#include <string>
+
 #include "ir/ops/infer_util.h"
 
 namespace lathe {
+namespace {
 
-void register_nn_ops(OpRegistry& r) { (void)r; }
+constexpr DTypeSet kGemmTypes = kFloatTypes | dtype_bit(DType::Int32) | dtype_bit(DType::Int64) |
+                                dtype_bit(DType::UInt32) | dtype_bit(DType::UInt64);
+constexpr DTypeSet kMaxPoolTypes = kFloatTypes | dtype_bit(DType::Int8) | dtype_bit(DType::UInt8);
+
+// Floor division that rounds towards minus infinity (pads may be negative).
+int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+int64_t ceil_div(int64_t a, int64_t b) {
+  return -floor_div(-a, b);
+}
+
+// A per-spatial-dimension attribute such as strides: `fallback` repeated when
+// absent (or empty, as some exporters write it), otherwise exactly n values.
+std::vector<int64_t> spatial_ints(const Attributes& attrs, const std::string& name, size_t n,
+                                  int64_t fallback, int64_t min_value) {
+  std::vector<int64_t> v = attrs.get_ints(name);
+  if (v.empty()) return std::vector<int64_t>(n, fallback);
+  LATHE_CHECK(v.size() == n, "attribute '", name, "' has ", v.size(), " values, expected ", n,
+              " (one per spatial dimension)");
+  for (int64_t x : v)
+    LATHE_CHECK(x >= min_value, "attribute '", name, "' has value ", x,
+                ", expected >= ", min_value);
+  return v;
+}
+
+std::vector<int64_t> pads_attr(const Attributes& attrs, size_t n) {
+  std::vector<int64_t> pads = attrs.get_ints("pads");
+  if (pads.empty()) return std::vector<int64_t>(2 * n, 0);
+  LATHE_CHECK(pads.size() == 2 * n, "attribute 'pads' has ", pads.size(), " values, expected ",
+              2 * n);
+  return pads;
+}
+
+std::string auto_pad_attr(const Attributes& attrs) {
+  std::string mode = attrs.get_string("auto_pad", "NOTSET");
+  if (mode != "NOTSET" && mode != "SAME_UPPER" && mode != "SAME_LOWER" && mode != "VALID")
+    fail(str("unknown auto_pad '", mode, "'"));
+  return mode;
+}
+
+// Output extents of a sliding window (Conv and the pools) over the spatial
+// dimensions `in`, for window extents `kernel` (already dilated).
+Shape window_output(const Attributes& attrs, const Shape& in, const Shape& kernel,
+                    const std::vector<int64_t>& strides, bool ceil_mode) {
+  const size_t n = in.size();
+  const std::string mode = auto_pad_attr(attrs);
+  std::vector<int64_t> pads = pads_attr(attrs, n);
+  Shape out(n);
+  for (size_t d = 0; d < n; ++d) {
+    if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+      out[d] = ceil_div(in[d], strides[d]);
+      continue;
+    }
+    int64_t padded = in[d] + (mode == "VALID" ? 0 : pads[d] + pads[n + d]);
+    LATHE_CHECK(padded >= kernel[d], "spatial dimension ", d, ": padded input extent ", padded,
+                " is smaller than the window extent ", kernel[d]);
+    int64_t span = padded - kernel[d];
+    out[d] = (ceil_mode ? ceil_div(span, strides[d]) : span / strides[d]) + 1;
+    // As PyTorch: the last window must start inside the input or its left
+    // padding, else ceil mode would add a window made only of padding.
+    if (ceil_mode && mode == "NOTSET" && (out[d] - 1) * strides[d] >= in[d] + pads[d]) --out[d];
+  }
+  return out;
+}
+
+// The checks every N x C x D1 x ... x Dn input of this family shares.
+void check_spatial_input(const TensorType& x, const char* what) {
+  LATHE_CHECK(x.rank() >= 3, what, " must have rank >= 3 (N x C x spatial...), got ",
+              x.to_string());
+}
+
+// Checks that a per-channel input (BatchNormalization's scale, ...) is [C].
+void check_per_channel(const InferContext& ctx, size_t i, int64_t channels, const char* what) {
+  const TensorType& t = ctx.input(i);
+  LATHE_CHECK(t.rank() == 1 && t.shape[0] == channels, what, " (input ", i, ") must be [", channels,
+              "], got ", t.to_string());
+}
+
+void infer_conv(InferContext& ctx) {
+  ctx.check_dtype(0, kFloatTypes);
+  check_same_dtype(ctx);
+  const TensorType& x = ctx.input(0);
+  const TensorType& w = ctx.input(1);
+  check_spatial_input(x, "Conv input X");
+  LATHE_CHECK(w.rank() == x.rank(), "Conv weight ", w.to_string(), " must have the rank of X ",
+              x.to_string());
+  const size_t n = static_cast<size_t>(x.rank() - 2);
+  const int64_t group = ctx.attrs().get_int("group", 1);
+  const int64_t channels = x.shape[1], filters = w.shape[0];
+  LATHE_CHECK(group >= 1 && channels % group == 0 && filters % group == 0, "Conv group ", group,
+              " must divide both the input channels ", channels, " and the filters ", filters);
+  LATHE_CHECK(w.shape[1] * group == channels, "Conv weight ", w.to_string(), " expects ",
+              w.shape[1] * group, " input channels with group ", group, ", X ", x.to_string(),
+              " has ", channels);
+  Shape kernel(w.shape.begin() + 2, w.shape.end());
+  std::vector<int64_t> ks = ctx.attrs().get_ints("kernel_shape");
+  LATHE_CHECK(ks.empty() || ks == kernel, "Conv kernel_shape ", shape_to_string(ks),
+              " does not match the weight ", w.to_string());
+  if (ctx.has_input(2)) check_per_channel(ctx, 2, filters, "Conv bias");
+  std::vector<int64_t> strides = spatial_ints(ctx.attrs(), "strides", n, 1, 1);
+  std::vector<int64_t> dilations = spatial_ints(ctx.attrs(), "dilations", n, 1, 1);
+  Shape dilated(n);
+  for (size_t d = 0; d < n; ++d) dilated[d] = (kernel[d] - 1) * dilations[d] + 1;
+  Shape in(x.shape.begin() + 2, x.shape.end());
+  Shape out = {x.shape[0], filters};
+  for (int64_t e : window_output(ctx.attrs(), in, dilated, strides, false)) out.push_back(e);
+  ctx.set_output(0, {x.dtype, out});
+}
+
+void infer_conv_transpose(InferContext& ctx) {
+  ctx.check_dtype(0, kFloatTypes);
+  check_same_dtype(ctx);
+  const TensorType& x = ctx.input(0);
+  const TensorType& w = ctx.input(1);
+  check_spatial_input(x, "ConvTranspose input X");
+  LATHE_CHECK(w.rank() == x.rank(), "ConvTranspose weight ", w.to_string(),
+              " must have the rank of X ", x.to_string());
+  const size_t n = static_cast<size_t>(x.rank() - 2);
+  const int64_t group = ctx.attrs().get_int("group", 1);
+  const int64_t channels = x.shape[1];
+  LATHE_CHECK(group >= 1 && channels % group == 0, "ConvTranspose group ", group,
+              " must divide the input channels ", channels);
+  LATHE_CHECK(w.shape[0] == channels, "ConvTranspose weight ", w.to_string(), " expects ",
+              w.shape[0], " input channels, X ", x.to_string(), " has ", channels);
+  const int64_t filters = w.shape[1] * group;
+  Shape kernel(w.shape.begin() + 2, w.shape.end());
+  std::vector<int64_t> ks = ctx.attrs().get_ints("kernel_shape");
+  LATHE_CHECK(ks.empty() || ks == kernel, "ConvTranspose kernel_shape ", shape_to_string(ks),
+              " does not match the weight ", w.to_string());
+  if (ctx.has_input(2)) check_per_channel(ctx, 2, filters, "ConvTranspose bias");
+  std::vector<int64_t> strides = spatial_ints(ctx.attrs(), "strides", n, 1, 1);
+  std::vector<int64_t> dilations = spatial_ints(ctx.attrs(), "dilations", n, 1, 1);
+  std::vector<int64_t> output_padding = spatial_ints(ctx.attrs(), "output_padding", n, 0, 0);
+  const std::string mode = auto_pad_attr(ctx.attrs());
+  std::vector<int64_t> pads = pads_attr(ctx.attrs(), n);
+  std::vector<int64_t> output_shape = ctx.attrs().get_ints("output_shape");
+  // output_shape may name the spatial extents only or, as some exporters
+  // write it, the whole output shape.
+  if (output_shape.size() == n + 2)
+    output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  LATHE_CHECK(output_shape.empty() || output_shape.size() == n, "ConvTranspose output_shape ",
+              shape_to_string(output_shape), " must have one value per spatial dimension");
+  Shape out = {x.shape[0], filters};
+  for (size_t d = 0; d < n; ++d) {
+    LATHE_CHECK(output_padding[d] < std::max(strides[d], dilations[d]),
+                "ConvTranspose output_padding ", output_padding[d],
+                " must be smaller than the stride or the dilation");
+    int64_t in = x.shape[2 + d];
+    if (!output_shape.empty()) {
+      out.push_back(output_shape[d]);
+    } else if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+      out.push_back(in * strides[d]);
+    } else {
+      int64_t full = strides[d] * (in - 1) + output_padding[d] + (kernel[d] - 1) * dilations[d] + 1;
+      out.push_back(full - (mode == "VALID" ? 0 : pads[d] + pads[n + d]));
+    }
+    LATHE_CHECK(out.back() > 0, "ConvTranspose output extent ", out.back(),
+                " of spatial dimension ", d, " is not positive");
+  }
+  ctx.set_output(0, {x.dtype, out});
+}
+
+template <DTypeSet kTypes>
+void infer_pool(InferContext& ctx) {
+  ctx.check_dtype(0, kTypes);
+  const TensorType& x = ctx.input(0);
+  check_spatial_input(x, "pool input X");
+  const size_t n = static_cast<size_t>(x.rank() - 2);
+  std::vector<int64_t> kernel = ctx.attrs().get_ints("kernel_shape");
+  LATHE_CHECK(kernel.size() == n, "pool kernel_shape ", shape_to_string(kernel),
+              " must have one value per spatial dimension of X ", x.to_string());
+  for (int64_t k : kernel) LATHE_CHECK(k >= 1, "pool kernel_shape must be positive");
+  std::vector<int64_t> strides = spatial_ints(ctx.attrs(), "strides", n, 1, 1);
+  std::vector<int64_t> dilations = spatial_ints(ctx.attrs(), "dilations", n, 1, 1);
+  Shape dilated(n);
+  for (size_t d = 0; d < n; ++d) dilated[d] = (kernel[d] - 1) * dilations[d] + 1;
+  const bool ceil_mode = ctx.attrs().get_int("ceil_mode", 0) != 0;
+  Shape in(x.shape.begin() + 2, x.shape.end());
+  Shape out = {x.shape[0], x.shape[1]};
+  for (int64_t e : window_output(ctx.attrs(), in, dilated, strides, ceil_mode)) out.push_back(e);
+  const int64_t storage_order = ctx.attrs().get_int("storage_order", 0);
+  LATHE_CHECK(storage_order == 0 || storage_order == 1, "storage_order must be 0 or 1, got ",
+              storage_order);
+  ctx.set_output(0, {x.dtype, out});
+  ctx.set_output(1, {DType::Int64, out});  // MaxPool's optional Indices
+}
+
+void infer_global_pool(InferContext& ctx) {
+  ctx.check_dtype(0, kFloatTypes);
+  const TensorType& x = ctx.input(0);
+  check_spatial_input(x, "global pool input X");
+  Shape out = x.shape;
+  std::fill(out.begin() + 2, out.end(), 1);
+  ctx.set_output(0, {x.dtype, out});
+}
+
+void infer_batch_norm(InferContext& ctx) {
+  ctx.check_dtype(0, kFloatTypes);
+  const TensorType& x = ctx.input(0);
+  // Lathe compiles inference graphs: training mode's batch statistics and
+  // running-stat outputs are not supported.
+  if (ctx.attrs().get_int("training_mode", 0) != 0)
+    fail_unsupported("BatchNormalization in training mode");
+  LATHE_CHECK(x.rank() >= 2, "BatchNormalization input X must have rank >= 2, got ", x.to_string());
+  for (size_t i = 1; i < 5; ++i) {
+    if (ctx.input(i).dtype != x.dtype)
+      fail_unsupported(str("BatchNormalization input ", i, " of dtype ",
+                           dtype_name(ctx.input(i).dtype), " with X of dtype ",
+                           dtype_name(x.dtype)));
+    check_per_channel(ctx, i, x.shape[1], "BatchNormalization parameter");
+  }
+  ctx.set_output(0, x);
+}
+
+void infer_instance_norm(InferContext& ctx) {
+  ctx.check_dtype(0, kFloatTypes);
+  check_same_dtype(ctx);
+  const TensorType& x = ctx.input(0);
+  check_spatial_input(x, "InstanceNormalization input");
+  check_per_channel(ctx, 1, x.shape[1], "InstanceNormalization scale");
+  check_per_channel(ctx, 2, x.shape[1], "InstanceNormalization bias");
+  ctx.set_output(0, x);
+}
+
+// Checks that input i broadcasts unidirectionally to `target`.
+void check_unidirectional(const InferContext& ctx, size_t i, const Shape& target,
+                          const char* what) {
+  const TensorType& t = ctx.input(i);
+  LATHE_CHECK(
+      t.rank() <= static_cast<int>(target.size()) && broadcast_shapes(t.shape, target) == target,
+      what, " ", t.to_string(), " does not broadcast to ", shape_to_string(target));
+}
+
+void infer_layer_norm(InferContext& ctx) {
+  ctx.check_dtype(0, kFloatTypes);
+  check_same_dtype(ctx);
+  const TensorType& x = ctx.input(0);
+  LATHE_CHECK(x.rank() >= 1, "LayerNormalization input X must have rank >= 1");
+  const int axis = normalize_axis(ctx.attrs().get_int("axis", -1), x.rank());
+  const Shape normalized(x.shape.begin() + axis, x.shape.end());
+  check_unidirectional(ctx, 1, normalized, "LayerNormalization scale");
+  if (ctx.has_input(2)) check_unidirectional(ctx, 2, normalized, "LayerNormalization bias");
+  const int64_t stash = ctx.attrs().get_int("stash_type", 1);
+  DType stash_type = DType::Float32;
+  if (stash == 11)
+    stash_type = DType::Float64;
+  else if (stash != 1)
+    fail_unsupported(str("LayerNormalization stash_type ", stash));
+  Shape stats = x.shape;
+  std::fill(stats.begin() + axis, stats.end(), 1);
+  ctx.set_output(0, x);
+  ctx.set_output(1, {stash_type, stats});  // Mean
+  ctx.set_output(2, {stash_type, stats});  // InvStdDev
+}
+
+void infer_gemm(InferContext& ctx) {
+  ctx.check_dtype(0, kGemmTypes);
+  check_same_dtype(ctx);
+  const TensorType& a = ctx.input(0);
+  const TensorType& b = ctx.input(1);
+  LATHE_CHECK(a.rank() == 2 && b.rank() == 2, "Gemm inputs must be matrices, got ", a.to_string(),
+              " and ", b.to_string());
+  const bool trans_a = ctx.attrs().get_int("transA", 0) != 0;
+  const bool trans_b = ctx.attrs().get_int("transB", 0) != 0;
+  const int64_t m = a.shape[trans_a ? 1 : 0], k = a.shape[trans_a ? 0 : 1];
+  const int64_t kb = b.shape[trans_b ? 1 : 0], n = b.shape[trans_b ? 0 : 1];
+  LATHE_CHECK(k == kb, "Gemm inner dimensions differ: A ", a.to_string(),
+              trans_a ? " (transposed)" : "", " and B ", b.to_string(),
+              trans_b ? " (transposed)" : "");
+  if (ctx.has_input(2)) check_unidirectional(ctx, 2, {m, n}, "Gemm C");
+  ctx.set_output(0, {a.dtype, {m, n}});
+}
+
+void infer_matmul(InferContext& ctx) {
+  ctx.check_dtype(0, kGemmTypes);
+  check_same_dtype(ctx);
+  const TensorType& a = ctx.input(0);
+  const TensorType& b = ctx.input(1);
+  LATHE_CHECK(a.rank() >= 1 && b.rank() >= 1, "MatMul inputs must not be scalars, got ",
+              a.to_string(), " and ", b.to_string());
+  // NumPy: a 1-D A is a row vector and a 1-D B a column vector; the added
+  // dimension is dropped from the result.
+  Shape sa = a.shape, sb = b.shape;
+  if (sa.size() == 1) sa.insert(sa.begin(), 1);
+  if (sb.size() == 1) sb.push_back(1);
+  const int64_t k = sa.back(), kb = sb[sb.size() - 2];
+  LATHE_CHECK(k == kb, "MatMul inner dimensions differ: ", a.to_string(), " and ", b.to_string());
+  Shape batch = broadcast_shapes(Shape(sa.begin(), sa.end() - 2), Shape(sb.begin(), sb.end() - 2));
+  Shape out = batch;
+  if (a.rank() > 1) out.push_back(sa[sa.size() - 2]);
+  if (b.rank() > 1) out.push_back(sb.back());
+  ctx.set_output(0, {a.dtype, out});
+}
+
+void infer_softmax(InferContext& ctx) {
+  ctx.check_dtype(0, kFloatTypes);
+  normalize_axis(ctx.attrs().get_int("axis", -1), ctx.input(0).rank());
+  infer_same_as_input(ctx);
+}
+
+void infer_prelu(InferContext& ctx) {
+  ctx.check_dtype(0, kGemmTypes);
+  check_same_dtype(ctx);
+  check_unidirectional(ctx, 1, ctx.input(0).shape, "PRelu slope");
+  infer_same_as_input(ctx);
+}
+
+void infer_lrn(InferContext& ctx) {
+  ctx.check_dtype(0, kFloatTypes);
+  LATHE_CHECK(ctx.input(0).rank() >= 2, "LRN input must have rank >= 2");
+  LATHE_CHECK(ctx.attrs().get_int("size", 0) >= 1, "LRN needs a positive 'size' attribute");
+  infer_same_as_input(ctx);
+}
+
+int64_t product(Shape::const_iterator begin, Shape::const_iterator end) {
+  int64_t p = 1;
+  for (auto it = begin; it != end; ++it) p *= *it;
+  return p;
+}
+
+// Every output element takes (input channels per group) x (kernel volume) MACs.
+int64_t conv_macs(const Node&, const std::vector<TensorType>& in,
+                  const std::vector<TensorType>& out) {
+  const Shape& w = in[1].shape;
+  return out[0].numel() * product(w.begin() + 1, w.end());
+}
+
+// Every input element is scattered through (filters per group) x (kernel volume) MACs.
+int64_t conv_transpose_macs(const Node&, const std::vector<TensorType>& in,
+                            const std::vector<TensorType>&) {
+  const Shape& w = in[1].shape;
+  return in[0].numel() * product(w.begin() + 1, w.end());
+}
+
+int64_t gemm_macs(const Node& node, const std::vector<TensorType>& in,
+                  const std::vector<TensorType>& out) {
+  const bool trans_a = node.attrs.get_int("transA", 0) != 0;
+  return out[0].numel() * in[0].shape[trans_a ? 0 : 1];
+}
+
+int64_t matmul_macs(const Node&, const std::vector<TensorType>& in,
+                    const std::vector<TensorType>& out) {
+  return out[0].numel() * in[0].shape.back();
+}
+
+}  // namespace
+
+void register_nn_ops(OpRegistry& r) {
+  r.define("Conv", FusionKind::OutEWiseFusable, infer_conv).macs = conv_macs;
+  r.define("ConvTranspose", FusionKind::OutEWiseFusable, infer_conv_transpose).macs =
+      conv_transpose_macs;
+  r.define("Gemm", FusionKind::OutEWiseFusable, infer_gemm).macs = gemm_macs;
+  r.define("MatMul", FusionKind::OutEWiseFusable, infer_matmul).macs = matmul_macs;
+  r.define("MaxPool", FusionKind::OutEWiseFusable, infer_pool<kMaxPoolTypes>);
+  r.define("AveragePool", FusionKind::OutEWiseFusable, infer_pool<kFloatTypes>);
+  r.define("GlobalAveragePool", FusionKind::OutEWiseFusable, infer_global_pool);
+  r.define("GlobalMaxPool", FusionKind::OutEWiseFusable, infer_global_pool);
+  // Usually folded into the preceding convolution; alone it is a per-channel
+  // scale and shift, a broadcast.
+  r.define("BatchNormalization", FusionKind::Broadcast, infer_batch_norm);
+  r.define("InstanceNormalization", FusionKind::Opaque, infer_instance_norm);
+  r.define("LayerNormalization", FusionKind::Opaque, infer_layer_norm);
+  r.define("Softmax", FusionKind::Opaque, infer_softmax);
+  r.define("LogSoftmax", FusionKind::Opaque, infer_softmax);
+  r.define("PRelu", FusionKind::Broadcast, infer_prelu);
+  r.define("LRN", FusionKind::Opaque, infer_lrn);
+}
 
 }  // namespace lathe

@@ -1,0 +1,537 @@
+// The ONNX importer: checks, converts and types a model, node by node,
+// collecting every problem before it gives up.
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <unordered_map>
+
+#include "frontend/onnx/import_internal.h"
+#include "frontend/onnx/onnx_import.h"
+#include "frontend/onnx/tensor_proto.h"
+#include "reference/executor.h"
+#include "support/error.h"
+
+namespace lathe::onnx_frontend {
+namespace {
+
+using Kind = Diagnostic::Kind;
+
+// A value's type as ONNX's own inference sees it: dims < 0 are unknown.
+struct OnnxType {
+  int elem_type = 0;
+  std::vector<int64_t> dims;
+  bool has_shape = false;
+};
+
+OnnxType onnx_type(const onnx::TypeProto& type) {
+  OnnxType t;
+  if (!type.has_tensor_type()) return t;
+  t.elem_type = type.tensor_type().elem_type();
+  if (type.tensor_type().has_shape()) {
+    t.has_shape = true;
+    for (const auto& d : type.tensor_type().shape().dim())
+      t.dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  }
+  return t;
+}
+
+class Importer {
+ public:
+  Importer(onnx::ModelProto& model, std::string source, std::string base_dir,
+           const ImportOptions& options)
+      : model_(model),
+        source_(std::move(source)),
+        base_dir_(std::move(base_dir)),
+        options_(options),
+        registry_(reference::kernel_registry()) {}
+
+  Graph run() {
+    check_opset();
+    if (diagnostics_.empty()) {
+      apply_input_overrides();
+      run_onnx_checks();
+      import_initializers();
+      import_inputs();
+      for (int i = 0; i < model_.graph().node_size(); ++i) import_node(model_.graph().node(i), i);
+      import_outputs();
+    }
+    if (!diagnostics_.empty() && !onnx_inference_error_.empty())
+      report(Kind::Invalid, source_, onnx_inference_error_);
+    if (!diagnostics_.empty())
+      throw DiagnosticError(str("cannot import ", source_, ":"), std::move(diagnostics_));
+    graph_.remove_unused_values();
+    graph_.verify();
+    return std::move(graph_);
+  }
+
+ private:
+  void report(Kind kind, std::string where, std::string message) {
+    diagnostics_.push_back({kind, std::move(where), std::move(message)});
+  }
+
+  void check_opset() {
+    if (model_.ir_version() <= 0) report(Kind::Invalid, source_, "missing or invalid ir_version");
+    for (const auto& opset : model_.opset_import()) {
+      const std::string& domain = opset.domain();
+      if (domain.empty() || domain == "ai.onnx") opset_ = static_cast<int>(opset.version());
+    }
+    if (opset_ < 0 && model_.opset_import_size() > 0) {
+      report(Kind::Unsupported, source_,
+             str("operators of domain '", model_.opset_import(0).domain(), "' are unsupported"));
+    } else if (opset_ < 0) {
+      report(Kind::Invalid, source_, "no opset_import for the default ONNX domain");
+    } else if (opset_ > kMaxOpset) {
+      report(Kind::Unsupported, source_,
+             str("opset ", opset_, " is newer than the ", kMaxOpset, " Lathe supports"));
+    } else if (opset_ < 1) {
+      report(Kind::Invalid, source_, str("opset ", opset_, " does not exist"));
+    }
+  }
+
+  void apply_input_overrides() {
+    auto* graph = model_.mutable_graph();
+    std::set<std::string> known;
+    for (auto& input : *graph->mutable_input()) {
+      known.insert(input.name());
+      auto it = options_.input_shapes.find(input.name());
+      auto frozen = options_.frozen_inputs.find(input.name());
+      const Shape* shape = it != options_.input_shapes.end()        ? &it->second
+                           : frozen != options_.frozen_inputs.end() ? &frozen->second.shape()
+                                                                    : nullptr;
+      if (!shape || !input.type().has_tensor_type()) continue;
+      auto* dims = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+      dims->clear_dim();
+      for (int64_t d : *shape) dims->add_dim()->set_dim_value(d);
+    }
+    for (const auto& [name, shape] : options_.input_shapes)
+      if (!known.count(name))
+        report(Kind::Invalid, "--input-shapes", str("the model has no input named '", name, "'"));
+  }
+
+  // libonnx's checker and strict shape inference catch malformed models before
+  // Lathe looks at them; what they find is reported with Lathe's own findings.
+  void run_onnx_checks() {
+    try {
+      onnx::checker::check_model(model_);
+    } catch (const std::exception& e) {
+      report(Kind::Invalid, source_, str("ONNX checker: ", first_line(e.what())));
+      checker_failed_ = true;
+    }
+    if (checker_failed_) return;  // inference on an invalid model is not meaningful
+    try {
+      onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*strict_mode=*/1,
+                                       /*data_prop=*/true);
+      onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), opts);
+    } catch (const std::exception& e) {
+      // Strict inference rejects some models that older exporters wrote and
+      // every runtime accepts (an int64 Constant under opset 6). Lathe's own
+      // inference has the last word; ONNX's complaint is kept as context for
+      // whatever else goes wrong.
+      onnx_inference_error_ = str("ONNX shape inference: ", first_line(e.what()));
+      onnx::ShapeInferenceOptions lenient(false, 0, true);
+      try {
+        onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), lenient);
+      } catch (const std::exception&) {
+      }
+    }
+    for (const auto& vi : model_.graph().value_info())
+      onnx_types_[vi.name()] = onnx_type(vi.type());
+    for (const auto& vi : model_.graph().output()) onnx_types_[vi.name()] = onnx_type(vi.type());
+  }
+
+  static std::string first_line(const std::string& s) {
+    std::string line = s.substr(0, s.find('\n'));
+    return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+  }
+
+  void import_initializers() {
+    for (const auto& init : model_.graph().initializer()) {
+      std::string where = "initializer '" + init.name() + "'";
+      if (init.name().empty()) {
+        report(Kind::Invalid, where, "has no name");
+        continue;
+      }
+      try {
+        define(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
+      } catch (const UnsupportedError& e) {
+        report(Kind::Unsupported, where, e.what());
+        poison(init.name());
+      } catch (const Error& e) {
+        report(Kind::Invalid, where, e.what());
+        poison(init.name());
+      }
+    }
+  }
+
+  void import_inputs() {
+    for (const auto& input : model_.graph().input()) {
+      const std::string& name = input.name();
+      if (by_name_.count(name) || poisoned_names_.count(name)) continue;  // an initializer
+      std::string where = "input '" + name + "'";
+      auto frozen = options_.frozen_inputs.find(name);
+      if (frozen != options_.frozen_inputs.end()) {
+        define(name, graph_.add_constant(name, frozen->second));
+        continue;
+      }
+      auto shaping = options_.shape_input_values.find(name);
+      if (shaping != options_.shape_input_values.end() && decides_a_shape(name)) {
+        define(name, graph_.add_constant(name, shaping->second));
+        continue;
+      }
+      if (!input.type().has_tensor_type()) {
+        report(Kind::Unsupported, where, "is not a tensor (sequences and maps are unsupported)");
+        poison(name);
+        continue;
+      }
+      const auto& tt = input.type().tensor_type();
+      auto dtype = dtype_from_onnx(tt.elem_type());
+      if (!dtype) {
+        report(Kind::Unsupported, where,
+               "has unsupported dtype " + onnx_dtype_name(tt.elem_type()));
+        poison(name);
+        continue;
+      }
+      Shape shape;
+      bool ok = tt.has_shape();
+      if (!ok) report(Kind::Invalid, where, "has no shape; pass --input-shapes");
+      for (const auto& d : tt.shape().dim()) {
+        if (d.has_dim_value() && d.dim_value() >= 0) {
+          shape.push_back(d.dim_value());
+        } else {
+          report(Kind::Invalid, where,
+                 str("has symbolic dimension '", d.dim_param(), "'; pass --input-shapes \"", name,
+                     ":[...]\""));
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) {
+        poison(name);
+        continue;
+      }
+      ValueId id = graph_.add_value(name, {*dtype, shape});
+      graph_.inputs.push_back(id);
+      define(name, id);
+    }
+  }
+
+  // Whether a node reads the value at one of its op's shape-deciding positions.
+  bool decides_a_shape(const std::string& name) const {
+    for (const auto& node : model_.graph().node()) {
+      const OpDef* op = registry_.find(node.op_type());
+      if (!op) continue;
+      for (int i : op->shape_inputs)
+        if (i < node.input_size() && node.input(i) == name) return true;
+    }
+    return false;
+  }
+
+  std::string unique_node_name(const onnx::NodeProto& proto, int index) {
+    std::string base =
+        proto.name().empty() ? proto.op_type() + "_" + std::to_string(index) : proto.name();
+    std::string name = base;
+    for (int k = 1; !node_names_.insert(name).second; ++k) name = base + "_" + std::to_string(k);
+    return name;
+  }
+
+  void import_node(const onnx::NodeProto& proto, int index) {
+    Node node;
+    node.name = unique_node_name(proto, index);
+    node.op = proto.op_type();
+    const std::string where = "node " + describe_node(node);
+    bool usable = true;
+
+    if (!proto.domain().empty() && proto.domain() != "ai.onnx") {
+      report(Kind::Unsupported, where,
+             str("operator domain '", proto.domain(), "' is unsupported"));
+      usable = false;
+    } else if (!registry_.find(node.op)) {
+      report(Kind::Unsupported, where, "operator is not supported");
+      usable = false;
+    }
+    for (const std::string& in : proto.input()) {
+      if (in.empty()) {
+        node.inputs.push_back(kNoValue);
+      } else if (poisoned_names_.count(in)) {
+        usable = false;  // its producer already reported a problem
+      } else if (auto it = by_name_.find(in); it != by_name_.end()) {
+        node.inputs.push_back(it->second);
+      } else {
+        if (!checker_failed_)
+          report(Kind::Invalid, where, str("input '", in, "' is not produced by any earlier node"));
+        usable = false;
+      }
+    }
+    if (usable) {
+      try {
+        node.attrs = convert_attributes(proto, opset_, base_dir_);
+      } catch (const UnsupportedError& e) {
+        report(Kind::Unsupported, where, e.what());
+        usable = false;
+      } catch (const Error& e) {
+        report(Kind::Invalid, where, e.what());
+        usable = false;
+      }
+    }
+    if (!usable) {
+      for (const std::string& out : proto.output()) poison(out);
+      return;
+    }
+    for (const std::string& out : proto.output()) {
+      if (out.empty()) continue;  // an optional output nobody reads
+      if (by_name_.count(out)) {
+        report(Kind::Invalid, where, str("output '", out, "' is already defined"));
+        poison(out);
+        continue;
+      }
+      node.outputs.push_back(graph_.add_value(out, {}));
+    }
+    if (node.op == "Constant") {
+      import_constant(node, where);
+      return;
+    }
+    std::vector<Node> nodes;
+    try {
+      nodes = upgrade_node(std::move(node), opset_, hooks());
+    } catch (const Error& e) {
+      report(Kind::Invalid, where, e.what());
+      for (const std::string& out : proto.output()) poison(out);
+      return;
+    }
+    // The last node of a rewritten sequence carries the original outputs.
+    const std::vector<ValueId> outputs = nodes.back().outputs;
+    for (Node& n : nodes) {
+      if (!add_typed_node(std::move(n))) {
+        for (const std::string& out : proto.output()) poison(out);
+        return;
+      }
+    }
+    size_t k = 0;
+    for (const std::string& out : proto.output())
+      if (!out.empty() && !poisoned_names_.count(out)) define(out, outputs.at(k++));
+  }
+
+  UpgradeHooks hooks() {
+    UpgradeHooks h;
+    h.add_constant = [this](const std::string& name, Tensor t) {
+      return graph_.add_constant(name, std::move(t));
+    };
+    h.constant_of = [this](ValueId id) -> const Tensor* {
+      if (id == kNoValue || !graph_.value(id).is_constant()) return nullptr;
+      return &graph_.value(id).constant;
+    };
+    h.add_value = [this](const std::string& name) { return graph_.add_value(name, {}); };
+    h.type_of = [this](ValueId id) -> const TensorType* {
+      return id == kNoValue ? nullptr : &graph_.type(id);
+    };
+    return h;
+  }
+
+  void import_constant(Node& node, const std::string& where) {
+    try {
+      Tensor value;
+      const Attributes& a = node.attrs;
+      if (a.has("value"))
+        value = a.get_tensor("value");
+      else if (a.has("value_float"))
+        value = Tensor::scalar(a.get_float("value_float", 0));
+      else if (a.has("value_int"))
+        value = Tensor::scalar(a.get_int("value_int", 0));
+      else if (a.has("value_floats")) {
+        auto v = a.get_floats("value_floats");
+        value = Tensor::from_vector(v, {static_cast<int64_t>(v.size())});
+      } else if (a.has("value_ints")) {
+        auto v = a.get_ints("value_ints");
+        value = Tensor::from_vector(v, {static_cast<int64_t>(v.size())});
+      } else {
+        fail_unsupported("Constant without a numeric value (strings and sparse are unsupported)");
+      }
+      LATHE_CHECK(node.outputs.size() == 1, "Constant must have one output");
+      Value& out = graph_.value(node.outputs[0]);
+      out.type = value.type();
+      out.constant = value;
+      define(out.name, node.outputs[0]);
+    } catch (const UnsupportedError& e) {
+      report(Kind::Unsupported, where, e.what());
+      for (ValueId out : node.outputs) poison(graph_.value(out).name);
+    } catch (const Error& e) {
+      report(Kind::Invalid, where, e.what());
+      for (ValueId out : node.outputs) poison(graph_.value(out).name);
+    }
+  }
+
+  // Infers the node's output types, checks them against ONNX's inference, and
+  // folds it when its inputs are constant and its outputs small.
+  bool add_typed_node(Node node) {
+    const std::string where = "node " + describe_node(node);
+    const OpDef* op = registry_.find(node.op);
+    if (!op) {
+      report(Kind::Unsupported, where, "operator is not supported");
+      return false;
+    }
+    std::vector<TensorType> types;
+    try {
+      types = infer_node_types(*op, graph_, node);
+    } catch (const UnsupportedError& e) {
+      report(Kind::Unsupported, where, e.what());
+      return false;
+    } catch (const Error& e) {
+      report(Kind::Invalid, where, e.what());
+      return false;
+    }
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      Value& v = graph_.value(node.outputs[k]);
+      v.type = types[k];
+      if (!check_against_onnx(v, where)) return false;
+    }
+    switch (try_fold(*op, node, where)) {
+      case Fold::Done:
+        return true;
+      case Fold::Failed:
+        return false;
+      case Fold::NotFoldable:
+        break;
+    }
+    graph_.add_node(std::move(node));
+    return true;
+  }
+
+  bool check_against_onnx(const Value& v, const std::string& where) {
+    auto it = onnx_types_.find(v.name);
+    if (it == onnx_types_.end() || it->second.elem_type == 0) return true;
+    const OnnxType& t = it->second;
+    bool same = dtype_from_onnx(t.elem_type) == v.type.dtype;
+    if (t.has_shape) {
+      same = same && t.dims.size() == v.type.shape.size();
+      for (size_t i = 0; same && i < t.dims.size(); ++i)
+        same = t.dims[i] < 0 || t.dims[i] == v.type.shape[i];
+    }
+    if (same) return true;
+    std::string onnx_shape = "[";
+    for (size_t i = 0; i < t.dims.size(); ++i)
+      onnx_shape += (i ? "," : "") + (t.dims[i] < 0 ? std::string("?") : std::to_string(t.dims[i]));
+    report(Kind::Invalid, where,
+           str("output '", v.name, "' is ", v.type.to_string(), " but the model declares ",
+               onnx_dtype_name(t.elem_type), t.has_shape ? onnx_shape + "]" : ""));
+    return false;
+  }
+
+  enum class Fold { Done, NotFoldable, Failed };
+
+  // Replaces the node's outputs by constants when its inputs are constant.
+  Fold try_fold(const OpDef& op, const Node& node, const std::string& where) {
+    bool foldable = op.kernel != nullptr;
+    int64_t out_elems = 0;
+    for (ValueId out : node.outputs) out_elems += graph_.type(out).numel();
+    // Shape and Size read only the static type, so they fold whatever their input.
+    bool type_only = node.op == "Shape" || node.op == "Size";
+    for (size_t i = 0; i < node.inputs.size() && !type_only; ++i)
+      if (node.inputs[i] != kNoValue && !graph_.value(node.inputs[i]).is_constant())
+        foldable = false;
+    if (!foldable || out_elems > options_.fold_limit) return Fold::NotFoldable;
+    std::vector<Tensor> placeholders;
+    std::vector<const Tensor*> args;
+    placeholders.reserve(node.inputs.size());
+    for (ValueId in : node.inputs) {
+      if (in == kNoValue) {
+        args.push_back(nullptr);
+      } else if (graph_.value(in).is_constant()) {
+        args.push_back(&graph_.value(in).constant);
+      } else {
+        // Shape/Size read only the shape of this zero-filled stand-in.
+        placeholders.push_back(Tensor(graph_.type(in)));
+        args.push_back(&placeholders.back());
+      }
+    }
+    std::vector<TensorType> types;
+    for (ValueId out : node.outputs) types.push_back(graph_.type(out));
+    try {
+      std::vector<Tensor> results = reference::run_node(op, node, args, types);
+      for (size_t k = 0; k < node.outputs.size(); ++k)
+        graph_.value(node.outputs[k]).constant = std::move(results[k]);
+    } catch (const UnsupportedError&) {
+      return Fold::NotFoldable;  // left for the executor, which will say the same if run
+    } catch (const Error& e) {
+      report(Kind::Invalid, where, str("while folding constants: ", e.what()));
+      return Fold::Failed;
+    }
+    return Fold::Done;
+  }
+
+  void import_outputs() {
+    for (const auto& out : model_.graph().output()) {
+      if (poisoned_names_.count(out.name())) continue;
+      auto it = by_name_.find(out.name());
+      if (it == by_name_.end() || it->second == kNoValue) {
+        report(Kind::Invalid, "output '" + out.name() + "'", "is not produced by any node");
+        continue;
+      }
+      graph_.outputs.push_back(it->second);
+    }
+    if (graph_.outputs.empty() && diagnostics_.empty())
+      report(Kind::Invalid, source_, "the graph has no outputs");
+  }
+
+  void define(const std::string& name, ValueId id) { by_name_[name] = id; }
+  void poison(const std::string& name) {
+    if (!name.empty()) poisoned_names_.insert(name);
+  }
+
+  onnx::ModelProto& model_;
+  std::string source_;
+  std::string base_dir_;
+  const ImportOptions& options_;
+  const OpRegistry& registry_;
+  Graph graph_;
+  int opset_ = -1;
+  bool checker_failed_ = false;
+  std::string onnx_inference_error_;
+  std::vector<Diagnostic> diagnostics_;
+  std::unordered_map<std::string, ValueId> by_name_;
+  std::set<std::string> poisoned_names_;
+  std::set<std::string> node_names_;
+  std::unordered_map<std::string, OnnxType> onnx_types_;
+};
+
+}  // namespace
+
+Graph import_model_bytes(const std::string& bytes, const std::string& source,
+                         const std::string& base_dir, const ImportOptions& options) {
+  onnx::ModelProto model;
+  if (bytes.empty())
+    throw DiagnosticError(str("cannot import ", source, ":"),
+                          {{Kind::Invalid, source, "the file is empty"}});
+  if (!model.ParseFromString(bytes) || !model.has_graph())
+    throw DiagnosticError(str("cannot import ", source, ":"),
+                          {{Kind::Invalid, source,
+                            "not an ONNX model (the protobuf does not parse as a ModelProto)"}});
+  Graph g = Importer(model, source, base_dir, options).run();
+  g.name = model.graph().name();
+  return g;
+}
+
+std::vector<ModelInput> model_inputs(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::ModelProto model;
+  if (!in || !model.ParseFromIstream(&in)) throw Error(str(path, ": not a readable ONNX model"));
+  std::set<std::string> initializers;
+  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  std::vector<ModelInput> inputs;
+  for (const auto& input : model.graph().input())
+    if (!initializers.count(input.name()))
+      inputs.push_back({input.name(), input.type().has_tensor_type()});
+  return inputs;
+}
+
+Graph import_model_file(const std::string& path, const ImportOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(str(path, ": cannot open"));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return import_model_bytes(bytes, path, dir.empty() ? "." : dir, options);
+}
+
+}  // namespace lathe::onnx_frontend

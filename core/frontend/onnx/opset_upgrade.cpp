@@ -1,0 +1,113 @@
+// Older-opset forms rewritten into the newest form that Lathe's ops implement:
+// attributes that later opsets turned into inputs, and Softmax's pre-13
+// flatten-to-2-D semantics. Each rewrite names the opset where ONNX changed.
+#include "frontend/onnx/import_internal.h"
+#include "support/error.h"
+
+namespace lathe::onnx_frontend {
+namespace {
+
+// Moves an ints attribute into input `index` as an int64 constant.
+void ints_attribute_to_input(Node& node, const std::string& attr, size_t index,
+                             const UpgradeHooks& hooks) {
+  if (node.inputs.size() < index) node.inputs.resize(index, kNoValue);
+  if (!node.attrs.has(attr)) return;
+  std::vector<int64_t> v = node.attrs.get_ints(attr);
+  node.attrs.erase(attr);
+  ValueId c = hooks.add_constant(node.name + "/" + attr,
+                                 Tensor::from_vector(v, {static_cast<int64_t>(v.size())}));
+  if (node.inputs.size() <= index) node.inputs.resize(index + 1, kNoValue);
+  node.inputs[index] = c;
+}
+
+// A float attribute as a scalar input of the dtype of input 0.
+void float_attribute_to_input(Node& node, const std::string& attr, size_t index,
+                              const UpgradeHooks& hooks) {
+  if (!node.attrs.has(attr)) return;
+  float v = node.attrs.get_float(attr, 0.f);
+  node.attrs.erase(attr);
+  const TensorType* t = node.inputs.empty() ? nullptr : hooks.type_of(node.inputs[0]);
+  DType dtype = t ? t->dtype : DType::Float32;
+  Tensor scalar(dtype, {});
+  visit_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    scalar.data<T>()[0] = static_cast<T>(v);
+  });
+  if (node.inputs.size() <= index) node.inputs.resize(index + 1, kNoValue);
+  node.inputs[index] = hooks.add_constant(node.name + "/" + attr, scalar);
+}
+
+// Softmax before opset 13 flattens the input to 2-D at `axis` and normalizes
+// each row: Flatten → Softmax(axis = 1) → Reshape back.
+std::vector<Node> upgrade_softmax(Node node, const UpgradeHooks& hooks) {
+  const TensorType* t = hooks.type_of(node.inputs.at(0));
+  int64_t axis = node.attrs.get_int("axis", 1);
+  if (!t) return {node};
+  int rank = t->rank();
+  if (axis < 0) axis += rank;
+  if (axis == rank - 1 || rank == 0) {
+    node.attrs.set("axis", int64_t{-1});
+    return {node};
+  }
+  Node flatten{node.name + "/flatten", "Flatten", {node.inputs[0]}, {}, {}};
+  flatten.attrs.set("axis", axis);
+  flatten.outputs = {hooks.add_value(flatten.name)};
+  Node softmax{node.name, node.op, {flatten.outputs[0]}, {}, {}};
+  softmax.attrs.set("axis", int64_t{1});
+  softmax.outputs = {hooks.add_value(node.name + "/2d")};
+  Shape shape = t->shape;
+  ValueId target = hooks.add_constant(
+      node.name + "/shape", Tensor::from_vector(shape, {static_cast<int64_t>(shape.size())}));
+  Node reshape{node.name + "/reshape", "Reshape", {softmax.outputs[0], target}, node.outputs, {}};
+  reshape.attrs.set("allowzero", int64_t{0});
+  return {flatten, softmax, reshape};
+}
+
+}  // namespace
+
+std::vector<Node> upgrade_node(Node node, int opset, const UpgradeHooks& hooks) {
+  const std::string& op = node.op;
+  if (opset < 13 && (op == "Squeeze" || op == "Unsqueeze" || op == "ReduceSum")) {
+    ints_attribute_to_input(node, "axes", 1, hooks);
+  } else if (opset < 13 && op == "Split") {
+    ints_attribute_to_input(node, "split", 1, hooks);
+  } else if (opset < 10 && op == "Slice") {
+    node.inputs.resize(1);
+    ints_attribute_to_input(node, "starts", 1, hooks);
+    ints_attribute_to_input(node, "ends", 2, hooks);
+    ints_attribute_to_input(node, "axes", 3, hooks);
+  } else if (opset < 11 && op == "Pad") {
+    node.inputs.resize(1);
+    ints_attribute_to_input(node, "pads", 1, hooks);
+    float_attribute_to_input(node, "value", 2, hooks);
+  } else if (opset < 11 && op == "Clip") {
+    node.inputs.resize(1);
+    float_attribute_to_input(node, "min", 1, hooks);
+    float_attribute_to_input(node, "max", 2, hooks);
+  } else if (opset < 12 && op == "Dropout") {
+    node.attrs.erase("ratio");
+    node.attrs.erase("is_test");
+  } else if (opset < 13 && (op == "Softmax" || op == "LogSoftmax")) {
+    return upgrade_softmax(std::move(node), hooks);
+  } else if (opset < 7 && op == "PRelu") {
+    // Before opset 7 a 1-D slope of C values applied per channel (axis 1).
+    const TensorType* x = hooks.type_of(node.inputs.at(0));
+    const TensorType* slope = hooks.type_of(node.inputs.at(1));
+    const Tensor* value = hooks.constant_of(node.inputs[1]);
+    if (x && slope && value && slope->rank() == 1 && x->rank() >= 3 &&
+        slope->shape[0] == x->shape[1]) {
+      Shape per_channel(static_cast<size_t>(x->rank() - 1), 1);
+      per_channel[0] = slope->shape[0];
+      node.inputs[1] = hooks.add_constant(node.name + "/slope", value->reshaped(per_channel));
+    }
+  } else if (opset < 11 && op == "Resize") {
+    // Opset 10 Resize is (X, scales) with asymmetric coordinates.
+    LATHE_CHECK(node.inputs.size() == 2, "opset-10 Resize takes X and scales");
+    node.inputs = {node.inputs[0], kNoValue, node.inputs[1]};
+    node.attrs.set("coordinate_transformation_mode", std::string("asymmetric"));
+    node.attrs.set("nearest_mode", std::string("floor"));
+  }
+  return {node};
+}
+
+}  // namespace lathe::onnx_frontend

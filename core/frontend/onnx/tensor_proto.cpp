@@ -1,0 +1,124 @@
+#include "frontend/onnx/tensor_proto.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "frontend/onnx/onnx_import.h"
+#include "support/error.h"
+
+namespace lathe::onnx_frontend {
+namespace {
+
+constexpr int64_t kMaxElements = int64_t{1} << 34;  // beyond this a dims list is corrupt
+
+std::string read_external(const onnx::TensorProto& proto, const std::string& base_dir,
+                          size_t expected_bytes) {
+  std::string location;
+  int64_t offset = 0;
+  int64_t length = -1;
+  for (const auto& entry : proto.external_data()) {
+    if (entry.key() == "location")
+      location = entry.value();
+    else if (entry.key() == "offset")
+      offset = std::stoll(entry.value());
+    else if (entry.key() == "length")
+      length = std::stoll(entry.value());
+  }
+  const std::string name = "tensor '" + proto.name() + "'";
+  LATHE_CHECK(!location.empty(), name, ": external data without a location");
+  std::filesystem::path path = std::filesystem::path(base_dir) / location;
+  std::ifstream in(path, std::ios::binary);
+  LATHE_CHECK(in, name, ": cannot open external data file ", path.string());
+  in.seekg(0, std::ios::end);
+  int64_t file_size = in.tellg();
+  if (length < 0) length = file_size - offset;
+  LATHE_CHECK(offset >= 0 && offset + length <= file_size, name, ": external data range [", offset,
+              ", ", offset + length, ") lies outside ", path.string(), " (", file_size, " bytes)");
+  LATHE_CHECK(static_cast<size_t>(length) == expected_bytes, name, ": external data has ", length,
+              " bytes, expected ", expected_bytes);
+  std::string bytes(static_cast<size_t>(length), '\0');
+  in.seekg(offset);
+  in.read(bytes.data(), length);
+  return bytes;
+}
+
+template <typename Src, typename Dst>
+void copy_field(const Src& field, Dst* out, int64_t n, const std::string& name) {
+  LATHE_CHECK(field.size() == n, "tensor '", name, "': has ", field.size(), " values, expected ",
+              n);
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Dst>(field.Get(static_cast<int>(i)));
+}
+
+}  // namespace
+
+Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base_dir) {
+  const std::string& name = proto.name();
+  auto dtype = dtype_from_onnx(proto.data_type());
+  if (!dtype)
+    fail_unsupported(
+        str("tensor '", name, "' has unsupported dtype ", onnx_dtype_name(proto.data_type())));
+  Shape shape;
+  int64_t numel = 1;
+  for (int64_t d : proto.dims()) {
+    LATHE_CHECK(d >= 0, "tensor '", name, "' has negative dimension ", d);
+    LATHE_CHECK(d == 0 || numel <= kMaxElements / d, "tensor '", name, "' is impossibly large");
+    numel *= d;
+    shape.push_back(d);
+  }
+  Tensor t(*dtype, shape);
+  const size_t bytes = t.nbytes();
+
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string data = read_external(proto, base_dir, bytes);
+    std::memcpy(t.raw(), data.data(), bytes);
+    return t;
+  }
+  if (proto.has_raw_data()) {
+    LATHE_CHECK(proto.raw_data().size() == bytes, "tensor '", name, "': raw data has ",
+                proto.raw_data().size(), " bytes, expected ", bytes, " for ", t.type().to_string());
+    if (bytes) std::memcpy(t.raw(), proto.raw_data().data(), bytes);
+    return t;
+  }
+  visit_dtype(*dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* out = t.data<T>();
+    switch (*dtype) {
+      case DType::Float32:
+        copy_field(proto.float_data(), out, numel, name);
+        break;
+      case DType::Float64:
+        copy_field(proto.double_data(), out, numel, name);
+        break;
+      case DType::Int64:
+        copy_field(proto.int64_data(), out, numel, name);
+        break;
+      case DType::UInt32:
+      case DType::UInt64:
+        copy_field(proto.uint64_data(), out, numel, name);
+        break;
+      default:
+        copy_field(proto.int32_data(), out, numel, name);
+        break;
+    }
+  });
+  return t;
+}
+
+Tensor read_tensor_pb_file(const std::string& path, std::string* name) {
+  std::ifstream in(path, std::ios::binary);
+  LATHE_CHECK(in, path, ": cannot open");
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  onnx::TensorProto proto;
+  LATHE_CHECK(proto.ParseFromString(bytes), path, ": not a serialized onnx.TensorProto");
+  if (name) *name = proto.name();
+  try {
+    return tensor_from_proto(proto, std::filesystem::path(path).parent_path().string());
+  } catch (const UnsupportedError& e) {
+    throw UnsupportedError(path + ": " + e.what());
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+}
+
+}  // namespace lathe::onnx_frontend

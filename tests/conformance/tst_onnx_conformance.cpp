@@ -1,0 +1,41 @@
+// Every case of ONNX's backend test data shipped by Debian's libonnx-testdata,
+// through the importer and the reference executor. Fails when a case whose
+// operators are all supported fails, unless known_exceptions.txt lists it.
+#include <QtTest>
+
+#include <iostream>
+
+#include "conformance_runner.h"
+
+using namespace lathe::conformance;
+
+class TestOnnxConformance : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void referenceExecutorPassesEverySupportedCase_data() {
+    QTest::addColumn<QString>("folder");
+    for (const char* folder : {"node", "pytorch-converted", "pytorch-operator", "simple"})
+      QTest::newRow(folder) << QString(folder);
+  }
+
+  void referenceExecutorPassesEverySupportedCase() {
+    QFETCH(QString, folder);
+    RunOptions options;
+    options.folders = {folder.toStdString()};
+    options.exceptions = load_exceptions(LATHE_CONFORMANCE_EXCEPTIONS);
+    QStringList failures;
+    auto results = run_all(options, [&](const CaseResult& r) {
+      if (r.outcome == Outcome::Failed || r.outcome == Outcome::UnexpectedPass)
+        failures << QString::fromStdString(r.folder + "/" + r.name + ": " + r.message);
+    });
+    const FolderSummary s = summarize(results)[folder.toStdString()];
+    std::cout << folder.toStdString() << ": " << s.passed << " passed, " << s.failed << " failed, "
+              << s.unsupported << " unsupported, " << s.known << " known failures" << std::endl;
+    QVERIFY2(s.passed > 0, "no case passed: is libonnx-testdata installed?");
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestOnnxConformance)
+#include "tst_onnx_conformance.moc"
