@@ -30,6 +30,16 @@ int64_t product(const Shape& s, size_t begin, size_t end) {
   return p;
 }
 
+// dispatch() instantiates its body for bool too, whatever the allowed set;
+// kernels with scratch vectors skip that instantiation (std::vector<bool> has
+// no data()).
+template <typename F>
+void dispatch_no_bool(DType t, DTypeSet allowed, const char* op, F&& f) {
+  dispatch(t, allowed, op, [&](auto tag) {
+    if constexpr (!std::is_same_v<decltype(tag), bool>) f(tag);
+  });
+}
+
 bool has_output(const KernelContext& ctx, size_t i) {
   return i < ctx.num_outputs() && ctx.node().outputs[i] != kNoValue;
 }
@@ -75,24 +85,160 @@ Window make_window(const Attributes& attrs, const Shape& x, const Shape& y, cons
 }
 
 // ---------------------------------------------------------------------------
-// Convolutions. Both directions share one index relation: positions a of a
-// driving tensor meet positions b = a * stride + k * dilation - pad of the
-// other, for each kernel offset k. Conv drives over its output and gathers
-// from its input; ConvTranspose drives over its input and scatters into its
-// output. The plan below resolves, once per node, which rows (all but the last
-// spatial dimension) meet for each kernel offset, and along the last dimension
-// the range of a for which b is in bounds, so the innermost loop is a plain
-// bounds-free run that the compiler vectorizes.
+// Matrix products. Conv, Gemm and MatMul all reduce to C += A * B with B
+// packed in panels of kPanel columns (each panel k x kPanel, contiguous), and
+// a register tile of 4 x kPanel accumulators per step. The tile loops have
+// fixed trip counts so GCC at -O2, whose very cheap cost model vectorizes no
+// loop of unknown length, still keeps the tile in vector registers. Every
+// output sums its k products in order, starting from C's initial value.
+constexpr int64_t kPanel = 8;
+
+// Packs columns [0, n) of the k-row matrix whose element (p, j) is
+// b[p * b_row + j * b_col] into panels, zero-padding the last one.
+template <typename T>
+void pack_panels(const T* b, int64_t b_row, int64_t b_col, int64_t k, int64_t n,
+                 std::vector<T>& packed) {
+  const int64_t panels = (n + kPanel - 1) / kPanel;
+  packed.assign(static_cast<size_t>(panels * k * kPanel), T{0});
+  for (int64_t jb = 0; jb < panels; ++jb) {
+    const int64_t cols = std::min(kPanel, n - jb * kPanel);
+    T* dst = packed.data() + jb * k * kPanel;
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < cols; ++j)
+        dst[p * kPanel + j] = b[p * b_row + (jb * kPanel + j) * b_col];
+  }
+}
+
+// C[R x cols] += A[R x k] * panel, A's element (r, p) at a[r * a_row + p * a_col].
+template <int64_t R, typename T>
+void gemm_tile(int64_t k, const T* a, int64_t a_row, int64_t a_col, const T* panel, T* c,
+               int64_t ldc, int64_t cols) {
+  T acc[R][kPanel];
+#pragma GCC unroll 4
+  for (int64_t r = 0; r < R; ++r)
+#pragma GCC unroll 8
+    for (int64_t j = 0; j < kPanel; ++j) acc[r][j] = j < cols ? c[r * ldc + j] : T{0};
+  for (int64_t p = 0; p < k; ++p) {
+    const T* bp = panel + p * kPanel;
+#pragma GCC unroll 4
+    for (int64_t r = 0; r < R; ++r) {
+      const T av = a[r * a_row + p * a_col];
+#pragma GCC unroll 8
+      for (int64_t j = 0; j < kPanel; ++j) acc[r][j] += av * bp[j];
+    }
+  }
+#pragma GCC unroll 4
+  for (int64_t r = 0; r < R; ++r)
+#pragma GCC unroll 8
+    for (int64_t j = 0; j < kPanel; ++j)
+      if (j < cols) c[r * ldc + j] = acc[r][j];
+}
+
+// C[m x n] (row stride ldc) += A[m x k] * B, B packed by pack_panels. Panels
+// are the outer loop so that one stays in cache while all rows of A pass.
+template <typename T>
+void gemm_packed(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int64_t a_col,
+                 const T* packed, T* c, int64_t ldc) {
+  for (int64_t jb = 0; jb * kPanel < n; ++jb) {
+    const T* panel = packed + jb * k * kPanel;
+    T* cj = c + jb * kPanel;
+    const int64_t cols = std::min(kPanel, n - jb * kPanel);
+    int64_t i = 0;
+    for (; i + 4 <= m; i += 4)
+      gemm_tile<4>(k, a + i * a_row, a_row, a_col, panel, cj + i * ldc, ldc, cols);
+    for (; i < m; ++i) gemm_tile<1>(k, a + i * a_row, a_row, a_col, panel, cj + i * ldc, ldc, cols);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Conv as a matrix product, chunk by chunk of output positions: the filters
+// of a group [filters x (channels * kernel volume)] times the patch matrix
+// (im2col) of the chunk, built directly in packed panels.
+constexpr int64_t kConvChunk = 256;  // output positions per chunk: bounds the patch matrix
+
+void conv(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& w = ctx.input(1);
+  Tensor& y = ctx.output(0);
+  const Shape kernel(w.shape().begin() + 2, w.shape().end());
+  const Window win = make_window(ctx.attrs(), x.shape(), y.shape(), kernel);
+  const size_t rank = win.in.size();
+  const int64_t batch = x.shape()[0], channels = x.shape()[1], filters = w.shape()[0];
+  const int64_t group = ctx.attrs().get_int("group", 1);
+  const int64_t cg = channels / group, mg = filters / group;
+  const int64_t in_plane = shape_numel(win.in), out_plane = shape_numel(win.out);
+  const int64_t kernel_volume = shape_numel(kernel), depth = cg * kernel_volume;
+  const std::vector<int64_t> in_strides = shape_strides(win.in);
+  // Per kernel offset and dimension, the offset k * dilation it adds to a window origin.
+  std::vector<int64_t> tap(static_cast<size_t>(kernel_volume) * rank);
+  for (int64_t t = 0; t < kernel_volume; ++t)
+    for (int64_t d = static_cast<int64_t>(rank) - 1, rem = t; d >= 0; --d) {
+      tap[t * rank + d] = rem % kernel[d] * win.dilations[d];
+      rem /= kernel[d];
+    }
+  dispatch_no_bool(x.dtype(), kFloatTypes, "Conv", [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    const T* pw = w.data<T>();
+    const T* pb = ctx.has_input(2) ? ctx.input(2).data<T>() : nullptr;
+    T* py = y.data<T>();
+    for (int64_t m = 0; m < batch * filters; ++m)
+      std::fill(py + m * out_plane, py + (m + 1) * out_plane, pb ? pb[m % filters] : T{0});
+    std::vector<int64_t> origin;  // per chunk column and dimension: window origin
+    std::vector<T> packed;
+    for (int64_t j0 = 0; j0 < out_plane; j0 += kConvChunk) {
+      const int64_t cols = std::min(kConvChunk, out_plane - j0);
+      origin.resize(static_cast<size_t>(cols) * rank);
+      for (int64_t j = 0; j < cols; ++j)
+        for (int64_t d = static_cast<int64_t>(rank) - 1, rem = j0 + j; d >= 0; --d) {
+          origin[j * rank + d] = rem % win.out[d] * win.strides[d] - win.pad_begin[d];
+          rem /= win.out[d];
+        }
+      for (int64_t n = 0; n < batch; ++n) {
+        for (int64_t g = 0; g < group; ++g) {
+          const int64_t panels = (cols + kPanel - 1) / kPanel;
+          packed.assign(static_cast<size_t>(panels * depth * kPanel), T{0});
+          for (int64_t c = 0; c < cg; ++c) {
+            const T* src = px + (n * channels + g * cg + c) * in_plane;
+            for (int64_t t = 0; t < kernel_volume; ++t) {
+              const int64_t p = c * kernel_volume + t;
+              for (int64_t j = 0; j < cols; ++j) {
+                int64_t offset = 0;
+                bool inside = true;
+                for (size_t d = 0; d < rank; ++d) {
+                  const int64_t i = origin[j * rank + d] + tap[t * rank + d];
+                  inside &= i >= 0 && i < win.in[d];
+                  offset += i * in_strides[d];
+                }
+                if (inside) packed[((j / kPanel) * depth + p) * kPanel + j % kPanel] = src[offset];
+              }
+            }
+          }
+          gemm_packed(mg, cols, depth, pw + g * mg * depth, depth, int64_t{1}, packed.data(),
+                      py + (n * filters + g * mg) * out_plane + j0, out_plane);
+        }
+      }
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------
+// ConvTranspose scatters: input position i meets output position
+// o = i * stride + k * dilation - pad for each kernel offset k. The plan below
+// resolves once per node which rows (all spatial dimensions but the last)
+// meet for each kernel offset, and along the last dimension the range of i
+// whose o is in bounds, so the innermost loop is a plain bounds-free run.
 struct RowPlan {
   int64_t kernel_last = 1;  // kernel extent along the last spatial dimension
   int64_t stride = 1;       // stride along the last spatial dimension
-  // Per kernel offset over the outer spatial dimensions: (row start in a, row start in b).
+  // Per kernel offset over the outer spatial dimensions: (input row start, output row start).
   std::vector<std::vector<std::pair<int64_t, int64_t>>> rows;
-  // Per kernel offset along the last dimension: a in [lo, hi) meets b = a * stride + off.
+  // Per kernel offset along the last dimension: i in [lo, hi) meets o = i * stride + off.
   std::vector<int64_t> lo, hi, off;
 };
 
-RowPlan plan_rows(const Shape& a, const Shape& b, const Window& w) {
+RowPlan plan_rows(const Window& w) {
+  const Shape &a = w.in, &b = w.out;
   const size_t n = a.size(), last = n - 1;
   const std::vector<int64_t> a_strides = shape_strides(a), b_strides = shape_strides(b);
   RowPlan plan;
@@ -131,80 +277,21 @@ RowPlan plan_rows(const Shape& a, const Shape& b, const Window& w) {
   return plan;
 }
 
-// y[i] += w * x[i * stride] for i in [0, n). The fixed-length blocks of 8 are
-// there for GCC at -O2, whose very cheap cost model only vectorizes loops of
-// a known trip count: this keeps the convolutions vectorized.
+// Scatters wp[k] * (input plane src) into the output plane dst for every kernel offset k.
 template <typename T>
-inline void axpy(T* __restrict y, const T* __restrict x, T w, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int64_t j = 0; j < 8; ++j) y[i + j] += w * x[i + j];
-  for (; i < n; ++i) y[i] += w * x[i];
-}
-
-template <typename T>
-inline void axpy_strided(T* __restrict y, const T* __restrict x, T w, int64_t n, int64_t stride) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int64_t j = 0; j < 8; ++j) y[i + j] += w * x[(i + j) * stride];
-  for (; i < n; ++i) y[i] += w * x[i * stride];
-}
-
-// Adds wv * (plane b) into plane a (Conv) or wv * (plane a) into plane b
-// (ConvTranspose) for every kernel offset of one filter slice `wp`.
-template <bool kScatter, typename T>
-void apply_plan(const RowPlan& plan, const T* wp, T* dst, const T* src) {
+void scatter_plane(const RowPlan& plan, const T* wp, T* dst, const T* src) {
   const int64_t s = plan.stride;
   for (size_t ko = 0; ko < plan.rows.size(); ++ko) {
     for (int64_t kl = 0; kl < plan.kernel_last; ++kl) {
       const T wv = wp[static_cast<int64_t>(ko) * plan.kernel_last + kl];
       const int64_t lo = plan.lo[kl], hi = plan.hi[kl], off = plan.off[kl];
-      for (const auto& [a_row, b_row] : plan.rows[ko]) {
-        if constexpr (kScatter) {
-          T* __restrict y = dst + b_row + off;
-          const T* __restrict x = src + a_row;
-          for (int64_t i = lo; i < hi; ++i) y[i * s] += wv * x[i];
-        } else {
-          if (s == 1)
-            axpy(dst + a_row + lo, src + b_row + off + lo, wv, hi - lo);
-          else
-            axpy_strided(dst + a_row + lo, src + b_row + off + lo * s, wv, hi - lo, s);
-        }
+      for (const auto& [in_row, out_row] : plan.rows[ko]) {
+        T* __restrict o = dst + out_row + off;
+        const T* __restrict i = src + in_row;
+        for (int64_t e = lo; e < hi; ++e) o[e * s] += wv * i[e];
       }
     }
   }
-}
-
-void conv(KernelContext& ctx) {
-  const Tensor& x = ctx.input(0);
-  const Tensor& w = ctx.input(1);
-  Tensor& y = ctx.output(0);
-  const Shape kernel(w.shape().begin() + 2, w.shape().end());
-  const Window win = make_window(ctx.attrs(), x.shape(), y.shape(), kernel);
-  const RowPlan plan = plan_rows(win.out, win.in, win);
-  const int64_t batch = x.shape()[0], channels = x.shape()[1], filters = w.shape()[0];
-  const int64_t group = ctx.attrs().get_int("group", 1);
-  const int64_t cg = channels / group, mg = filters / group;
-  const int64_t in_plane = shape_numel(win.in), out_plane = shape_numel(win.out);
-  const int64_t kernel_volume = shape_numel(kernel);
-  dispatch(x.dtype(), kFloatTypes, "Conv", [&](auto tag) {
-    using T = decltype(tag);
-    const T* px = x.data<T>();
-    const T* pw = w.data<T>();
-    const T* pb = ctx.has_input(2) ? ctx.input(2).data<T>() : nullptr;
-    T* py = y.data<T>();
-    for (int64_t n = 0; n < batch; ++n) {
-      for (int64_t m = 0; m < filters; ++m) {
-        const int64_t g = m / mg;
-        T* dst = py + (n * filters + m) * out_plane;
-        std::fill(dst, dst + out_plane, pb ? pb[m] : T{0});
-        for (int64_t c = 0; c < cg; ++c) {
-          const T* src = px + (n * channels + g * cg + c) * in_plane;
-          apply_plan<false>(plan, pw + (m * cg + c) * kernel_volume, dst, src);
-        }
-      }
-    }
-  });
 }
 
 // ConvTranspose's padding: explicit, or when output_shape or SAME padding
@@ -247,7 +334,7 @@ void conv_transpose(KernelContext& ctx) {
   Tensor& y = ctx.output(0);
   const Shape kernel(w.shape().begin() + 2, w.shape().end());
   const Window win = make_transpose_window(ctx.attrs(), x.shape(), y.shape(), kernel);
-  const RowPlan plan = plan_rows(win.in, win.out, win);
+  const RowPlan plan = plan_rows(win);
   const int64_t batch = x.shape()[0], channels = x.shape()[1], filters = y.shape()[1];
   const int64_t group = ctx.attrs().get_int("group", 1);
   const int64_t cg = channels / group, mg = filters / group;
@@ -269,7 +356,7 @@ void conv_transpose(KernelContext& ctx) {
         const T* src = px + (n * channels + c) * in_plane;
         for (int64_t m = 0; m < mg; ++m) {
           T* dst = py + (n * filters + g * mg + m) * out_plane;
-          apply_plan<true>(plan, pw + (c * mg + m) * kernel_volume, dst, src);
+          scatter_plane(plan, pw + (c * mg + m) * kernel_volume, dst, src);
         }
       }
     }
@@ -589,23 +676,6 @@ void lrn(KernelContext& ctx) {
 }
 
 // ---------------------------------------------------------------------------
-// Matrix products. Accumulation is in the element type; rows of the output
-// are accumulated with a contiguous innermost loop over output columns.
-
-// Y[m x n] = A[m x k] B[k x n], A read through strides (for Gemm's transA).
-template <typename T>
-void matmul_rows(const T* a, int64_t a_row, int64_t a_col, const T* b, T* y, int64_t m, int64_t k,
-                 int64_t n) {
-  for (int64_t i = 0; i < m; ++i) {
-    T* __restrict yr = y + i * n;
-    std::fill(yr, yr + n, T{0});
-    for (int64_t p = 0; p < k; ++p) {
-      const T av = a[i * a_row + p * a_col];
-      const T* __restrict br = b + p * n;
-      for (int64_t j = 0; j < n; ++j) yr[j] += av * br[j];
-    }
-  }
-}
 
 void gemm(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
@@ -617,23 +687,15 @@ void gemm(KernelContext& ctx) {
   const double beta = ctx.attrs().get_float("beta", 1.0f);
   const int64_t m = y.shape()[0], n = y.shape()[1];
   const int64_t k = a.shape()[trans_a ? 0 : 1];
-  dispatch(a.dtype(), kGemmTypes, "Gemm", [&](auto tag) {
+  dispatch_no_bool(a.dtype(), kGemmTypes, "Gemm", [&](auto tag) {
     using T = decltype(tag);
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* py = y.data<T>();
     const int64_t a_row = trans_a ? 1 : k, a_col = trans_a ? m : 1;
-    if (!trans_b) {
-      matmul_rows(pa, a_row, a_col, pb, py, m, k, n);
-    } else {
-      // B is [n x k]: each output is a dot product of two contiguous rows.
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          T sum = 0;
-          for (int64_t p = 0; p < k; ++p) sum += pa[i * a_row + p * a_col] * pb[j * k + p];
-          py[i * n + j] = sum;
-        }
-    }
+    std::vector<T> packed;
+    pack_panels(pb, trans_b ? 1 : n, trans_b ? k : 1, k, n, packed);
+    gemm_packed(m, n, k, pa, a_row, a_col, packed.data(), py, n);
     // Scale in the element type for floats (as a fused kernel would), in
     // double for integers so alpha and beta are not truncated first.
     const T* pc = ctx.has_input(2) ? ctx.input(2).data<T>() : nullptr;
@@ -664,14 +726,19 @@ void matmul(KernelContext& ctx) {
   const Shape batch = broadcast_shapes(batch_a, batch_b);
   std::array<std::vector<int64_t>, 2> strides = {broadcast_strides(batch_a, batch),
                                                  broadcast_strides(batch_b, batch)};
-  dispatch(a.dtype(), kGemmTypes, "MatMul", [&](auto tag) {
+  dispatch_no_bool(a.dtype(), kGemmTypes, "MatMul", [&](auto tag) {
     using T = decltype(tag);
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* py = y.data<T>();
+    std::vector<T> packed;
+    const T* last_b = nullptr;
     for_each_broadcast(batch, strides, [&](int64_t i, const std::array<int64_t, 2>& off) {
-      matmul_rows(pa + off[0] * m * k, k, int64_t{1}, pb + off[1] * k * n, py + i * m * n, m, k,
-                  n);
+      const T* b_mat = pb + off[1] * k * n;
+      // A B broadcast across the batch is packed once.
+      if (b_mat != last_b) pack_panels(b_mat, n, int64_t{1}, k, n, packed);
+      last_b = b_mat;
+      gemm_packed(m, n, k, pa + off[0] * m * k, k, int64_t{1}, packed.data(), py + i * m * n, n);
     });
   });
 }

@@ -48,7 +48,8 @@ class HeaderParser {
         has_descr = true;
       } else if (key == "fortran_order") {
         const std::string word = parse_word();
-        if (word == "True") error("Fortran-order arrays are not supported; save a C-order array");
+        if (word == "True")
+          fail(str(where_, ": Fortran-order arrays are not supported; save a C-order array"));
         if (word != "False") error(str("fortran_order is '", word, "', expected True or False"));
         has_order = true;
       } else if (key == "shape") {
@@ -292,22 +293,22 @@ std::string serialize_npy(const NpyArray& a) {
 }
 
 std::vector<std::pair<std::string, NpyArray>> read_npz(const std::string& path) {
-  // libarchive does not recognise a zip with no members, which is just an
-  // end-of-central-directory record (np.savez with no arrays writes one).
-  {
+  ReadArchive a(archive_read_new(), archive_read_free);
+  if (!a) fail(str(path, ": cannot allocate a libarchive reader"));
+  // Registers both zip readers: on a regular file libarchive picks the seekable
+  // one, which trusts the central directory as NumPy's zipfile does (the
+  // streaming one can't size stored members written with data descriptors);
+  // on a pipe it falls back to streaming.
+  archive_read_support_format_zip(a.get());
+  if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK) {
+    // libarchive does not recognise a zip with no members, which is just an
+    // end-of-central-directory record (np.savez with no arrays writes one).
     char head[4] = {};
     std::ifstream file(path, std::ios::binary);
     if (file.read(head, sizeof head) && std::string_view(head, 4) == std::string_view("PK\5\6", 4))
       return {};
-  }
-  ReadArchive a(archive_read_new(), archive_read_free);
-  if (!a) fail(str(path, ": cannot allocate a libarchive reader"));
-  // The seekable reader trusts the central directory, which is what NumPy and
-  // Python's zipfile rely on too; the streaming reader can't size stored
-  // members written with data descriptors.
-  archive_read_support_format_zip_seekable(a.get());
-  if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
     fail(str(path, ": cannot open as .npz: ", archive_message(a.get())));
+  }
 
   std::vector<std::pair<std::string, NpyArray>> arrays;
   std::set<std::string> keys;

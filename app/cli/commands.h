@@ -1,0 +1,9 @@
+// The `lathe` subcommands; each returns the process exit code.
+#pragma once
+
+namespace lathe::cli {
+
+int inspect_command(int argc, char** argv);
+int run_command(int argc, char** argv);
+
+}  // namespace lathe::cli

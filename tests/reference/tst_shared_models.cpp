@@ -1,0 +1,81 @@
+// Every model in shared/models runs through the importer and the reference
+// executor and matches PyTorch's output to a normalized error of 1e-4
+// (max|got - ref| / max|ref|, the measure of shared/models/README.md).
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+#include "driver/model_loader.h"
+#include "driver/tensor_files.h"
+#include "reference/executor.h"
+#include "support/timer.h"
+
+using namespace lathe;
+
+namespace {
+
+double normalized_error(const Tensor& got, const Tensor& ref) {
+  const float* g = got.data<float>();
+  const float* r = ref.data<float>();
+  double max_diff = 0, max_ref = 0;
+  for (int64_t i = 0; i < ref.numel(); ++i) {
+    max_diff = std::max(max_diff, std::abs(static_cast<double>(g[i]) - r[i]));
+    max_ref = std::max(max_ref, std::abs(static_cast<double>(r[i])));
+  }
+  return max_diff / max_ref;
+}
+
+QString models_dir() {
+  return qEnvironmentVariable("LATHE_SHARED_MODELS", "../shared/models");
+}
+
+}  // namespace
+
+class TestSharedModels : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void matchesReferenceOutput_data() {
+    QTest::addColumn<QString>("model");
+    for (const char* m : {"mlp", "transformer_block", "squeezenet1_1", "mobilenet_v2", "resnet18"})
+      QTest::newRow(m) << QString(m);
+  }
+
+  void matchesReferenceOutput() {
+    QFETCH(QString, model);
+    const std::string base = (models_dir() + "/" + model).toStdString();
+    Timer import_timer;
+    Graph graph = driver::load_model(base + ".onnx");
+    double import_ms = import_timer.milliseconds();
+
+    driver::NamedTensors io = driver::read_npz_tensors(base + ".io.npz");
+    auto find = [&](const std::string& name) {
+      auto it = std::find_if(io.begin(), io.end(), [&](const auto& p) { return p.first == name; });
+      if (it == io.end())
+        QTest::qFail(qPrintable("no array " + QString::fromStdString(name)), __FILE__, __LINE__);
+      return it->second;
+    };
+    QCOMPARE(graph.inputs.size(), size_t{1});
+    QCOMPARE(graph.outputs.size(), size_t{1});
+    Tensor input = find("input");
+    Tensor expected = find("output");
+
+    Timer run_timer;
+    std::vector<Tensor> got =
+        reference::Executor(graph).run({{graph.value(graph.inputs[0]).name, input}});
+    double run_ms = run_timer.milliseconds();
+
+    QCOMPARE(got.size(), size_t{1});
+    QCOMPARE(QString::fromStdString(got[0].type().to_string()),
+             QString::fromStdString(expected.type().to_string()));
+    double err = normalized_error(got[0], expected);
+    std::cout << model.toStdString() << ": import " << import_ms << " ms, reference run " << run_ms
+              << " ms, normalized error " << err << std::endl;
+    QVERIFY2(err <= 1e-4, qPrintable(QString("normalized error %1 > 1e-4").arg(err)));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestSharedModels)
+#include "tst_shared_models.moc"
