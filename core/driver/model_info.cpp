@@ -33,7 +33,8 @@ ModelInfo inspect_graph(const Graph& graph) {
       ni.inputs.push_back("%" + graph.value(in).name + " : " + graph.type(in).to_string());
       in_types.push_back(graph.type(in));
     }
-    for (ValueId out : n.outputs) ni.output_types.push_back(graph.type(out));
+    for (ValueId out : n.outputs)
+      ni.output_types.push_back(out == kNoValue ? TensorType{} : graph.type(out));
     if (const OpDef* op = registry.find(n.op)) {
       ni.fusion_kind = std::string(fusion_kind_name(op->kind));
       if (op->macs) ni.macs = op->macs(n, in_types, ni.output_types);

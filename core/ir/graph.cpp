@@ -19,7 +19,8 @@ ValueId Graph::add_constant(const std::string& value_name, Tensor tensor) {
 
 int Graph::add_node(Node node) {
   int index = static_cast<int>(nodes.size());
-  for (ValueId out : node.outputs) value(out).producer = index;
+  for (ValueId out : node.outputs)
+    if (out != kNoValue) value(out).producer = index;
   nodes.push_back(std::move(node));
   return index;
 }
@@ -101,6 +102,7 @@ void Graph::verify() const {
                   "' before it is produced");
     }
     for (ValueId out : n.outputs) {
+      if (out == kNoValue) continue;  // an omitted optional output
       check_id(out, where);
       LATHE_CHECK(value(out).producer == static_cast<int>(i), where, ": output '", value(out).name,
                   "' has another producer");

@@ -27,8 +27,8 @@ struct Value {
 struct Node {
   std::string name;
   std::string op;
-  std::vector<ValueId> inputs;  // kNoValue marks an omitted optional input
-  std::vector<ValueId> outputs;
+  std::vector<ValueId> inputs;   // kNoValue marks an omitted optional input
+  std::vector<ValueId> outputs;  // kNoValue marks an omitted optional output
   Attributes attrs;
 
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != kNoValue; }

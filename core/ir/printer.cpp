@@ -34,7 +34,8 @@ std::string print_graph(const Graph& graph) {
     }
     os << " :";
     for (size_t k = 0; k < n.outputs.size(); ++k)
-      os << (k ? ", " : " ") << graph.type(n.outputs[k]).to_string();
+      os << (k ? ", " : " ")
+         << (n.outputs[k] == kNoValue ? "none" : graph.type(n.outputs[k]).to_string());
     os << "  # " << n.name << "\n";
   }
   for (ValueId id : graph.outputs) os << "  output " << ref(id) << "\n";

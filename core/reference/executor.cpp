@@ -20,11 +20,14 @@ std::vector<Tensor> run_node(const OpDef& op, const Node& node,
                              const std::vector<const Tensor*>& inputs,
                              const std::vector<TensorType>& output_types) {
   if (!op.kernel) fail_unsupported(str("node ", describe_node(node), ": no reference kernel"));
-  std::vector<Tensor> outputs;
-  outputs.reserve(output_types.size());
-  for (const TensorType& t : output_types) outputs.emplace_back(t);
+  // Omitted optional outputs (kNoValue) get no tensor; kernels skip them.
+  std::vector<Tensor> outputs(output_types.size());
   std::vector<Tensor*> output_ptrs;
-  for (Tensor& t : outputs) output_ptrs.push_back(&t);
+  for (size_t k = 0; k < output_types.size(); ++k) {
+    bool omitted = k < node.outputs.size() && node.outputs[k] == kNoValue;
+    if (!omitted) outputs[k] = Tensor(output_types[k]);
+    output_ptrs.push_back(omitted ? nullptr : &outputs[k]);
+  }
   KernelContext ctx(node, inputs, std::move(output_ptrs));
   try {
     op.kernel(ctx);
@@ -76,10 +79,12 @@ std::vector<Tensor> Executor::run(const std::map<std::string, Tensor>& inputs) c
     for (ValueId in : node.inputs)
       args.push_back(in == kNoValue ? nullptr : &env[static_cast<size_t>(in)]);
     std::vector<TensorType> types;
-    for (ValueId out : node.outputs) types.push_back(graph_.type(out));
+    for (ValueId out : node.outputs)
+      types.push_back(out == kNoValue ? TensorType{} : graph_.type(out));
     std::vector<Tensor> results = run_node(*ops_[i], node, args, types);
     for (size_t k = 0; k < node.outputs.size(); ++k)
-      env[static_cast<size_t>(node.outputs[k])] = std::move(results[k]);
+      if (node.outputs[k] != kNoValue)
+        env[static_cast<size_t>(node.outputs[k])] = std::move(results[k]);
     // Free what no later node reads, so large models run in little memory.
     for (ValueId in : node.inputs)
       if (in != kNoValue && last_use_[static_cast<size_t>(in)] == static_cast<int>(i) &&

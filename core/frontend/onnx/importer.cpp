@@ -52,14 +52,15 @@ class Importer {
     check_opset();
     if (diagnostics_.empty()) {
       apply_input_overrides();
-      run_onnx_checks();
+      run_onnx_checker();
       import_initializers();
       import_inputs();
       for (int i = 0; i < model_.graph().node_size(); ++i) import_node(model_.graph().node(i), i);
       import_outputs();
     }
-    if (!diagnostics_.empty() && !onnx_inference_error_.empty())
-      report(Kind::Invalid, source_, onnx_inference_error_);
+    // ONNX's shape inference runs only on models Lathe's own inference
+    // accepted: libonnx divides by a zero stride where Lathe reports it.
+    if (diagnostics_.empty()) cross_check_with_onnx_inference();
     if (!diagnostics_.empty())
       throw DiagnosticError(str("cannot import ", source_, ":"), std::move(diagnostics_));
     graph_.remove_unused_values();
@@ -94,6 +95,7 @@ class Importer {
   void apply_input_overrides() {
     auto* graph = model_.mutable_graph();
     std::set<std::string> known;
+    bool changed = false;
     for (auto& input : *graph->mutable_input()) {
       known.insert(input.name());
       auto it = options_.input_shapes.find(input.name());
@@ -103,33 +105,49 @@ class Importer {
                                                                     : nullptr;
       if (!shape || !input.type().has_tensor_type()) continue;
       auto* dims = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+      Shape declared;
+      for (const auto& d : dims->dim()) declared.push_back(d.has_dim_value() ? d.dim_value() : -1);
+      if (declared == *shape) continue;
+      changed = true;
       dims->clear_dim();
       for (int64_t d : *shape) dims->add_dim()->set_dim_value(d);
+    }
+    // Declared shapes downstream of a changed input no longer hold: keep ranks,
+    // forget sizes.
+    if (changed) {
+      graph->clear_value_info();
+      for (auto& output : *graph->mutable_output())
+        if (output.type().tensor_type().has_shape())
+          for (auto& d :
+               *output.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+            d.clear_dim_value();
     }
     for (const auto& [name, shape] : options_.input_shapes)
       if (!known.count(name))
         report(Kind::Invalid, "--input-shapes", str("the model has no input named '", name, "'"));
   }
 
-  // libonnx's checker and strict shape inference catch malformed models before
-  // Lathe looks at them; what they find is reported with Lathe's own findings.
-  void run_onnx_checks() {
+  void run_onnx_checker() {
     try {
       onnx::checker::check_model(model_);
     } catch (const std::exception& e) {
       report(Kind::Invalid, source_, str("ONNX checker: ", first_line(e.what())));
       checker_failed_ = true;
     }
-    if (checker_failed_) return;  // inference on an invalid model is not meaningful
+  }
+
+  // Types every value as libonnx's strict shape inference does and reports
+  // where Lathe's inference disagrees, naming the producing node.
+  void cross_check_with_onnx_inference() {
     try {
-      onnx::ShapeInferenceOptions opts(/*check_type=*/true, /*strict_mode=*/1,
-                                       /*data_prop=*/true);
-      onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), opts);
+      onnx::ShapeInferenceOptions strict(/*check_type=*/true, /*strict_mode=*/1,
+                                         /*data_prop=*/true);
+      onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), strict);
     } catch (const std::exception& e) {
       // Strict inference rejects some models that older exporters wrote and
       // every runtime accepts (an int64 Constant under opset 6). Lathe's own
       // inference has the last word; ONNX's complaint is kept as context for
-      // whatever else goes wrong.
+      // a disagreement found below.
       onnx_inference_error_ = str("ONNX shape inference: ", first_line(e.what()));
       onnx::ShapeInferenceOptions lenient(false, 0, true);
       try {
@@ -137,9 +155,39 @@ class Importer {
       } catch (const std::exception&) {
       }
     }
-    for (const auto& vi : model_.graph().value_info())
-      onnx_types_[vi.name()] = onnx_type(vi.type());
-    for (const auto& vi : model_.graph().output()) onnx_types_[vi.name()] = onnx_type(vi.type());
+    std::unordered_map<std::string, OnnxType> onnx_types;
+    for (const auto& vi : model_.graph().value_info()) onnx_types[vi.name()] = onnx_type(vi.type());
+    for (const auto& vi : model_.graph().output()) onnx_types[vi.name()] = onnx_type(vi.type());
+    for (const Value& v : graph_.values) {
+      auto it = onnx_types.find(v.name);
+      if (it == onnx_types.end() || it->second.elem_type == 0 || agrees(it->second, v.type))
+        continue;
+      std::string where = v.producer >= 0 ? "node " + describe_node(graph_.nodes[v.producer])
+                                          : "value '" + v.name + "'";
+      report(Kind::Invalid, where,
+             str("output '", v.name, "' is ", v.type.to_string(), " but ONNX infers ",
+                 describe(it->second)));
+    }
+    if (!diagnostics_.empty() && !onnx_inference_error_.empty())
+      report(Kind::Invalid, source_, onnx_inference_error_);
+  }
+
+  static bool agrees(const OnnxType& t, const TensorType& type) {
+    if (dtype_from_onnx(t.elem_type) != type.dtype) return false;
+    if (!t.has_shape) return true;
+    if (t.dims.size() != type.shape.size()) return false;
+    for (size_t i = 0; i < t.dims.size(); ++i)
+      if (t.dims[i] >= 0 && t.dims[i] != type.shape[i]) return false;
+    return true;
+  }
+
+  static std::string describe(const OnnxType& t) {
+    std::string s = onnx_dtype_name(t.elem_type);
+    if (!t.has_shape) return s;
+    s += "[";
+    for (size_t i = 0; i < t.dims.size(); ++i)
+      s += (i ? "," : "") + (t.dims[i] < 0 ? std::string("?") : std::to_string(t.dims[i]));
+    return s + "]";
   }
 
   static std::string first_line(const std::string& s) {
@@ -281,7 +329,10 @@ class Importer {
       return;
     }
     for (const std::string& out : proto.output()) {
-      if (out.empty()) continue;  // an optional output nobody reads
+      if (out.empty()) {
+        node.outputs.push_back(kNoValue);  // an omitted optional output
+        continue;
+      }
       if (by_name_.count(out)) {
         report(Kind::Invalid, where, str("output '", out, "' is already defined"));
         poison(out);
@@ -289,6 +340,7 @@ class Importer {
       }
       node.outputs.push_back(graph_.add_value(out, {}));
     }
+    while (!node.outputs.empty() && node.outputs.back() == kNoValue) node.outputs.pop_back();
     if (node.op == "Constant") {
       import_constant(node, where);
       return;
@@ -311,7 +363,10 @@ class Importer {
     }
     size_t k = 0;
     for (const std::string& out : proto.output())
-      if (!out.empty() && !poisoned_names_.count(out)) define(out, outputs.at(k++));
+      if (!poisoned_names_.count(out) && k < outputs.size() && !out.empty())
+        define(out, outputs[k++]);
+      else if (out.empty())
+        ++k;
   }
 
   UpgradeHooks hooks() {
@@ -382,11 +437,8 @@ class Importer {
       report(Kind::Invalid, where, e.what());
       return false;
     }
-    for (size_t k = 0; k < node.outputs.size(); ++k) {
-      Value& v = graph_.value(node.outputs[k]);
-      v.type = types[k];
-      if (!check_against_onnx(v, where)) return false;
-    }
+    for (size_t k = 0; k < node.outputs.size(); ++k)
+      if (node.outputs[k] != kNoValue) graph_.value(node.outputs[k]).type = types[k];
     switch (try_fold(*op, node, where)) {
       case Fold::Done:
         return true;
@@ -399,33 +451,14 @@ class Importer {
     return true;
   }
 
-  bool check_against_onnx(const Value& v, const std::string& where) {
-    auto it = onnx_types_.find(v.name);
-    if (it == onnx_types_.end() || it->second.elem_type == 0) return true;
-    const OnnxType& t = it->second;
-    bool same = dtype_from_onnx(t.elem_type) == v.type.dtype;
-    if (t.has_shape) {
-      same = same && t.dims.size() == v.type.shape.size();
-      for (size_t i = 0; same && i < t.dims.size(); ++i)
-        same = t.dims[i] < 0 || t.dims[i] == v.type.shape[i];
-    }
-    if (same) return true;
-    std::string onnx_shape = "[";
-    for (size_t i = 0; i < t.dims.size(); ++i)
-      onnx_shape += (i ? "," : "") + (t.dims[i] < 0 ? std::string("?") : std::to_string(t.dims[i]));
-    report(Kind::Invalid, where,
-           str("output '", v.name, "' is ", v.type.to_string(), " but the model declares ",
-               onnx_dtype_name(t.elem_type), t.has_shape ? onnx_shape + "]" : ""));
-    return false;
-  }
-
   enum class Fold { Done, NotFoldable, Failed };
 
   // Replaces the node's outputs by constants when its inputs are constant.
   Fold try_fold(const OpDef& op, const Node& node, const std::string& where) {
     bool foldable = op.kernel != nullptr;
     int64_t out_elems = 0;
-    for (ValueId out : node.outputs) out_elems += graph_.type(out).numel();
+    for (ValueId out : node.outputs)
+      if (out != kNoValue) out_elems += graph_.type(out).numel();
     // Shape and Size read only the static type, so they fold whatever their input.
     bool type_only = node.op == "Shape" || node.op == "Size";
     for (size_t i = 0; i < node.inputs.size() && !type_only; ++i)
@@ -447,11 +480,13 @@ class Importer {
       }
     }
     std::vector<TensorType> types;
-    for (ValueId out : node.outputs) types.push_back(graph_.type(out));
+    for (ValueId out : node.outputs)
+      types.push_back(out == kNoValue ? TensorType{} : graph_.type(out));
     try {
       std::vector<Tensor> results = reference::run_node(op, node, args, types);
       for (size_t k = 0; k < node.outputs.size(); ++k)
-        graph_.value(node.outputs[k]).constant = std::move(results[k]);
+        if (node.outputs[k] != kNoValue)
+          graph_.value(node.outputs[k]).constant = std::move(results[k]);
     } catch (const UnsupportedError&) {
       return Fold::NotFoldable;  // left for the executor, which will say the same if run
     } catch (const Error& e) {
@@ -493,7 +528,6 @@ class Importer {
   std::unordered_map<std::string, ValueId> by_name_;
   std::set<std::string> poisoned_names_;
   std::set<std::string> node_names_;
-  std::unordered_map<std::string, OnnxType> onnx_types_;
 };
 
 }  // namespace

@@ -76,7 +76,7 @@ Shape window_output(const Attributes& attrs, const Shape& in, const Shape& kerne
 
 // The checks every N x C x D1 x ... x Dn input of this family shares.
 void check_spatial_input(const TensorType& x, const char* what) {
-  LATHE_CHECK(x.rank() >= 3, what, " must have rank >= 3 (N x C x spatial...), got ",
+  LATHE_CHECK(x.rank() >= 3, what, " input must have rank >= 3 (N x C x spatial...), got ",
               x.to_string());
 }
 
@@ -92,7 +92,7 @@ void infer_conv(InferContext& ctx) {
   check_same_dtype(ctx);
   const TensorType& x = ctx.input(0);
   const TensorType& w = ctx.input(1);
-  check_spatial_input(x, "Conv input X");
+  check_spatial_input(x, "Conv");
   LATHE_CHECK(w.rank() == x.rank(), "Conv weight ", w.to_string(), " must have the rank of X ",
               x.to_string());
   const size_t n = static_cast<size_t>(x.rank() - 2);
@@ -123,7 +123,7 @@ void infer_conv_transpose(InferContext& ctx) {
   check_same_dtype(ctx);
   const TensorType& x = ctx.input(0);
   const TensorType& w = ctx.input(1);
-  check_spatial_input(x, "ConvTranspose input X");
+  check_spatial_input(x, "ConvTranspose");
   LATHE_CHECK(w.rank() == x.rank(), "ConvTranspose weight ", w.to_string(),
               " must have the rank of X ", x.to_string());
   const size_t n = static_cast<size_t>(x.rank() - 2);
@@ -175,12 +175,14 @@ template <DTypeSet kTypes>
 void infer_pool(InferContext& ctx) {
   ctx.check_dtype(0, kTypes);
   const TensorType& x = ctx.input(0);
-  check_spatial_input(x, "pool input X");
+  const std::string& op = ctx.node().op;
+  check_spatial_input(x, op.c_str());
   const size_t n = static_cast<size_t>(x.rank() - 2);
   std::vector<int64_t> kernel = ctx.attrs().get_ints("kernel_shape");
-  LATHE_CHECK(kernel.size() == n, "pool kernel_shape ", shape_to_string(kernel),
-              " must have one value per spatial dimension of X ", x.to_string());
-  for (int64_t k : kernel) LATHE_CHECK(k >= 1, "pool kernel_shape must be positive");
+  LATHE_CHECK(kernel.size() == n, op,
+              " needs a kernel_shape with one value per spatial dimension of X ", x.to_string(),
+              ", got ", shape_to_string(kernel));
+  for (int64_t k : kernel) LATHE_CHECK(k >= 1, op, " kernel_shape must be positive");
   std::vector<int64_t> strides = spatial_ints(ctx.attrs(), "strides", n, 1, 1);
   std::vector<int64_t> dilations = spatial_ints(ctx.attrs(), "dilations", n, 1, 1);
   Shape dilated(n);
@@ -199,7 +201,7 @@ void infer_pool(InferContext& ctx) {
 void infer_global_pool(InferContext& ctx) {
   ctx.check_dtype(0, kFloatTypes);
   const TensorType& x = ctx.input(0);
-  check_spatial_input(x, "global pool input X");
+  check_spatial_input(x, ctx.node().op.c_str());
   Shape out = x.shape;
   std::fill(out.begin() + 2, out.end(), 1);
   ctx.set_output(0, {x.dtype, out});
@@ -227,7 +229,7 @@ void infer_instance_norm(InferContext& ctx) {
   ctx.check_dtype(0, kFloatTypes);
   check_same_dtype(ctx);
   const TensorType& x = ctx.input(0);
-  check_spatial_input(x, "InstanceNormalization input");
+  check_spatial_input(x, "InstanceNormalization");
   check_per_channel(ctx, 1, x.shape[1], "InstanceNormalization scale");
   check_per_channel(ctx, 2, x.shape[1], "InstanceNormalization bias");
   ctx.set_output(0, x);
@@ -237,9 +239,12 @@ void infer_instance_norm(InferContext& ctx) {
 void check_unidirectional(const InferContext& ctx, size_t i, const Shape& target,
                           const char* what) {
   const TensorType& t = ctx.input(i);
-  LATHE_CHECK(
-      t.rank() <= static_cast<int>(target.size()) && broadcast_shapes(t.shape, target) == target,
-      what, " ", t.to_string(), " does not broadcast to ", shape_to_string(target));
+  bool ok = t.shape.size() <= target.size();
+  for (size_t d = 0; ok && d < t.shape.size(); ++d) {
+    const int64_t want = target[target.size() - t.shape.size() + d];
+    ok = t.shape[d] == 1 || t.shape[d] == want;
+  }
+  LATHE_CHECK(ok, what, " ", t.to_string(), " does not broadcast to ", shape_to_string(target));
 }
 
 void infer_layer_norm(InferContext& ctx) {

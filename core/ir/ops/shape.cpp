@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
-#include <numeric>
 #include <set>
 
 #include "ir/ops/infer_util.h"
@@ -42,8 +40,8 @@ void infer_flatten(InferContext& ctx) {
   // axis lies in [-rank, rank]; it may equal the rank (the output is then
   // [numel, 1]), and a negative one counts from the back of the input.
   int64_t axis_attr = ctx.attrs().get_int("axis", 1);
-  int axis = axis_attr < 0 ? normalize_axis(axis_attr, x.rank())
-                           : normalize_axis(axis_attr, x.rank() + 1);
+  int axis =
+      axis_attr < 0 ? normalize_axis(axis_attr, x.rank()) : normalize_axis(axis_attr, x.rank() + 1);
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < x.rank(); ++d) (d < axis ? outer : inner) *= x.shape[static_cast<size_t>(d)];
   ctx.set_output(0, {x.dtype, {outer, inner}});
@@ -59,28 +57,27 @@ void infer_reshape(InferContext& ctx) {
   for (size_t i = 0; i < target.size(); ++i) {
     int64_t d = target[i];
     if (d == -1) {
-      LATHE_CHECK(infer_at < 0, "Reshape: more than one -1 in shape ", shape_to_string(target));
+      LATHE_CHECK(infer_at < 0, "more than one -1 in shape ", shape_to_string(target));
       infer_at = static_cast<int>(i);
       continue;
     }
     if (d == 0 && !allowzero) {
       // 0 copies the input dimension at the same position.
-      LATHE_CHECK(static_cast<int>(i) < x.rank(), "Reshape: shape ", shape_to_string(target),
+      LATHE_CHECK(static_cast<int>(i) < x.rank(), "shape ", shape_to_string(target),
                   " has a 0 at position ", i, " beyond the input rank ", x.rank());
       d = x.shape[i];
     }
-    LATHE_CHECK(d >= 0, "Reshape: invalid dimension ", d, " in shape ", shape_to_string(target));
+    LATHE_CHECK(d >= 0, "invalid dimension ", d, " in shape ", shape_to_string(target));
     out[i] = d;
     known *= d;
   }
   if (infer_at >= 0) {
-    LATHE_CHECK(known != 0 && x.numel() % known == 0, "Reshape: cannot reshape ", x.to_string(),
-                " to ", shape_to_string(target));
+    LATHE_CHECK(known != 0 && x.numel() % known == 0, "cannot reshape ", x.to_string(), " to ",
+                shape_to_string(target));
     out[static_cast<size_t>(infer_at)] = x.numel() / known;
   }
-  LATHE_CHECK(shape_numel(out) == x.numel(), "Reshape: cannot reshape ", x.to_string(), " (",
-              x.numel(), " elements) to ", shape_to_string(out), " (", shape_numel(out),
-              " elements)");
+  LATHE_CHECK(shape_numel(out) == x.numel(), "cannot reshape ", x.to_string(), " (", x.numel(),
+              " elements) to ", shape_to_string(out), " (", shape_numel(out), " elements)");
   ctx.set_output(0, {x.dtype, out});
 }
 
@@ -91,7 +88,7 @@ void infer_transpose(InferContext& ctx) {
     perm.resize(static_cast<size_t>(x.rank()));
     for (int d = 0; d < x.rank(); ++d) perm[static_cast<size_t>(d)] = x.rank() - 1 - d;
   }
-  LATHE_CHECK(static_cast<int>(perm.size()) == x.rank(), "Transpose: perm ", shape_to_string(perm),
+  LATHE_CHECK(static_cast<int>(perm.size()) == x.rank(), "perm ", shape_to_string(perm),
               " does not match input rank ", x.rank());
   std::vector<int> axes = normalize_axes(perm, x.rank());
   Shape out;
@@ -103,18 +100,18 @@ void infer_concat(InferContext& ctx) {
   LATHE_CHECK(ctx.num_inputs() >= 1, "Concat needs at least one input");
   check_same_dtype(ctx);
   const TensorType& first = ctx.input(0);
-  LATHE_CHECK(ctx.attrs().has("axis"), "Concat: attribute 'axis' is required");
+  LATHE_CHECK(ctx.attrs().has("axis"), "attribute 'axis' is required");
   int axis = normalize_axis(ctx.attrs().get_int("axis", 0), first.rank());
   Shape out = first.shape;
   out[static_cast<size_t>(axis)] = 0;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     const TensorType& t = ctx.input(i);
-    LATHE_CHECK(t.rank() == first.rank(), "Concat: input ", i, " ", t.to_string(),
+    LATHE_CHECK(t.rank() == first.rank(), "input ", i, " ", t.to_string(),
                 " has another rank than input 0 ", first.to_string());
     for (int d = 0; d < t.rank(); ++d)
       LATHE_CHECK(
           d == axis || t.shape[static_cast<size_t>(d)] == first.shape[static_cast<size_t>(d)],
-          "Concat: input ", i, " ", t.to_string(), " differs from input 0 ", first.to_string(),
+          "input ", i, " ", t.to_string(), " differs from input 0 ", first.to_string(),
           " in dimension ", d, " (concatenating along ", axis, ")");
     out[static_cast<size_t>(axis)] += t.shape[static_cast<size_t>(axis)];
   }
@@ -130,26 +127,25 @@ void infer_split(InferContext& ctx) {
   std::vector<int64_t> sizes;
   if (ctx.has_input(1)) {
     sizes = const_ints(ctx, 1, "split");
-    LATHE_CHECK(sizes.size() == n, "Split: 'split' has ", sizes.size(), " entries for ", n,
-                " outputs");
+    LATHE_CHECK(sizes.size() == n, "'split' has ", sizes.size(), " entries for ", n, " outputs");
     int64_t total = 0;
     for (int64_t s : sizes) {
-      LATHE_CHECK(s >= 0, "Split: negative size in 'split' ", shape_to_string(sizes));
+      LATHE_CHECK(s >= 0, "negative size in 'split' ", shape_to_string(sizes));
       total += s;
     }
-    LATHE_CHECK(total == dim, "Split: 'split' ", shape_to_string(sizes), " sums to ", total,
+    LATHE_CHECK(total == dim, "'split' ", shape_to_string(sizes), " sums to ", total,
                 " but dimension ", axis, " of ", x.to_string(), " is ", dim);
   } else if (ctx.attrs().has("num_outputs")) {
     // Opset 18 form: ceil-sized chunks, the last one smaller.
     int64_t k = ctx.attrs().get_int("num_outputs", 0);
-    LATHE_CHECK(k == static_cast<int64_t>(n), "Split: num_outputs ", k, " but the node has ", n,
+    LATHE_CHECK(k == static_cast<int64_t>(n), "num_outputs ", k, " but the node has ", n,
                 " outputs");
     int64_t chunk = (dim + k - 1) / k;
     for (int64_t i = 0; i < k; ++i)
       sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
   } else {
-    LATHE_CHECK(dim % static_cast<int64_t>(n) == 0, "Split: dimension ", axis, " of ",
-                x.to_string(), " does not divide into ", n, " equal parts");
+    LATHE_CHECK(dim % static_cast<int64_t>(n) == 0, "dimension ", axis, " of ", x.to_string(),
+                " does not divide into ", n, " equal parts");
     sizes.assign(n, dim / static_cast<int64_t>(n));
   }
   for (size_t i = 0; i < n; ++i) {
@@ -161,7 +157,7 @@ void infer_split(InferContext& ctx) {
 
 // ONNX Slice on one axis: clamps start/end into range the way the spec does,
 // then counts the elements taken with the given step.
-int64_t slice_count(int64_t dim, int64_t& start, int64_t end, int64_t step) {
+int64_t slice_count(int64_t dim, int64_t start, int64_t end, int64_t step) {
   if (start < 0) start += dim;
   if (end < 0) end += dim;
   if (step > 0) {
@@ -182,8 +178,8 @@ void infer_slice(InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   std::vector<int64_t> starts = const_ints(ctx, 1, "starts");
   std::vector<int64_t> ends = const_ints(ctx, 2, "ends");
-  LATHE_CHECK(starts.size() == ends.size(), "Slice: starts has ", starts.size(),
-              " entries but ends has ", ends.size());
+  LATHE_CHECK(starts.size() == ends.size(), "starts has ", starts.size(), " entries but ends has ",
+              ends.size());
   std::vector<int64_t> axes_in;
   if (ctx.has_input(3)) {
     axes_in = const_ints(ctx, 3, "axes");
@@ -193,14 +189,13 @@ void infer_slice(InferContext& ctx) {
   std::vector<int64_t> steps(starts.size(), 1);
   if (ctx.has_input(4)) steps = const_ints(ctx, 4, "steps");
   LATHE_CHECK(axes_in.size() == starts.size() && steps.size() == starts.size(),
-              "Slice: starts, ends, axes and steps must have the same length");
+              "starts, ends, axes and steps must have the same length");
   std::vector<int> axes = normalize_axes(axes_in, x.rank());
   Shape out = x.shape;
   for (size_t i = 0; i < axes.size(); ++i) {
-    LATHE_CHECK(steps[i] != 0, "Slice: step 0 on axis ", axes_in[i]);
-    int64_t start = starts[i];
+    LATHE_CHECK(steps[i] != 0, "step 0 on axis ", axes_in[i]);
     out[static_cast<size_t>(axes[i])] =
-        slice_count(x.shape[static_cast<size_t>(axes[i])], start, ends[i], steps[i]);
+        slice_count(x.shape[static_cast<size_t>(axes[i])], starts[i], ends[i], steps[i]);
   }
   ctx.set_output(0, {x.dtype, out});
 }
@@ -209,7 +204,7 @@ void infer_gather(InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   ctx.check_dtype(1, kIndexTypes);
   const TensorType& idx = ctx.input(1);
-  LATHE_CHECK(x.rank() >= 1, "Gather: data must have rank >= 1");
+  LATHE_CHECK(x.rank() >= 1, "data must have rank >= 1");
   int axis = normalize_axis(ctx.attrs().get_int("axis", 0), x.rank());
   Shape out(x.shape.begin(), x.shape.begin() + axis);
   out.insert(out.end(), idx.shape.begin(), idx.shape.end());
@@ -220,10 +215,13 @@ void infer_gather(InferContext& ctx) {
 void infer_squeeze(InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   std::vector<bool> drop(static_cast<size_t>(x.rank()), false);
-  if (ctx.has_input(1)) {
-    for (int a : normalize_axes(const_ints(ctx, 1, "axes"), x.rank())) {
-      LATHE_CHECK(x.shape[static_cast<size_t>(a)] == 1, "Squeeze: dimension ", a, " of ",
-                  x.to_string(), " is not 1");
+  std::vector<int64_t> axes;
+  if (ctx.has_input(1)) axes = const_ints(ctx, 1, "axes");
+  // No axes, or an empty list as some exporters write, squeezes every 1.
+  if (!axes.empty()) {
+    for (int a : normalize_axes(axes, x.rank())) {
+      LATHE_CHECK(x.shape[static_cast<size_t>(a)] == 1, "dimension ", a, " of ", x.to_string(),
+                  " is not 1");
       drop[static_cast<size_t>(a)] = true;
     }
   } else {
@@ -281,9 +279,9 @@ void infer_constant(InferContext& ctx) {
   } else if (a.has("value_ints")) {
     ctx.set_output(0, {DType::Int64, {static_cast<int64_t>(a.get_ints("value_ints").size())}});
   } else if (a.has("sparse_value") || a.has("value_string") || a.has("value_strings")) {
-    fail_unsupported("Constant: sparse and string values are not supported");
+    fail_unsupported("sparse and string values are not supported");
   } else {
-    fail("Constant: none of the attributes value, value_float(s), value_int(s) is set");
+    fail("none of the attributes value, value_float(s), value_int(s) is set");
   }
 }
 
@@ -292,12 +290,10 @@ void infer_constant_of_shape(InferContext& ctx) {
   DType dtype = DType::Float32;
   if (ctx.attrs().has("value")) {
     const Tensor& v = ctx.attrs().get_tensor("value");
-    LATHE_CHECK(v.numel() == 1, "ConstantOfShape: 'value' must hold one element, got ",
-                v.type().to_string());
+    LATHE_CHECK(v.numel() == 1, "'value' must hold one element, got ", v.type().to_string());
     dtype = v.dtype();
   }
-  for (int64_t d : shape)
-    LATHE_CHECK(d >= 0, "ConstantOfShape: negative dimension in ", shape_to_string(shape));
+  for (int64_t d : shape) LATHE_CHECK(d >= 0, "negative dimension in ", shape_to_string(shape));
   ctx.set_output(0, {dtype, shape});
 }
 
@@ -313,7 +309,7 @@ void infer_pad(InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   std::string mode = ctx.attrs().get_string("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
-    fail_unsupported(str("Pad: mode '", mode, "' is not supported"));
+    fail_unsupported(str("mode '", mode, "' is not supported"));
   std::vector<int64_t> pads = const_ints(ctx, 1, "pads");
   std::vector<int> axes;
   if (ctx.has_input(3)) {
@@ -321,22 +317,22 @@ void infer_pad(InferContext& ctx) {
   } else {
     for (int d = 0; d < x.rank(); ++d) axes.push_back(d);
   }
-  LATHE_CHECK(pads.size() == 2 * axes.size(), "Pad: 'pads' has ", pads.size(),
-              " entries, expected ", 2 * axes.size(), " for input ", x.to_string());
+  LATHE_CHECK(pads.size() == 2 * axes.size(), "'pads' has ", pads.size(), " entries, expected ",
+              2 * axes.size(), " for input ", x.to_string());
   if (ctx.has_input(2)) {
-    LATHE_CHECK(ctx.input(2).dtype == x.dtype, "Pad: constant_value is ",
-                dtype_name(ctx.input(2).dtype), " but data is ", dtype_name(x.dtype));
-    LATHE_CHECK(ctx.input(2).numel() == 1, "Pad: constant_value must hold one element");
+    LATHE_CHECK(ctx.input(2).dtype == x.dtype, "constant_value is ", dtype_name(ctx.input(2).dtype),
+                " but data is ", dtype_name(x.dtype));
+    LATHE_CHECK(ctx.input(2).numel() == 1, "constant_value must hold one element");
   }
   Shape out = x.shape;
   for (size_t i = 0; i < axes.size(); ++i) {
     size_t a = static_cast<size_t>(axes[i]);
     out[a] += pads[i] + pads[i + axes.size()];
-    LATHE_CHECK(out[a] >= 0, "Pad: pads ", shape_to_string(pads), " crop dimension ", a, " of ",
+    LATHE_CHECK(out[a] >= 0, "pads ", shape_to_string(pads), " crop dimension ", a, " of ",
                 x.to_string(), " below zero");
     // Reflect and edge read input values, so they need a non-empty axis.
     if (mode != "constant" && out[a] > 0)
-      LATHE_CHECK(x.shape[a] > 0, "Pad: mode '", mode, "' cannot pad an empty dimension");
+      LATHE_CHECK(x.shape[a] > 0, "mode '", mode, "' cannot pad an empty dimension");
   }
   ctx.set_output(0, {x.dtype, out});
 }
@@ -351,11 +347,11 @@ void infer_expand(InferContext& ctx) {
 void infer_tile(InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   std::vector<int64_t> repeats = const_ints(ctx, 1, "repeats");
-  LATHE_CHECK(static_cast<int>(repeats.size()) == x.rank(), "Tile: repeats ",
-              shape_to_string(repeats), " does not match input rank ", x.rank());
+  LATHE_CHECK(static_cast<int>(repeats.size()) == x.rank(), "repeats ", shape_to_string(repeats),
+              " does not match input rank ", x.rank());
   Shape out = x.shape;
   for (size_t d = 0; d < out.size(); ++d) {
-    LATHE_CHECK(repeats[d] >= 0, "Tile: negative repeat in ", shape_to_string(repeats));
+    LATHE_CHECK(repeats[d] >= 0, "negative repeat in ", shape_to_string(repeats));
     out[d] *= repeats[d];
   }
   ctx.set_output(0, {x.dtype, out});
@@ -366,7 +362,7 @@ void infer_range(InferContext& ctx) {
   check_same_dtype(ctx);
   DType t = ctx.input(0).dtype;
   for (size_t i = 0; i < 3; ++i)
-    LATHE_CHECK(ctx.input(i).numel() == 1, "Range: input ", i, " must be a scalar, got ",
+    LATHE_CHECK(ctx.input(i).numel() == 1, "input ", i, " must be a scalar, got ",
                 ctx.input(i).to_string());
   const Tensor& start = ctx.require_constant(0, "start");
   const Tensor& limit = ctx.require_constant(1, "limit");
@@ -376,11 +372,14 @@ void infer_range(InferContext& ctx) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {
       T s = start.data<T>()[0], l = limit.data<T>()[0], d = delta.data<T>()[0];
-      LATHE_CHECK(d != T{0}, "Range: delta is zero");
+      LATHE_CHECK(d != T{0}, "delta is zero");
       if constexpr (std::is_floating_point_v<T>) {
         // ceil((limit - start) / delta): the difference in T, the division in
         // double, as onnxruntime and NumPy's arange do.
-        n = static_cast<int64_t>(std::ceil(static_cast<double>(l - s) / static_cast<double>(d)));
+        double count = std::ceil(static_cast<double>(l - s) / static_cast<double>(d));
+        LATHE_CHECK(std::isfinite(count), "start ", s, ", limit ", l, " and delta ", d,
+                    " give no finite length");
+        n = static_cast<int64_t>(std::max(count, 0.0));
       } else {
         // Exact integer ceil division, in int64 so unsigned types may count down.
         int64_t span = static_cast<int64_t>(l) - static_cast<int64_t>(s);
@@ -397,26 +396,26 @@ void infer_resize(InferContext& ctx) {
   const Attributes& a = ctx.attrs();
   std::string mode = a.get_string("mode", "nearest");
   if (mode != "nearest" && mode != "linear" && mode != "cubic")
-    fail(str("Resize: unknown mode '", mode, "'"));
-  if (a.get_int("antialias", 0) != 0) fail_unsupported("Resize: antialias is not supported");
-  if (a.has("axes")) fail_unsupported("Resize: the 'axes' attribute (opset 18) is not supported");
+    fail(str("unknown mode '", mode, "'"));
+  if (a.get_int("antialias", 0) != 0) fail_unsupported("antialias is not supported");
+  if (a.has("axes")) fail_unsupported("the 'axes' attribute (opset 18) is not supported");
   if (mode != "nearest") ctx.check_dtype(0, kNumericTypes);
   Shape out(static_cast<size_t>(x.rank()));
   const Tensor* sizes_c = ctx.has_input(3) ? &ctx.require_constant(3, "sizes") : nullptr;
   if (sizes_c && sizes_c->numel() > 0) {
     std::vector<int64_t> sizes = sizes_c->to_int64_vector();
-    LATHE_CHECK(static_cast<int>(sizes.size()) == x.rank(), "Resize: sizes ",
-                shape_to_string(sizes), " does not match input rank ", x.rank());
+    LATHE_CHECK(static_cast<int>(sizes.size()) == x.rank(), "sizes ", shape_to_string(sizes),
+                " does not match input rank ", x.rank());
     out = sizes;
   } else {
-    LATHE_CHECK(ctx.has_input(2), "Resize: one of scales and sizes is required");
+    LATHE_CHECK(ctx.has_input(2), "one of scales and sizes is required");
     const Tensor& scales_c = ctx.require_constant(2, "scales");
-    LATHE_CHECK(is_float(scales_c.dtype()), "Resize: scales must be float");
+    LATHE_CHECK(is_float(scales_c.dtype()), "scales must be float");
     std::vector<double> scales = scales_c.to_double_vector();
-    LATHE_CHECK(static_cast<int>(scales.size()) == x.rank(), "Resize: scales has ", scales.size(),
+    LATHE_CHECK(static_cast<int>(scales.size()) == x.rank(), "scales has ", scales.size(),
                 " entries for input rank ", x.rank());
     for (size_t d = 0; d < scales.size(); ++d) {
-      LATHE_CHECK(scales[d] > 0, "Resize: scale ", scales[d], " is not positive");
+      LATHE_CHECK(scales[d] > 0, "scale ", scales[d], " is not positive");
       // floor(input * scale), computed in double like the spec's reference.
       out[d] = static_cast<int64_t>(std::floor(static_cast<double>(x.shape[d]) * scales[d]));
     }
@@ -428,11 +427,11 @@ void infer_resize(InferContext& ctx) {
 void infer_depth_to_space(InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   int64_t b = ctx.attrs().get_int("blocksize", 0);
-  LATHE_CHECK(b > 0, "DepthToSpace: blocksize must be positive");
-  LATHE_CHECK(x.rank() == 4, "DepthToSpace: input must be 4-D, got ", x.to_string());
+  LATHE_CHECK(b > 0, "blocksize must be positive");
+  LATHE_CHECK(x.rank() == 4, "input must be 4-D, got ", x.to_string());
   std::string mode = ctx.attrs().get_string("mode", "DCR");
-  LATHE_CHECK(mode == "DCR" || mode == "CRD", "DepthToSpace: unknown mode '", mode, "'");
-  LATHE_CHECK(x.shape[1] % (b * b) == 0, "DepthToSpace: channels of ", x.to_string(),
+  LATHE_CHECK(mode == "DCR" || mode == "CRD", "unknown mode '", mode, "'");
+  LATHE_CHECK(x.shape[1] % (b * b) == 0, "channels of ", x.to_string(),
               " are not divisible by blocksize^2 = ", b * b);
   ctx.set_output(0, {x.dtype, {x.shape[0], x.shape[1] / (b * b), x.shape[2] * b, x.shape[3] * b}});
 }
@@ -440,10 +439,10 @@ void infer_depth_to_space(InferContext& ctx) {
 void infer_space_to_depth(InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   int64_t b = ctx.attrs().get_int("blocksize", 0);
-  LATHE_CHECK(b > 0, "SpaceToDepth: blocksize must be positive");
-  LATHE_CHECK(x.rank() == 4, "SpaceToDepth: input must be 4-D, got ", x.to_string());
-  LATHE_CHECK(x.shape[2] % b == 0 && x.shape[3] % b == 0, "SpaceToDepth: spatial dims of ",
-              x.to_string(), " are not divisible by blocksize ", b);
+  LATHE_CHECK(b > 0, "blocksize must be positive");
+  LATHE_CHECK(x.rank() == 4, "input must be 4-D, got ", x.to_string());
+  LATHE_CHECK(x.shape[2] % b == 0 && x.shape[3] % b == 0, "spatial dims of ", x.to_string(),
+              " are not divisible by blocksize ", b);
   ctx.set_output(0, {x.dtype, {x.shape[0], x.shape[1] * b * b, x.shape[2] / b, x.shape[3] / b}});
 }
 

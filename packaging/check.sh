@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds with warnings as errors, and runs the whole
+# test suite. The README's second command and what CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash packaging/install-deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLATHE_WERROR=ON
+cmake --build build
+ctest --test-dir build --output-on-failure --timeout 1200

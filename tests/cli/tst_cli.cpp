@@ -1,0 +1,103 @@
+// The `lathe` command as a user runs it: inspect and run on real files, and
+// bad input answered with one error line and a non-zero exit.
+#include <QtTest>
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <cmath>
+
+#include "driver/tensor_files.h"
+
+using namespace lathe;
+
+namespace {
+
+struct Result {
+  int code;
+  QString out;
+  QString err;
+};
+
+Result lathe_cli(const QStringList& args) {
+  QProcess p;
+  p.start(qEnvironmentVariable("LATHE_BIN_DIR", "bin") + "/lathe", args);
+  if (!p.waitForFinished(120000)) return {-1, {}, "timed out"};
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+          QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString models() {
+  return qEnvironmentVariable("LATHE_SHARED_MODELS", "../shared/models");
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir dir_;
+
+ private slots:
+  void inspectPrintsSummary() {
+    Result r = lathe_cli({"inspect", models() + "/mlp.onnx"});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out.contains("input  float32[1,1,28,28]"));
+    QVERIFY(r.out.contains("Gemm"));
+    QVERIFY(r.out.contains("Parameters: 535818"));
+    QVERIFY(r.out.contains("Total MACs: 535040"));
+  }
+
+  void runWritesOutputsThatMatchTheReference() {
+    QString out = dir_.filePath("out.npz");
+    Result r = lathe_cli({"run", models() + "/squeezenet1_1.onnx", "--executor", "reference",
+                          "--inputs", models() + "/squeezenet1_1.io.npz", "--output", out});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    driver::NamedTensors got = driver::read_npz_tensors(out.toStdString());
+    driver::NamedTensors io =
+        driver::read_npz_tensors((models() + "/squeezenet1_1.io.npz").toStdString());
+    QCOMPARE(got.size(), size_t{1});
+    const Tensor& ref = io[1].second;
+    double max_diff = 0, max_ref = 0;
+    for (int64_t i = 0; i < ref.numel(); ++i) {
+      max_diff = std::max(max_diff,
+                          std::abs(double(got[0].second.data<float>()[i]) - ref.data<float>()[i]));
+      max_ref = std::max(max_ref, std::abs(double(ref.data<float>()[i])));
+    }
+    QVERIFY(max_diff / max_ref <= 1e-4);
+  }
+
+  void errorsAreOneMessageAndNonZeroExit_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("expected");
+    QString garbage = dir_.filePath("garbage.onnx");
+    QFile f(garbage);
+    f.open(QIODevice::WriteOnly);
+    f.write("this is not a model");
+    f.close();
+    QTest::newRow("missing file") << QStringList{"inspect", "/no/such.onnx"} << "/no/such.onnx";
+    QTest::newRow("garbage") << QStringList{"inspect", garbage} << "not an ONNX model";
+    QTest::newRow("unknown option")
+        << QStringList{"inspect", garbage, "--frobnicate"} << "--frobnicate";
+    QTest::newRow("bad shapes") << QStringList{"inspect", models() + "/mlp.onnx", "--input-shapes",
+                                               "input:[1,x]"}
+                                << "non-integer";
+    QTest::newRow("wrong input shape") << QStringList{"run", models() + "/mlp.onnx", "--inputs",
+                                                      models() + "/squeezenet1_1.io.npz"}
+                                       << "expects float32[1,1,28,28]";
+    QTest::newRow("unknown executor")
+        << QStringList{"run", models() + "/mlp.onnx", "--executor", "tvm"} << "unknown executor";
+  }
+
+  void errorsAreOneMessageAndNonZeroExit() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, expected);
+    Result r = lathe_cli(args);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("error: "), qPrintable(r.err));
+    QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
