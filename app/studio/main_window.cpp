@@ -1,0 +1,365 @@
+// The main window's layout, menus and the wiring between the load tracker and
+// the views.
+#include "studio/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QUrl>
+#include <QVBoxLayout>
+
+#include "studio/model_load_tracker.h"
+#include "studio/studio_settings.h"
+#include "views/log_view.h"
+#include "views/model_summary_view.h"
+#include "views/node_filter_proxy_model.h"
+#include "views/node_table_model.h"
+#include "views/number_format.h"
+
+// Q_INIT_RESOURCE declares a function in the enclosing namespace, so it must
+// be called from the global one. The .qrc lives in a static library, whose
+// registration would otherwise be dropped by the linker.
+static void initLatheResources() {
+  Q_INIT_RESOURCE(lathe);
+}
+
+namespace lathe::studio {
+
+namespace {
+
+const QString kSampleResource = QStringLiteral(":/lathe/sample_cnn.onnx");
+const QString kApplicationTitle = QStringLiteral("Lathe Studio");
+// Long node names (transformer exports) should not push the other columns away.
+constexpr int kMaxNodeColumnWidth = 360;
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      settings_(new StudioSettings(this)),
+      loadTracker_(new ModelLoadTracker(this)) {
+  initLatheResources();
+  setObjectName(QStringLiteral("mainWindow"));
+  setAcceptDrops(true);
+
+  createCentralWidget();
+  createDocks();
+  createMenus();
+  createStatusBar();
+
+  connect(loadTracker_, &ModelLoadTracker::loaded, this, &MainWindow::showModel);
+  connect(loadTracker_, &ModelLoadTracker::failed, this, &MainWindow::showLoadFailure);
+  connect(loadTracker_, &ModelLoadTracker::loadingChanged, this, &MainWindow::setLoadingIndicator);
+  connect(loadTracker_, &ModelLoadTracker::discarded, this, [this](const QString& path) {
+    logView_->info(tr("Ignored the result for %1: a newer request replaced it").arg(path));
+  });
+
+  updateWindowTitle();
+  if (!restoreGeometry(settings_->windowGeometry())) resize(1280, 800);
+  restoreState(settings_->windowState());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createCentralWidget() {
+  nodeModel_ = new views::NodeTableModel(this);
+  nodeProxy_ = new views::NodeFilterProxyModel(this);
+  nodeProxy_->setSourceModel(nodeModel_);
+
+  filterEdit_ = new QLineEdit;
+  filterEdit_->setObjectName(QStringLiteral("nodeFilter"));
+  filterEdit_->setPlaceholderText(
+      tr("Filter by node or op name (a capital letter makes it case-sensitive)"));
+  filterEdit_->setClearButtonEnabled(true);
+  connect(filterEdit_, &QLineEdit::textChanged, nodeProxy_,
+          &views::NodeFilterProxyModel::setFilterText);
+
+  auto* nodeCount = new QLabel;
+  nodeCount->setObjectName(QStringLiteral("nodeCount"));
+  auto updateCount = [this, nodeCount] {
+    const int shown = nodeProxy_->rowCount();
+    const int total = nodeModel_->rowCount();
+    nodeCount->setText(shown == total ? tr("%n node(s)", nullptr, total)
+                                      : tr("%1 of %n node(s)", nullptr, total).arg(shown));
+  };
+  connect(nodeProxy_, &QAbstractItemModel::modelReset, this, updateCount);
+  connect(nodeProxy_, &QAbstractItemModel::rowsInserted, this, updateCount);
+  connect(nodeProxy_, &QAbstractItemModel::rowsRemoved, this, updateCount);
+  connect(nodeProxy_, &QAbstractItemModel::layoutChanged, this, updateCount);
+  updateCount();
+
+  nodeTable_ = new QTableView;
+  nodeTable_->setObjectName(QStringLiteral("nodeTable"));
+  nodeTable_->setModel(nodeProxy_);
+  nodeTable_->setSortingEnabled(true);
+  nodeTable_->sortByColumn(views::NodeTableModel::IndexColumn, Qt::AscendingOrder);
+  nodeTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  nodeTable_->setAlternatingRowColors(true);
+  nodeTable_->setWordWrap(false);
+  nodeTable_->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+  nodeTable_->verticalHeader()->hide();
+  nodeTable_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+  nodeTable_->horizontalHeader()->setStretchLastSection(true);
+  nodeTable_->horizontalHeader()->setHighlightSections(false);
+
+  auto* filterRow = new QHBoxLayout;
+  filterRow->addWidget(filterEdit_, 1);
+  filterRow->addWidget(nodeCount);
+
+  auto* central = new QWidget;
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(6, 6, 6, 0);
+  layout->addLayout(filterRow);
+  layout->addWidget(nodeTable_, 1);
+  setCentralWidget(central);
+}
+
+void MainWindow::createDocks() {
+  summaryView_ = new views::ModelSummaryView;
+  summaryView_->setObjectName(QStringLiteral("modelSummary"));
+  auto* summaryDock = new QDockWidget(tr("Model"), this);
+  summaryDock->setObjectName(QStringLiteral("summaryDock"));  // restoreState matches by name
+  summaryDock->setWidget(summaryView_);
+  addDockWidget(Qt::LeftDockWidgetArea, summaryDock);
+
+  logView_ = new views::LogView;
+  logView_->setObjectName(QStringLiteral("logView"));
+  auto* logDock = new QDockWidget(tr("Log"), this);
+  logDock->setObjectName(QStringLiteral("logDock"));
+  logDock->setWidget(logView_);
+  addDockWidget(Qt::BottomDockWidgetArea, logDock);
+
+  resizeDocks({summaryDock}, {340}, Qt::Horizontal);
+  resizeDocks({logDock}, {170}, Qt::Vertical);
+}
+
+void MainWindow::createMenus() {
+  QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
+  QAction* open = fileMenu->addAction(tr("&Open…"), this, &MainWindow::chooseModelFile);
+  open->setShortcut(QKeySequence::Open);
+  fileMenu->addAction(tr("Open &Sample Model"), this, &MainWindow::openSampleModel);
+  recentFilesMenu_ = fileMenu->addMenu(tr("Open &Recent"));
+  recentFilesMenu_->setObjectName(QStringLiteral("recentFilesMenu"));
+  recentFilesMenu_->setToolTipsVisible(true);
+  // Rebuilt on show, so files deleted since are pruned before they are offered.
+  connect(recentFilesMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentFilesMenu);
+  // Queued: "Clear Menu" changes the list while its own action is still emitting.
+  connect(settings_, &StudioSettings::recentFilesChanged, this, &MainWindow::rebuildRecentFilesMenu,
+          Qt::QueuedConnection);
+  rebuildRecentFilesMenu();
+  fileMenu->addSeparator();
+  QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+  quit->setMenuRole(QAction::QuitRole);
+
+  QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+  QAction* find = viewMenu->addAction(tr("&Filter Nodes"), this, [this] {
+    filterEdit_->setFocus(Qt::ShortcutFocusReason);
+    filterEdit_->selectAll();
+  });
+  find->setShortcut(QKeySequence::Find);
+  viewMenu->addSeparator();
+  for (QDockWidget* dock : findChildren<QDockWidget*>())
+    viewMenu->addAction(dock->toggleViewAction());
+
+  QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
+  QAction* about = helpMenu->addAction(tr("&About Lathe Studio"), this, &MainWindow::showAbout);
+  about->setMenuRole(QAction::AboutRole);
+  helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt)
+      ->setMenuRole(QAction::AboutQtRole);
+}
+
+void MainWindow::createStatusBar() {
+  modelStatus_ = new QLabel;
+  statusBar()->addPermanentWidget(modelStatus_);
+  // An indeterminate bar: load_model reports no progress, only that it runs.
+  busyIndicator_ = new QProgressBar;
+  busyIndicator_->setObjectName(QStringLiteral("busyIndicator"));
+  busyIndicator_->setRange(0, 0);
+  busyIndicator_->setMaximumWidth(140);
+  busyIndicator_->setTextVisible(false);
+  busyIndicator_->hide();
+  statusBar()->addPermanentWidget(busyIndicator_);
+}
+
+bool MainWindow::isLoading() const {
+  return loadTracker_->isLoading();
+}
+
+void MainWindow::openModel(const QString& path) {
+  logView_->info(tr("Opening %1").arg(path));
+  statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+  loadTracker_->load(path);
+}
+
+void MainWindow::openSampleModel() {
+  if (samplePath_.isEmpty() || !QFileInfo::exists(samplePath_)) {
+    samplePath_.clear();
+    sampleDir_ = std::make_unique<QTemporaryDir>();
+    const QString target = sampleDir_->filePath(QFileInfo(kSampleResource).fileName());
+    if (!sampleDir_->isValid() || !QFile::copy(kSampleResource, target)) {
+      showLoadFailure(kSampleResource,
+                      tr("cannot copy the bundled sample model to a temporary folder"),
+                      {sampleDir_->errorString()});
+      return;
+    }
+    samplePath_ = target;
+  }
+  openModel(samplePath_);
+}
+
+void MainWindow::chooseModelFile() {
+  const QString start = currentPath_.isEmpty() || currentPath_ == samplePath_
+                            ? QString()
+                            : QFileInfo(currentPath_).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), start,
+                                                    tr("ONNX models (*.onnx);;All files (*)"));
+  if (!path.isEmpty()) openModel(path);
+}
+
+void MainWindow::rebuildRecentFilesMenu() {
+  // Read first: pruning missing files emits recentFilesChanged, which may
+  // rebuild this menu once more before we fill it.
+  const QStringList files = settings_->recentFiles();
+  recentFilesMenu_->clear();
+  for (int i = 0; i < files.size(); ++i) {
+    const QString& path = files[i];
+    // Number the first nine so each has a keyboard accelerator.
+    const QString label = i < 9
+                              ? QStringLiteral("&%1  %2").arg(i + 1).arg(QFileInfo(path).fileName())
+                              : QFileInfo(path).fileName();
+    QAction* action = recentFilesMenu_->addAction(label, this, [this, path] { openModel(path); });
+    action->setData(path);
+    action->setToolTip(path);
+    action->setStatusTip(path);
+  }
+  if (files.isEmpty()) {
+    recentFilesMenu_->addAction(tr("No recent files"))->setEnabled(false);
+    return;
+  }
+  recentFilesMenu_->addSeparator();
+  recentFilesMenu_->addAction(tr("&Clear Menu"), settings_, &StudioSettings::clearRecentFiles);
+}
+
+void MainWindow::showAbout() {
+  QMessageBox::about(
+      this, tr("About Lathe Studio"),
+      tr("<h3>Lathe Studio %1</h3>"
+         "<p>The workbench of Lathe, a deep learning compiler: open an ONNX model and see "
+         "what every stage of the compiler makes of it.</p>"
+         "<p>Built with Qt %2.</p>")
+          .arg(QStringLiteral(LATHE_VERSION), QString::fromLatin1(qVersion())));
+}
+
+void MainWindow::showModel(const std::shared_ptr<const LoadedModel>& model) {
+  currentPath_ = model->path;
+  const QString fileName = QFileInfo(model->path).fileName();
+  nodeModel_->setGraph(model->graph, model->info);
+  for (int column = 0; column < views::NodeTableModel::InputsColumn; ++column) {
+    nodeTable_->resizeColumnToContents(column);
+    if (nodeTable_->columnWidth(column) > kMaxNodeColumnWidth)
+      nodeTable_->setColumnWidth(column, kMaxNodeColumnWidth);
+  }
+  summaryView_->setModelInfo(fileName, model->info);
+  // The sample lives in a temporary folder that is gone next session.
+  if (model->path != samplePath_) settings_->addRecentFile(model->path);
+
+  const QString macs =
+      views::siNumber(static_cast<double>(model->info.total_macs), QStringLiteral("MAC"));
+  logView_->info(tr("Opened %1: %2 nodes, %3 parameters, %4 in %5 ms")
+                     .arg(fileName)
+                     .arg(model->info.nodes.size())
+                     .arg(views::groupedNumber(model->info.parameter_count), macs)
+                     .arg(model->milliseconds));
+  statusBar()->showMessage(tr("Opened %1").arg(fileName), 5000);
+  modelStatus_->setText(tr("%1 nodes · %2").arg(model->info.nodes.size()).arg(macs));
+  updateWindowTitle();
+  emit modelShown(model->path);
+}
+
+void MainWindow::showLoadFailure(const QString& path, const QString& summary,
+                                 const QStringList& problems) {
+  const QString fileName = QFileInfo(path).fileName();
+  // The summary usually names the file already; problems are indented under it.
+  QString text = tr("error: cannot open %1\n  %2").arg(path, summary);
+  for (const QString& problem : problems) text += QStringLiteral("\n    ") + problem;
+  logView_->error(text);
+  statusBar()->showMessage(tr("Could not open %1; see the log").arg(fileName), 10000);
+
+  // Non-modal, so a failing load never blocks the window (or a test run); a
+  // newer failure replaces the older box instead of stacking.
+  if (errorBox_) errorBox_->close();
+  auto* box = new QMessageBox(QMessageBox::Warning, tr("Cannot Open Model"),
+                              tr("%1 could not be opened.").arg(fileName), QMessageBox::Ok, this);
+  box->setObjectName(QStringLiteral("loadErrorBox"));
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setModal(false);
+  constexpr int kProblemsShown = 8;
+  QStringList shown = problems.mid(0, kProblemsShown);
+  if (problems.size() > kProblemsShown)
+    shown << tr("… and %n more (see the details or the log)", nullptr,
+                static_cast<int>(problems.size() - kProblemsShown));
+  box->setInformativeText(
+      shown.isEmpty() ? summary : summary + QStringLiteral("\n\n") + shown.join(QLatin1Char('\n')));
+  if (!problems.isEmpty()) box->setDetailedText(problems.join(QLatin1Char('\n')));
+  box->show();
+  errorBox_ = box;
+  emit loadFailed(path);
+}
+
+void MainWindow::setLoadingIndicator(bool loading) {
+  busyIndicator_->setVisible(loading);
+}
+
+void MainWindow::updateWindowTitle() {
+  setWindowTitle(
+      currentPath_.isEmpty()
+          ? kApplicationTitle
+          : QStringLiteral("%1 — %2").arg(QFileInfo(currentPath_).fileName(), kApplicationTitle));
+}
+
+QString MainWindow::modelPathFromMimeData(const QMimeData* mime) {
+  if (!mime || !mime->hasUrls()) return {};
+  for (const QUrl& url : mime->urls()) {
+    if (!url.isLocalFile()) continue;
+    const QString path = url.toLocalFile();
+    if (QFileInfo(path).suffix().compare(QLatin1String("onnx"), Qt::CaseInsensitive) == 0)
+      return path;
+  }
+  return {};
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!modelPathFromMimeData(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QString path = modelPathFromMimeData(event->mimeData());
+  if (path.isEmpty()) return;
+  event->acceptProposedAction();
+  openModel(path);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  settings_->setWindowGeometry(saveGeometry());
+  settings_->setWindowState(saveState());
+  QMainWindow::closeEvent(event);
+}
+
+}  // namespace lathe::studio

@@ -1,0 +1,49 @@
+// Loads models off the GUI thread, after hotspot's JobTracker: every request
+// gets an id and only the newest request's outcome is delivered. load_model
+// cannot be interrupted, so an older load runs to its end, but its result is
+// dropped; results arrive on the GUI thread through QFutureWatcher.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <memory>
+
+#include "driver/model_info.h"
+#include "ir/graph.h"
+
+namespace lathe::studio {
+
+struct LoadedModel {
+  QString path;
+  Graph graph;
+  driver::ModelInfo info;  // computed in the background along with the import
+  qint64 milliseconds = 0;
+};
+
+class ModelLoadTracker : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit ModelLoadTracker(QObject* parent = nullptr);
+
+  // Starts loading `path`; any load still running is superseded.
+  void load(const QString& path);
+  bool isLoading() const { return loading_; }
+
+ signals:
+  void loadingChanged(bool loading);
+  void loaded(std::shared_ptr<const LoadedModel> model);
+  // `problems` holds one line per problem found (DiagnosticError lists them all).
+  void failed(const QString& path, const QString& summary, const QStringList& problems);
+  // A superseded load finished; its outcome was ignored.
+  void discarded(const QString& path);
+
+ private:
+  void setLoading(bool loading);
+
+  quint64 latestRequest_ = 0;
+  bool loading_ = false;
+};
+
+}  // namespace lathe::studio
