@@ -26,6 +26,12 @@ struct UpgradeHooks {
 // Rewrites a node written for an older opset into the newest form Lathe's ops
 // implement (attributes that became inputs, changed semantics). May return
 // several nodes, to be imported in order.
+// Ops that no longer exist in the newest opset and that upgrade_node rewrites
+// into ones that do (Upsample → Resize).
+bool is_legacy_op(const std::string& op);
+// The shape-deciding inputs of a legacy op, as OpDef::shape_inputs.
+std::vector<int> legacy_shape_inputs(const std::string& op);
+
 std::vector<Node> upgrade_node(Node node, int opset, const UpgradeHooks& hooks);
 
 }  // namespace lathe::onnx_frontend

@@ -270,8 +270,8 @@ class Importer {
   bool decides_a_shape(const std::string& name) const {
     for (const auto& node : model_.graph().node()) {
       const OpDef* op = registry_.find(node.op_type());
-      if (!op) continue;
-      for (int i : op->shape_inputs)
+      std::vector<int> positions = op ? op->shape_inputs : legacy_shape_inputs(node.op_type());
+      for (int i : positions)
         if (i < node.input_size() && node.input(i) == name) return true;
     }
     return false;
@@ -296,7 +296,7 @@ class Importer {
       report(Kind::Unsupported, where,
              str("operator domain '", proto.domain(), "' is unsupported"));
       usable = false;
-    } else if (!registry_.find(node.op)) {
+    } else if (!registry_.find(node.op) && !is_legacy_op(node.op)) {
       report(Kind::Unsupported, where, "operator is not supported");
       usable = false;
     }

@@ -63,10 +63,36 @@ std::vector<Node> upgrade_softmax(Node node, const UpgradeHooks& hooks) {
   return {flatten, softmax, reshape};
 }
 
+// Upsample (opsets 7-9, removed in 10) is Resize with asymmetric coordinates
+// and floor rounding; opset 7 gives the scales as an attribute.
+Node upgrade_upsample(Node node, const UpgradeHooks& hooks) {
+  node.op = "Resize";
+  ValueId scales = node.inputs.size() > 1 ? node.inputs[1] : kNoValue;
+  if (node.attrs.has("scales")) {
+    std::vector<float> v = node.attrs.get_floats("scales");
+    node.attrs.erase("scales");
+    scales = hooks.add_constant(node.name + "/scales",
+                                Tensor::from_vector(v, {static_cast<int64_t>(v.size())}));
+  }
+  LATHE_CHECK(scales != kNoValue, "Upsample needs scales");
+  node.inputs = {node.inputs.at(0), kNoValue, scales};
+  node.attrs.set("coordinate_transformation_mode", std::string("asymmetric"));
+  node.attrs.set("nearest_mode", std::string("floor"));
+  return node;
+}
+
 }  // namespace
+
+bool is_legacy_op(const std::string& op) { return op == "Upsample"; }
+
+std::vector<int> legacy_shape_inputs(const std::string& op) {
+  if (op == "Upsample") return {1};
+  return {};
+}
 
 std::vector<Node> upgrade_node(Node node, int opset, const UpgradeHooks& hooks) {
   const std::string& op = node.op;
+  if (op == "Upsample") return {upgrade_upsample(std::move(node), hooks)};
   if (opset < 13 && (op == "Squeeze" || op == "Unsqueeze" || op == "ReduceSum")) {
     ints_attribute_to_input(node, "axes", 1, hooks);
   } else if (opset < 13 && op == "Split") {
