@@ -127,9 +127,27 @@ class Importer {
         report(Kind::Invalid, "--input-shapes", str("the model has no input named '", name, "'"));
   }
 
+  // libonnx's check_model(ModelProto) resolves external data against the
+  // working directory; this is the same check with the model's own folder.
+  void check_model_in_its_folder() {
+    if (model_.ir_version() > onnx::IR_VERSION)
+      throw std::runtime_error(str("ir_version ", model_.ir_version(),
+                                   " is newer than libonnx's ", onnx::IR_VERSION));
+    onnx::checker::CheckerContext ctx;
+    ctx.set_ir_version(static_cast<int>(model_.ir_version()));
+    std::unordered_map<std::string, int> opsets;
+    for (const auto& opset : model_.opset_import())
+      opsets[opset.domain()] = static_cast<int>(opset.version());
+    ctx.set_opset_imports(opsets);
+    ctx.set_model_dir(base_dir_);
+    onnx::checker::LexicalScopeContext lexical;
+    onnx::checker::check_graph(model_.graph(), ctx, lexical);
+    if (model_.ir_version() >= 8) onnx::checker::check_model_local_functions(model_, ctx, lexical);
+  }
+
   void run_onnx_checker() {
     try {
-      onnx::checker::check_model(model_);
+      check_model_in_its_folder();
     } catch (const std::exception& e) {
       report(Kind::Invalid, source_, str("ONNX checker: ", first_line(e.what())));
       checker_failed_ = true;
