@@ -79,6 +79,8 @@ OpRegistry& OpRegistry::global() {
     register_nn_ops(*r);
     register_shape_ops(*r);
     register_reduce_ops(*r);
+    register_indexing_ops(*r);
+    register_loss_ops(*r);
     return r;
   }();
   return *registry;

@@ -109,5 +109,7 @@ void register_elementwise_ops(OpRegistry& registry);
 void register_nn_ops(OpRegistry& registry);
 void register_shape_ops(OpRegistry& registry);
 void register_reduce_ops(OpRegistry& registry);
+void register_indexing_ops(OpRegistry& registry);
+void register_loss_ops(OpRegistry& registry);
 
 }  // namespace lathe

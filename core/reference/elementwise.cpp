@@ -181,6 +181,31 @@ void cast(KernelContext& ctx) {
   });
 }
 
+void shrink(KernelContext& ctx) {
+  const double bias = ctx.attrs().get_float("bias", 0.0f);
+  const double lambd = ctx.attrs().get_float("lambd", 0.5f);
+  // The comparisons run in double so that -lambd means the same for unsigned
+  // types; the shifted value is computed in the tensor's type, as onnxruntime does.
+  unary<LATHE_NUMERIC>(ctx, [bias, lambd](auto x) {
+    using T = decltype(x);
+    double v = static_cast<double>(x);
+    if (v < -lambd) return static_cast<T>(x + static_cast<T>(bias));
+    if (v > lambd) return static_cast<T>(x - static_cast<T>(bias));
+    return T{};
+  });
+}
+
+void bit_shift(KernelContext& ctx) {
+  const bool left = ctx.attrs().get_string("direction", "") == "LEFT";
+  binary<LATHE_UNSIGNED>(ctx, [left](auto a, auto b) {
+    using T = decltype(a);
+    // Shifting by the bit width or more is undefined in C++; every bit is
+    // shifted out then, so the result is 0.
+    if (static_cast<uint64_t>(b) >= std::numeric_limits<T>::digits) return T{0};
+    return static_cast<T>(left ? a << b : a >> b);
+  });
+}
+
 void clip(KernelContext& ctx) {
   dispatch_types<LATHE_NUMERIC>(ctx.input(0).dtype(), "Clip", [&](auto tag) {
     using T = decltype(tag);
@@ -335,6 +360,9 @@ void register_activations(OpRegistry& r) {
   });
   set("Clip", clip);
   set("Cast", cast);
+  // CastLike's output type, inferred from target_type, is all the cast needs.
+  set("CastLike", cast);
+  set("Shrink", shrink);
 }
 
 void register_binary(OpRegistry& r) {
@@ -381,6 +409,7 @@ void register_binary(OpRegistry& r) {
   set("Xor", [](KernelContext& c) { compare<bool>(c, [](bool a, bool b) { return a != b; }); });
   set("Not", [](KernelContext& c) { unary<bool>(c, [](bool a) { return !a; }); });
   set("Where", where);
+  set("BitShift", bit_shift);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@ OpRegistry& kernel_registry() {
     register_nn_kernels(*r);
     register_shape_kernels(*r);
     register_reduce_kernels(*r);
+    register_indexing_kernels(*r);
+    register_loss_kernels(*r);
     return r;
   }();
   return *registry;

@@ -38,5 +38,7 @@ void register_elementwise_kernels(OpRegistry& registry);
 void register_nn_kernels(OpRegistry& registry);
 void register_shape_kernels(OpRegistry& registry);
 void register_reduce_kernels(OpRegistry& registry);
+void register_indexing_kernels(OpRegistry& registry);
+void register_loss_kernels(OpRegistry& registry);
 
 }  // namespace lathe::reference

@@ -1,6 +1,8 @@
 // Inference for elementwise and broadcasting ops: unary math and activations,
-// binary arithmetic, comparisons, logic, Where, Cast, Clip and the variadic
-// Sum/Mean/Max/Min.
+// binary arithmetic, comparisons, logic, bit shifts, Where, Cast, CastLike,
+// Clip, Shrink and the variadic Sum/Mean/Max/Min.
+#include <string>
+
 #include "ir/ops/infer_util.h"
 
 namespace lathe {
@@ -73,6 +75,20 @@ void infer_cast(InferContext& ctx) {
   ctx.set_output(0, {*dtype, ctx.input(0).shape});
 }
 
+void infer_cast_like(InferContext& ctx) {
+  ctx.check_dtype(0, kAllTypes);
+  // Only the dtype of target_type matters; its shape is free.
+  ctx.set_output(0, {ctx.input(1).dtype, ctx.input(0).shape});
+}
+
+void infer_bit_shift(InferContext& ctx) {
+  ctx.check_dtype(0, kUnsignedTypes);
+  std::string direction = ctx.attrs().get_string("direction", "");
+  LATHE_CHECK(direction == "LEFT" || direction == "RIGHT", "direction must be LEFT or RIGHT, got '",
+              direction, "'");
+  ctx.set_output(0, broadcast_inputs(ctx));
+}
+
 void infer_clip(InferContext& ctx) {
   ctx.check_dtype(0, kNumericTypes);
   check_same_dtype(ctx);
@@ -131,6 +147,9 @@ void register_elementwise_ops(OpRegistry& r) {
   r.define("Where", FusionKind::Broadcast, infer_where);
   r.define("Cast", FusionKind::ElemWise, infer_cast);
   r.define("Clip", FusionKind::ElemWise, infer_clip);
+  r.define("CastLike", FusionKind::ElemWise, infer_cast_like);
+  r.define("Shrink", FusionKind::ElemWise, infer_numeric_unary);
+  r.define("BitShift", FusionKind::Broadcast, infer_bit_shift);
 }
 
 }  // namespace lathe
