@@ -1,0 +1,107 @@
+// The LLVM back end's public face: target strings, JIT-compiled kernels and
+// the emitted forms (LLVM IR, assembly, object code) of lowered PrimFuncs.
+// No LLVM header reaches past this file: the LLVM state lives behind pimpl.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tir/stmt.h"
+
+namespace lathe::codegen {
+
+// A CPU target, parsed from TVM-style text:
+//   llvm [-mcpu=NAME] [-mattr=+avx2,-avx512f,...] [-mtriple=TRIPLE] [-opt-level=0..3] [-fast-math]
+// Without -mcpu the host CPU is used; without -mcpu and -mattr its detected
+// features too. An explicit -mcpu brings its own feature set, which -mattr amends.
+struct Target {
+  std::string mcpu;                // empty: host CPU
+  std::vector<std::string> mattr;  // "+avx2", "-fma": as written
+  std::string mtriple;             // empty: the host's triple
+  int opt_level = 3;
+  bool fast_math = false;
+
+  // Throws lathe::Error naming the offending option and what is accepted.
+  static Target parse(const std::string& text);
+  // "llvm" for the machine this runs on.
+  static Target host() { return parse("llvm"); }
+
+  // The options as given, in canonical order: parse(to_string()) == *this.
+  std::string to_string() const;
+  // What LLVM is told: the CPU name (host CPU when none given) and the
+  // comma-separated feature string (host features when neither given).
+  std::string cpu() const;
+  std::string features() const;
+  std::string triple() const;
+  bool is_host() const;  // whether the JIT can run code for it
+
+  bool operator==(const Target&) const = default;
+};
+
+// A kernel entry point as compiled: `void name(void** args)`, one pointer per
+// PrimFunc parameter in order, each to that buffer's first element.
+using KernelFunction = void (*)(void** args);
+
+class JitModule;  // the JIT state of one compiled module (jit.cpp)
+
+// One callable kernel. Copies share the compiled code, which is freed when
+// the last copy of every kernel of its module is gone.
+class CompiledKernel {
+ public:
+  CompiledKernel() = default;
+  // Checks the buffer count, then calls the kernel on the calling thread
+  // (parallel loops inside use the runtime's thread pool).
+  void run(const std::vector<void*>& buffers) const;
+  KernelFunction function() const { return function_; }
+  const std::string& name() const { return name_; }
+  int num_params() const { return num_params_; }
+  bool defined() const { return function_ != nullptr; }
+
+ private:
+  friend class CompiledModule;
+  std::shared_ptr<JitModule> module_;
+  KernelFunction function_ = nullptr;
+  std::string name_;
+  int num_params_ = 0;
+};
+
+// Several PrimFuncs JIT-compiled as one LLVM module (one optimisation run,
+// one allocation of code memory).
+class CompiledModule {
+ public:
+  CompiledModule() = default;
+  bool has_kernel(const std::string& name) const;
+  CompiledKernel kernel(const std::string& name) const;  // throws for an unknown name
+  std::vector<std::string> kernel_names() const;
+
+ private:
+  friend CompiledModule jit_compile(const std::vector<tir::PrimFunc>&, const Target&);
+  std::shared_ptr<JitModule> module_;
+  std::vector<std::pair<std::string, int>> kernels_;  // name, parameter count
+};
+
+// Lowers, optimises (new pass manager, -opt-level) and JIT-compiles. Throws
+// lathe::Error for TIR that the CPU back end cannot compile (GPU thread
+// bindings, unlowered ProducerLoad/Reduce, undefined variables ...) and for a
+// target that is not the host.
+CompiledModule jit_compile(const std::vector<tir::PrimFunc>& funcs, const Target& target);
+CompiledKernel jit_compile(const tir::PrimFunc& func, const Target& target);
+
+// Text and binary forms of the same module the JIT would run.
+enum class IRStage { BeforeOptimization, AfterOptimization };
+std::string emit_llvm_ir(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                         IRStage stage = IRStage::AfterOptimization);
+std::string emit_assembly(const std::vector<tir::PrimFunc>& funcs, const Target& target);
+// An ELF relocatable object (position independent), ready to link into a
+// shared library that resolves lathe_parallel_for/lathe_alloc/lathe_free and
+// libm from its host process.
+std::vector<char> emit_object(const std::vector<tir::PrimFunc>& funcs, const Target& target);
+
+// Symbol names the generated code uses, for a package linker or a loader.
+inline constexpr const char* kParallelForSymbol = "lathe_parallel_for";
+inline constexpr const char* kAllocSymbol = "lathe_alloc";
+inline constexpr const char* kFreeSymbol = "lathe_free";
+
+}  // namespace lathe::codegen

@@ -1,0 +1,54 @@
+// The emitted forms of a module: LLVM IR text before or after optimisation,
+// assembly and a relocatable object, through the target machine's code
+// generator (which still runs on the legacy pass manager in LLVM 19).
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen/codegen.h"
+#include "codegen/llvm_codegen.h"
+#include "support/error.h"
+
+namespace lathe::codegen {
+
+namespace {
+
+llvm::SmallVector<char, 0> emit_machine_code(const std::vector<tir::PrimFunc>& funcs,
+                                             const Target& target, llvm::CodeGenFileType type) {
+  detail::BuiltModule built = detail::build_module(funcs, target, /*optimize=*/true);
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager passes;
+  if (built.machine->addPassesToEmitFile(passes, os, nullptr, type))
+    fail(str("codegen llvm: target '", target.to_string(), "' cannot emit ",
+             type == llvm::CodeGenFileType::AssemblyFile ? "assembly" : "object code"));
+  passes.run(*built.module);
+  return buffer;
+}
+
+}  // namespace
+
+std::string emit_llvm_ir(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                         IRStage stage) {
+  detail::BuiltModule built =
+      detail::build_module(funcs, target, stage == IRStage::AfterOptimization);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  built.module->print(os, nullptr);
+  os.flush();
+  return text;
+}
+
+std::string emit_assembly(const std::vector<tir::PrimFunc>& funcs, const Target& target) {
+  llvm::SmallVector<char, 0> code =
+      emit_machine_code(funcs, target, llvm::CodeGenFileType::AssemblyFile);
+  return std::string(code.begin(), code.end());
+}
+
+std::vector<char> emit_object(const std::vector<tir::PrimFunc>& funcs, const Target& target) {
+  llvm::SmallVector<char, 0> code =
+      emit_machine_code(funcs, target, llvm::CodeGenFileType::ObjectFile);
+  return std::vector<char>(code.begin(), code.end());
+}
+
+}  // namespace lathe::codegen

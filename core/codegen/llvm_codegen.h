@@ -1,0 +1,127 @@
+// Private to core/codegen: the TIR → LLVM IR translator shared by the
+// expression, statement and function .cpp files, and the helpers that make
+// target machines and run the optimiser. It includes LLVM headers, so nothing
+// outside core/codegen may include it (codegen.h is the public face).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "tir/stmt.h"
+
+namespace lathe::codegen::detail {
+
+// Registers the native target, its assembly printer and parser, once.
+void initialize_llvm();
+std::unique_ptr<llvm::TargetMachine> create_target_machine(const Target& target);
+// Runs the new pass manager's default pipeline for target.opt_level.
+void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, const Target& target);
+// Floating-point options of the target machine (the JIT's as well as emission's).
+llvm::TargetOptions target_options(const Target& target);
+llvm::CodeGenOptLevel codegen_opt_level(const Target& target);
+// ISA features the target enables that this machine's CPU lacks (JIT refuses those).
+std::vector<std::string> features_missing_on_host(const Target& target);
+
+// A verified module of the given kernels, typed for the target machine's
+// triple and data layout, optionally optimised.
+struct BuiltModule {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+};
+BuiltModule build_module(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                         bool optimize);
+
+// Facts about a pointer the generated code reads and writes through.
+struct BufferFacts {
+  int64_t alignment = 1;        // bytes, of the first element
+  int64_t dereferenceable = 0;  // bytes known to be valid, 0 if unknown
+  bool noalias = false;         // a kernel parameter or a fresh allocation
+};
+
+// Translates PrimFuncs into one LLVM module. For each PrimFunc `f` it emits
+//   void f(void** args)                  external: the packed entry point
+//   void f_compute_(ptr A, ptr B, ...)   internal, noinline, noalias/align 64 params
+//   void f_parallel_N(i64, i64, ptr)     internal: a parallel loop's body for the runtime
+class CodeGenLLVM {
+ public:
+  CodeGenLLVM(llvm::Module& module, const Target& target);
+  void add_function(const tir::PrimFunc& func);
+
+ private:
+  // ---- types and small helpers (codegen_expr.cpp)
+  llvm::Type* llvm_type(te::DataType t) const;
+  // How a value of type t sits in memory: bool as i8, everything else as is.
+  llvm::Type* memory_type(te::DataType t) const;
+  int64_t memory_bytes(te::DataType t) const;
+  llvm::Value* to_index(llvm::Value* v, te::DataType t);  // to i64 (or <L x i64>)
+  llvm::Value* cast_value(llvm::Value* v, te::DataType from, te::DataType to);
+  llvm::Value* splat_to(llvm::Value* v, int lanes);
+  [[noreturn]] void fail_at(const std::string& message) const;
+
+  // ---- expressions (codegen_expr.cpp)
+  llvm::Value* emit_expr(const te::Expr& e);
+  llvm::Value* emit_binary(const te::BinaryNode* n);
+  llvm::Value* emit_floor_div_mod(bool is_div, llvm::Value* a, llvm::Value* b, const te::Expr& ea,
+                                  const te::Expr& eb);
+  llvm::Value* emit_select(const te::SelectNode* n);
+  llvm::Value* emit_call(const te::CallNode* n);
+  llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name, llvm::Value* x);
+  llvm::Value* emit_load(const te::LoadNode* n);
+  llvm::Value* emit_ramp(const te::RampNode* n);
+  llvm::Value* buffer_pointer(const te::Var& buffer) const;
+  // Alignment in bytes of buffer + index * element_bytes, from the buffer's
+  // alignment and what is known to divide the index.
+  int64_t access_alignment(const te::Var& buffer, const te::Expr& index, int64_t element_bytes);
+  // A divisor known for every value e takes (0: e is always 0).
+  int64_t known_multiple(const te::Expr& e) const;
+  bool non_negative(const te::Expr& e) const;
+
+  // ---- statements (codegen_stmt.cpp)
+  void emit_stmt(const tir::Stmt& s);
+  void emit_for(const tir::ForNode* n);
+  void emit_serial_loop(const te::Var& loop_var, llvm::Value* begin, llvm::Value* end,
+                        const tir::Stmt& body, llvm::MDNode* loop_hint);
+  void emit_store(const tir::StoreNode* n);
+  void emit_allocate(const tir::AllocateNode* n);
+  void emit_if(const tir::IfThenElseNode* n);
+  // Puts var in scope with what is known about its definition; returns the
+  // value it shadows (nullptr if none), which unbind puts back.
+  llvm::Value* bind(const te::Var& var, llvm::Value* value, const te::Expr& definition);
+  void unbind(const te::Var& var, llvm::Value* shadowed);
+
+  // ---- functions (codegen_function.cpp)
+  void emit_parallel_for(const tir::ForNode* n);
+  llvm::Function* create_function(const std::string& name, llvm::FunctionType* type,
+                                  llvm::GlobalValue::LinkageTypes linkage);
+  void add_buffer_param_attributes(llvm::Function* f, unsigned index, const BufferFacts& facts);
+  llvm::AllocaInst* entry_alloca(llvm::Type* type, int64_t alignment, const std::string& name);
+  llvm::FunctionCallee runtime_function(const char* name);
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module& module_;
+  const Target target_;
+  const std::string cpu_, features_;  // resolved once: every function carries them
+  llvm::IRBuilder<> builder_;
+  llvm::Function* function_ = nullptr;  // the function being filled
+  std::string kernel_name_;             // for error messages and outlined names
+  int parallel_count_ = 0;
+  bool in_parallel_ = false;  // inside an outlined parallel body: nested loops run serially
+  // Lane mask of the vector Select branch being emitted: loads under it are
+  // masked so that a guarded out-of-bounds lane (padding) never touches memory.
+  llvm::Value* lane_mask_ = nullptr;
+
+  te::VarMap<llvm::Value*> values_;      // variables in scope
+  te::VarMap<BufferFacts> buffers_;      // pointer variables with known facts
+  te::VarMap<int64_t> known_multiples_;  // let-bound integers with a known divisor
+  te::VarMap<bool> non_negative_vars_;   // loop and let variables known >= 0
+};
+
+}  // namespace lathe::codegen::detail

@@ -1,0 +1,190 @@
+// The persistent thread pool and the global instance generated code launches
+// on. Workers spin briefly after each launch because kernels usually come back
+// to back, then sleep so that an idle pool costs nothing.
+#include "runtime/thread_pool.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+namespace lathe::runtime {
+
+namespace {
+
+// About 10-50 microseconds of polling: long enough to catch the next launch of
+// a kernel sequence, short enough not to steal cores from other processes.
+constexpr int kSpinIterations = 4000;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+thread_local bool tls_in_parallel_region = false;
+
+}  // namespace
+
+struct ThreadPool::Job {
+  LatheParallelBody body;
+  void* closure;
+  int64_t n;
+  int64_t chunks;
+  std::atomic<int64_t> next_chunk{0};
+  // Workers that picked up this job and may still touch it; the launcher
+  // waits for zero before the job (on its stack) goes away.
+  std::atomic<int> users{0};
+};
+
+ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)) {
+  workers_.reserve(num_threads_ - 1);
+  for (int i = 1; i < num_threads_; ++i) {
+    workers_.emplace_back([this] { worker_loop(); });
+    pthread_setname_np(workers_.back().native_handle(), "lathe-worker");
+  }
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+bool ThreadPool::in_parallel_region() {
+  return tls_in_parallel_region;
+}
+
+void ThreadPool::run_chunks(Job& job) {
+  const bool was_parallel = tls_in_parallel_region;
+  tls_in_parallel_region = true;
+  // Contiguous chunks, the first n % chunks one iteration longer: written
+  // without n * c so that no extent can overflow.
+  const int64_t q = job.n / job.chunks, r = job.n % job.chunks;
+  for (;;) {
+    int64_t c = job.next_chunk.fetch_add(1, std::memory_order_relaxed);
+    if (c >= job.chunks) break;
+    int64_t begin = c * q + std::min(c, r);
+    int64_t end = begin + q + (c < r ? 1 : 0);
+    job.body(begin, end, job.closure);
+  }
+  tls_in_parallel_region = was_parallel;
+}
+
+void ThreadPool::worker_loop() {
+  uint64_t seen = 0;
+  for (;;) {
+    for (int i = 0; i < kSpinIterations && generation_.load(std::memory_order_acquire) == seen; ++i)
+      cpu_relax();
+    Job* job = nullptr;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock,
+                 [&] { return stop_ || generation_.load(std::memory_order_relaxed) != seen; });
+      if (stop_) return;
+      seen = generation_.load(std::memory_order_relaxed);
+      job = job_;
+      if (!job) continue;  // that launch already finished without us
+      job->users.fetch_add(1, std::memory_order_relaxed);
+    }
+    run_chunks(*job);
+    if (job->users.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // The job may be gone from here on; only the pool's own members are touched.
+      std::lock_guard lock(mutex_);
+      finished_.notify_all();
+    }
+  }
+}
+
+void ThreadPool::parallel_for(LatheParallelBody body, void* closure, int64_t n) {
+  if (n <= 0) return;
+  if (num_threads_ == 1 || n == 1 || tls_in_parallel_region) {
+    body(0, n, closure);
+    return;
+  }
+  std::lock_guard launch(launch_mutex_);
+  Job job;
+  job.body = body;
+  job.closure = closure;
+  job.n = n;
+  job.chunks = std::min<int64_t>(n, num_threads_);
+  {
+    std::lock_guard lock(mutex_);
+    job_ = &job;
+    generation_.fetch_add(1, std::memory_order_release);
+  }
+  wake_.notify_all();
+  run_chunks(job);
+  // Every chunk is claimed now; no worker may pick the job up any more, and
+  // those that did are waited for.
+  {
+    std::lock_guard lock(mutex_);
+    job_ = nullptr;
+  }
+  for (int i = 0; i < kSpinIterations && job.users.load(std::memory_order_acquire) > 0; ++i)
+    cpu_relax();
+  std::unique_lock lock(mutex_);
+  finished_.wait(lock, [&] { return job.users.load(std::memory_order_acquire) == 0; });
+}
+
+int default_num_threads() {
+  if (const char* env = std::getenv("LATHE_NUM_THREADS"); env && *env) {
+    char* end = nullptr;
+    long value = std::strtol(env, &end, 10);
+    if (*end == '\0' && value > 0 && value <= 4096) return static_cast<int>(value);
+    std::fprintf(stderr, "lathe: ignoring LATHE_NUM_THREADS='%s': not a positive thread count\n",
+                 env);
+  }
+  unsigned cores = std::thread::hardware_concurrency();
+  return cores > 0 ? static_cast<int>(cores) : 1;
+}
+
+namespace {
+
+std::mutex g_pool_mutex;
+std::shared_ptr<ThreadPool> g_pool;
+
+// A forked child (a measurement worker) has none of the parent's worker
+// threads: it drops the inherited pool without joining and makes a new one on
+// first use. The pool object is leaked on purpose; its threads do not exist.
+void register_fork_handlers_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    pthread_atfork([] { g_pool_mutex.lock(); }, [] { g_pool_mutex.unlock(); },
+                   [] {
+                     new std::shared_ptr<ThreadPool>(std::move(g_pool));
+                     g_pool_mutex.unlock();
+                   });
+  });
+}
+
+}  // namespace
+
+std::shared_ptr<ThreadPool> global_thread_pool() {
+  std::lock_guard lock(g_pool_mutex);
+  if (!g_pool) {
+    register_fork_handlers_once();
+    g_pool = std::make_shared<ThreadPool>(default_num_threads());
+  }
+  return g_pool;
+}
+
+void reset_global_thread_pool(int num_threads) {
+  auto fresh = std::make_shared<ThreadPool>(num_threads > 0 ? num_threads : default_num_threads());
+  std::shared_ptr<ThreadPool> old;
+  {
+    std::lock_guard lock(g_pool_mutex);
+    register_fork_handlers_once();
+    old = std::exchange(g_pool, std::move(fresh));
+  }
+  // `old` joins its workers here, outside the lock, once no launch holds it.
+}
+
+}  // namespace lathe::runtime

@@ -1,0 +1,65 @@
+// The persistent thread pool behind parallel loops: workers wait between
+// launches, the launching thread takes part, and chunks are contiguous ranges.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/backend_api.h"
+
+namespace lathe::runtime {
+
+// Every Lathe tensor and scratch buffer starts on this boundary.
+constexpr int64_t kTensorAlignment = 64;
+
+class ThreadPool {
+ public:
+  // num_threads counts the launching thread: 1 means no workers at all.
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return num_threads_; }
+
+  // Runs body over [0, n) in at most num_threads() contiguous chunks and
+  // returns when all are done. Launches from several threads take turns; a
+  // launch from inside a chunk runs serially on the calling thread.
+  void parallel_for(LatheParallelBody body, void* closure, int64_t n);
+
+  // Whether the calling thread is running a chunk of some parallel loop.
+  static bool in_parallel_region();
+
+ private:
+  struct Job;
+  void worker_loop();
+  static void run_chunks(Job& job);
+
+  const int num_threads_;
+  std::vector<std::thread> workers_;
+
+  std::mutex launch_mutex_;  // one launch at a time
+
+  std::mutex mutex_;  // guards job_, stop_, Job::users
+  std::condition_variable wake_;
+  std::condition_variable finished_;
+  std::atomic<uint64_t> generation_{0};  // bumped by each launch; workers spin on it briefly
+  Job* job_ = nullptr;
+  bool stop_ = false;
+};
+
+// LATHE_NUM_THREADS when it holds a positive integer, else every core.
+int default_num_threads();
+
+// The pool lathe_parallel_for uses, created on first use.
+std::shared_ptr<ThreadPool> global_thread_pool();
+// Replaces the global pool by one of num_threads threads (0: default_num_threads(),
+// which re-reads LATHE_NUM_THREADS). Launches already running finish on the old pool.
+void reset_global_thread_pool(int num_threads = 0);
+
+}  // namespace lathe::runtime

@@ -1,0 +1,135 @@
+// Simplification of *, floordiv and floormod. For signed scalar integers,
+// division by a positive constant splits a linear sum into the terms the
+// divisor divides and a remainder, and the variable bounds decide the
+// remainder: (i*64 + j) // 64 is i and (i*64 + j) % 64 is j when 0 <= j < 64.
+#include "tir/arith/bound_analyzer.h"
+#include "tir/arith/linear_sum.h"
+#include "tir/arith/rewrite.h"
+#include "tir/arith/simplifier.h"
+
+namespace lathe::arith {
+
+using te::ExprKind;
+
+Expr Simplifier::simplify_mul(const Expr& e, const Expr& a, const Expr& b) {
+  if (is_linear_type(e.type())) {
+    const int64_t* ca = te::as_const_int(a);
+    const int64_t* cb = te::as_const_int(b);
+    if (!ca && !cb) return e;
+    LinearSum sum(e.type());
+    sum.append(cb ? a : b, cb ? *cb : *ca);
+    return sum.overflow ? e : sum.to_expr();
+  }
+  using namespace rewrite;
+  static const RuleSet rules = {
+      {broadcast(x, L) * broadcast(y, L), broadcast(x * y, L)},
+      {ramp(x, y, L) * broadcast(z, L), ramp(x * z, y * z, L)},
+      {broadcast(z, L) * ramp(x, y, L), ramp(z * x, z * y, L)},
+      {x * 1, x},
+      {1 * x, x},
+  };
+  Expr r = rules.apply(e, *this);
+  return r.defined() ? r : e;
+}
+
+namespace {
+
+// The terms of `sum` divided by g, which divides all of them.
+void divide_exactly(LinearSum& sum, int64_t g) {
+  for (auto& term : sum.terms) term.second /= g;
+  sum.constant /= g;
+}
+
+}  // namespace
+
+Expr Simplifier::simplify_div(const Expr& e, const Expr& a, const Expr& b) {
+  using namespace rewrite;
+  static const RuleSet rules = {
+      {x / 1, x},
+      {broadcast(x, L) / broadcast(y, L), broadcast(x / y, L)},
+  };
+  // Exact for floor division only, not for rounded float division.
+  static const RuleSet integer_rules = {
+      {(x / c0) / c1, x / (c0 * c1), c0 > 0 && c1 > 0},
+      // A ramp whose lanes all fall in one block of c1 divides to a broadcast.
+      {ramp(x, c0, L) / broadcast(c1, L), broadcast(x / c1, L),
+       c0 >= 0 && c1 > 0 && (x % c1) + c0 * (L - 1) < c1},
+  };
+  if (Expr r = rules.apply(e, *this); r.defined()) return r;
+  if (e.type().is_integer())
+    if (Expr r = integer_rules.apply(e, *this); r.defined()) return r;
+  const int64_t* cb = te::as_const_int(b);
+  if (!is_linear_type(e.type()) || !cb || *cb <= 0) return e;
+
+  LinearSum sum(e.type());
+  sum.append(a, 1);
+  if (sum.overflow) return e;
+  int64_t c = *cb;
+  // (g*s) // (g*m) is s // m for positive g.
+  const int64_t g = gcd(sum.content(), c);
+  if (g > 1) {
+    divide_exactly(sum, g);
+    c /= g;
+  }
+  // floordiv(q*c + r, c) = q + floordiv(r, c), exactly, for any integer r.
+  LinearSum quotient(e.type()), rest(e.type());
+  for (const auto& [atom, coeff] : sum.terms) {
+    if (coeff % c == 0)
+      quotient.terms.emplace_back(atom, coeff / c);
+    else
+      rest.terms.emplace_back(atom, coeff);
+  }
+  quotient.constant = floordiv(sum.constant, c);
+  rest.constant = floormod(sum.constant, c);
+  Expr rest_expr = rest.to_expr();
+  IntBounds rb = bounds(rest_expr);
+  if (rb.is_bounded() && floordiv(rb.min, c) == floordiv(rb.max, c)) {
+    quotient.add_constant(floordiv(rb.min, c));
+    return quotient.to_expr();
+  }
+  if (g == 1 && !quotient.has_terms() && quotient.constant == 0) return e;
+  // rest has no term that c divides, so this division stays as it is.
+  quotient.add(make_binary(ExprKind::Div, rest_expr, te::make_int(c, e.type())), 1);
+  return quotient.overflow ? e : quotient.to_expr();
+}
+
+Expr Simplifier::simplify_mod(const Expr& e, const Expr& a, const Expr& b) {
+  using namespace rewrite;
+  static const RuleSet rules = {
+      {x % 1, 0},
+      {(x % c0) % c1, x % c1, c1 > 0 && c0 % c1 == 0},
+      {broadcast(x, L) % broadcast(y, L), broadcast(x % y, L)},
+      {ramp(x, c0, L) % broadcast(c1, L), ramp(x % c1, c0, L),
+       c0 >= 0 && c1 > 0 && (x % c1) + c0 * (L - 1) < c1},
+  };
+  if (e.type().is_integer())
+    if (Expr r = rules.apply(e, *this); r.defined()) return r;
+  const int64_t* cb = te::as_const_int(b);
+  if (!is_linear_type(e.type()) || !cb || *cb <= 0) return e;
+
+  const int64_t c = *cb;
+  LinearSum sum(e.type());
+  sum.append(a, 1);
+  if (sum.overflow) return e;
+  // Terms that c divides vanish modulo c.
+  LinearSum rest(e.type());
+  bool changed = false;
+  for (const auto& [atom, coeff] : sum.terms) {
+    if (coeff % c == 0)
+      changed = true;
+    else
+      rest.terms.emplace_back(atom, coeff);
+  }
+  rest.constant = floormod(sum.constant, c);
+  changed |= rest.constant != sum.constant;
+  Expr rest_expr = rest.to_expr();
+  IntBounds rb = bounds(rest_expr);
+  if (rb.is_bounded() && floordiv(rb.min, c) == floordiv(rb.max, c)) {
+    rest.add_constant(-floordiv(rb.min, c) * c);
+    return rest.to_expr();
+  }
+  if (!changed) return e;
+  return make_binary(ExprKind::Mod, rest_expr, te::make_int(c, e.type()));
+}
+
+}  // namespace lathe::arith

@@ -1,0 +1,117 @@
+#include "tir/transform/infer_bound.h"
+
+#include "schedule/schedule.h"
+#include "support/error.h"
+#include "tir/arith/eval_region.h"
+#include "tir/arith/simplify.h"
+
+namespace lathe::tir {
+namespace {
+
+using schedule::AttachType;
+using schedule::ScheduleError;
+
+const StageInfo& info_of(const std::vector<StageInfo>& stages, const StageRef& s) {
+  for (const StageInfo& i : stages)
+    if (i.stage == s) return i;
+  throw ScheduleError("internal: stage '" + s->op->name + "' not analyzed");
+}
+
+// Leaf variables of the stages enclosing `s` through compute_at, innermost
+// first, each with the loops that enclose s's computation.
+void add_enclosing_loops(const StageRef& s, const IterVarRanges& ranges,
+                         te::VarMap<te::Range>& relax) {
+  StageRef cur = s;
+  while (cur->attach_type == AttachType::Scope) {
+    StageRef parent = cur->attach_stage.lock();
+    if (!parent) break;
+    for (const IterVar& leaf : parent->leaf_iter_vars) {
+      relax[leaf.var()] = ranges.at(leaf);
+      if (leaf.same_as(cur->attach_ivar)) break;
+    }
+    cur = parent;
+  }
+}
+
+struct Region {
+  std::vector<te::Range> dims;
+};
+
+// Every variable at its full constant range, to bound what stays symbolic.
+te::VarMap<te::Range> all_leaves(const std::vector<StageInfo>& stages,
+                                 const IterVarRanges& ranges) {
+  te::VarMap<te::Range> all;
+  for (const StageInfo& i : stages)
+    for (const IterVar& leaf : i.stage->leaf_iter_vars)
+      if (auto it = ranges.find(leaf); it != ranges.end()) all[leaf.var()] = it->second;
+  return all;
+}
+
+te::Range union_range(const te::Range& a, const te::Range& b) {
+  Expr lo = arith::simplify(te::min(a.min, b.min));
+  Expr hi = arith::simplify(te::max(a.min + a.extent, b.min + b.extent));
+  return {lo, arith::simplify(hi - lo)};
+}
+
+}  // namespace
+
+IterVarRanges infer_bound(const std::vector<StageInfo>& stages) {
+  IterVarRanges ranges;
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    const StageRef& p = it->stage;
+    const te::ComputeOpNode* c = p->op.as_compute();
+    std::vector<te::Range> region;
+    if (p->is_output || it->consumers.empty()) {
+      for (int64_t d : c->shape) region.push_back(te::Range::from_extent(d));
+    } else {
+      for (const StageRef& s : it->consumers) {
+        // Loops of the consumer inside p's attach point vary while p's region
+        // is live; those outside are fixed symbols.
+        te::VarMap<te::Range> relax;
+        if (p->attach_type == AttachType::Scope) {
+          if (p->attach_stage.lock() != s)
+            throw ScheduleError("compute_at: '" + p->op->name + "' is attached in '" +
+                                p->attach_stage.lock()->op->name + "' but also read by '" +
+                                s->op->name + "'");
+          bool inside = false;
+          for (const IterVar& leaf : s->leaf_iter_vars) {
+            if (inside) relax[leaf.var()] = ranges.at(leaf);
+            if (leaf.same_as(p->attach_ivar)) inside = true;
+          }
+        } else {
+          for (const IterVar& leaf : s->leaf_iter_vars) relax[leaf.var()] = ranges.at(leaf);
+          add_enclosing_loops(s, ranges, relax);
+        }
+        Expr body = te::substitute(info_of(stages, s).body, root_values(s, ranges));
+        te::visit_expr(body, [&](const Expr& e) {
+          const auto* load = e.as<te::ProducerLoadNode>();
+          if (!load || !load->producer.same_as(p->op)) return;
+          for (size_t d = 0; d < load->indices.size(); ++d) {
+            te::Range r = arith::eval_region(load->indices[d], relax);
+            if (region.size() <= d)
+              region.push_back(r);
+            else
+              region[d] = union_range(region[d], r);
+          }
+        });
+      }
+      // Extents must be constants; a symbolic one is bounded by its maximum.
+      te::VarMap<te::Range> everything = all_leaves(stages, ranges);
+      for (te::Range& r : region) {
+        r.extent = arith::simplify(r.extent);
+        if (!te::as_const_int(r.extent)) {
+          te::Range bound = arith::eval_region(r.extent, everything);
+          r.extent = arith::simplify(bound.min + bound.extent - te::make_int(1));
+        }
+        LATHE_CHECK(te::as_const_int(r.extent), "cannot bound the region of '", p->op->name,
+                    "' to a constant size");
+      }
+    }
+    for (size_t d = 0; d < c->axis.size(); ++d) ranges[c->axis[d]] = region.at(d);
+    for (const IterVar& k : c->reduce_axis) ranges[k] = k->dom;
+    derive_leaf_ranges(p, ranges);
+  }
+  return ranges;
+}
+
+}  // namespace lathe::tir

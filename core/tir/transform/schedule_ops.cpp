@@ -1,0 +1,149 @@
+#include "tir/transform/schedule_ops.h"
+
+#include "support/error.h"
+
+namespace lathe::tir {
+namespace {
+
+using schedule::AttachType;
+using schedule::LoopAnnotation;
+
+class NestBuilder {
+ public:
+  NestBuilder(const std::vector<StageInfo>& stages, const IterVarRanges& ranges)
+      : stages_(stages), ranges_(ranges) {}
+
+  Stmt build() {
+    Stmt rest;
+    for (auto it = stages_.rbegin(); it != stages_.rend(); ++it) {
+      if (it->stage->attach_type != AttachType::Root) continue;
+      Stmt nest = stage_nest(*it);
+      rest = it->stage->is_output ? make_seq({nest, rest}) : realize(*it, make_seq({nest, rest}));
+    }
+    return rest;
+  }
+
+ private:
+  Stmt realize(const StageInfo& info, Stmt body) {
+    const te::ComputeOpNode* c = info.stage->op.as_compute();
+    std::vector<te::Range> bounds;
+    for (const IterVar& iv : c->axis) bounds.push_back(ranges_.at(iv));
+    return make_producer_realize(info.stage->op, bounds, std::move(body), info.stage->scope);
+  }
+
+  // Statements of the stages attached at `leaf` of `stage`, wrapping `body`.
+  Stmt wrap_attached(const StageRef& stage, const IterVar& leaf, Stmt body) {
+    for (auto it = stages_.rbegin(); it != stages_.rend(); ++it) {
+      const StageRef& p = it->stage;
+      if (p->attach_type != AttachType::Scope || p->attach_stage.lock() != stage ||
+          !p->attach_ivar.same_as(leaf))
+        continue;
+      body = realize(*it, make_seq({stage_nest(*it), body}));
+    }
+    return body;
+  }
+
+  Stmt make_loop(const StageRef& stage, const IterVar& leaf, Stmt body) {
+    ForKind kind = ForKind::Serial;
+    std::string tag;
+    const schedule::IterVarAttr* attr = nullptr;
+    if (auto it = stage->attrs.find(leaf); it != stage->attrs.end()) attr = &it->second;
+    if (attr) {
+      switch (attr->annotation) {
+        case LoopAnnotation::Parallel:
+          kind = ForKind::Parallel;
+          break;
+        case LoopAnnotation::Vectorize:
+          kind = ForKind::Vectorized;
+          break;
+        case LoopAnnotation::Unroll:
+          kind = ForKind::Unrolled;
+          break;
+        case LoopAnnotation::Bind:
+          kind = ForKind::ThreadBinding;
+          tag = attr->thread_tag;
+          break;
+        case LoopAnnotation::None:
+          break;
+      }
+    }
+    // Loops run from zero; a root variable's min is added in root_values().
+    const te::Range& r = ranges_.at(leaf);
+    Stmt loop = make_for(leaf.var(), te::make_int(0, leaf.var().type()), r.extent, kind,
+                         std::move(body), tag);
+    if (attr)
+      for (const auto& [key, value] : attr->pragmas) loop = make_attr("pragma_" + key, value, loop);
+    return loop;
+  }
+
+  // Loops over `leaves` (outermost first) around `body`, with attached stages.
+  Stmt nest(const StageRef& stage, const std::vector<IterVar>& leaves, Stmt body,
+            bool with_attached) {
+    for (auto it = leaves.rbegin(); it != leaves.rend(); ++it) {
+      if (with_attached) body = wrap_attached(stage, *it, body);
+      body = make_loop(stage, *it, body);
+    }
+    return body;
+  }
+
+  static Stmt guard(const std::vector<Expr>& conditions, Stmt body) {
+    if (conditions.empty()) return body;
+    Expr cond = conditions[0];
+    for (size_t i = 1; i < conditions.size(); ++i) cond = cond && conditions[i];
+    return make_if(cond, std::move(body));
+  }
+
+  Stmt stage_nest(const StageInfo& info) {
+    const StageRef& stage = info.stage;
+    const te::ComputeOpNode* c = stage->op.as_compute();
+    te::VarMap<Expr> roots = root_values(stage, ranges_);
+    SplitGuards guards = split_guards(stage, ranges_);
+    std::vector<Expr> index;
+    for (const IterVar& iv : c->axis) index.push_back(roots.at(iv.var()));
+    const auto* reduce = info.body.as<te::ReduceNode>();
+    const std::vector<IterVar>& leaves = stage->leaf_iter_vars;
+    if (!reduce) {
+      Stmt store = make_producer_store(stage->op, te::substitute(info.body, roots), index);
+      return nest(stage, leaves, guard(guards.data, store), true);
+    }
+    // Reduction: the init runs just outside the first reduction loop, over the
+    // data loops that the reduction loops enclose.
+    size_t first_reduce = leaves.size();
+    for (size_t i = 0; i < leaves.size(); ++i)
+      if (leaves[i]->kind == te::IterVarKind::CommReduce) {
+        first_reduce = i;
+        break;
+      }
+    std::vector<IterVar> outer(leaves.begin(), leaves.begin() + static_cast<long>(first_reduce));
+    std::vector<IterVar> inner(leaves.begin() + static_cast<long>(first_reduce), leaves.end());
+    std::vector<IterVar> init_loops;
+    for (const IterVar& v : inner)
+      if (v->kind != te::IterVarKind::CommReduce) init_loops.push_back(v);
+
+    te::DataType t = stage->op->dtype;
+    Stmt init = make_producer_store(stage->op, te::reducer_identity(reduce->combiner, t), index);
+    init = nest(stage, init_loops, guard(guards.data, init), false);
+
+    Expr source = te::substitute(reduce->source, roots);
+    Expr current = Tensor(stage->op)(index);
+    Stmt update = make_producer_store(
+        stage->op, te::reducer_combine(reduce->combiner, current, source), index);
+    std::vector<Expr> conditions = guards.data;
+    conditions.insert(conditions.end(), guards.reduce.begin(), guards.reduce.end());
+    if (reduce->condition.defined()) conditions.push_back(te::substitute(reduce->condition, roots));
+    update = nest(stage, inner, guard(conditions, update), true);
+    return nest(stage, outer, make_seq({init, update}), true);
+  }
+
+  using Tensor = te::Tensor;
+  const std::vector<StageInfo>& stages_;
+  const IterVarRanges& ranges_;
+};
+
+}  // namespace
+
+Stmt schedule_ops(const std::vector<StageInfo>& stages, const IterVarRanges& ranges) {
+  return NestBuilder(stages, ranges).build();
+}
+
+}  // namespace lathe::tir

@@ -1,0 +1,126 @@
+#include "kernel_harness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "codegen/codegen.h"
+#include "reference/executor.h"
+#include "support/error.h"
+#include "tir/lower.h"
+
+namespace lathe::testing {
+
+std::vector<Tensor> random_inputs(const std::vector<te::Tensor>& inputs, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<Tensor> values;
+  for (const te::Tensor& t : inputs) {
+    Tensor v(DType::Float32, t.shape());
+    for (int64_t i = 0; i < v.numel(); ++i) v.data<float>()[i] = dist(rng);
+    values.push_back(v);
+  }
+  return values;
+}
+
+std::vector<Tensor> run_compiled(schedule::Schedule& sch, const std::vector<te::Tensor>& args,
+                                 const std::vector<Tensor>& inputs) {
+  tir::LoweredFunc lowered = tir::lower(sch, args, "kernel", {.record_ir = false});
+  codegen::CompiledKernel kernel = codegen::jit_compile(lowered.func, codegen::Target::host());
+  std::vector<Tensor> buffers = inputs;
+  for (size_t i = inputs.size(); i < args.size(); ++i)
+    buffers.emplace_back(DType::Float32, args[i].shape());
+  std::vector<void*> pointers;
+  for (Tensor& b : buffers) pointers.push_back(b.raw());
+  kernel.run(pointers);
+  return std::vector<Tensor>(buffers.begin() + static_cast<long>(inputs.size()), buffers.end());
+}
+
+Tensor run_reference(const std::string& op, const Attributes& attrs,
+                     const std::vector<Tensor>& inputs, const TensorType& output) {
+  Node node{"reference", op, {}, {0}, attrs};
+  std::vector<const Tensor*> args;
+  for (const Tensor& t : inputs) args.push_back(&t);
+  const OpDef* def = reference::kernel_registry().find(op);
+  LATHE_CHECK(def, "no op ", op);
+  return reference::run_node(*def, node, args, {output})[0];
+}
+
+double normalized_error(const Tensor& got, const Tensor& want) {
+  LATHE_CHECK(got.shape() == want.shape(), "shape ", shape_to_string(got.shape()), " vs ",
+              shape_to_string(want.shape()));
+  double diff = 0, ref = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double g = got.data<float>()[i], w = want.data<float>()[i];
+    diff = std::max(diff, std::isnan(g) ? INFINITY : std::abs(g - w));
+    ref = std::max(ref, std::abs(w));
+  }
+  return ref == 0 ? diff : diff / ref;
+}
+
+std::string random_loop_schedule(schedule::Stage stage, std::mt19937& rng) {
+  std::ostringstream text;
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  const int64_t factors[] = {1, 2, 3, 4, 5, 7, 8, 16, 32};
+  int steps = 1 + static_cast<int>(pick(4));
+  for (int s = 0; s < steps; ++s) {
+    const auto& leaves = stage.node().leaf_iter_vars;
+    switch (pick(3)) {
+      case 0: {
+        te::IterVar v = leaves[pick(leaves.size())];
+        int64_t f = factors[pick(std::size(factors))];
+        stage.split(v, f);
+        text << "split(" << v.name() << ", " << f << "); ";
+        break;
+      }
+      case 1: {
+        if (leaves.size() < 2) break;
+        size_t i = pick(leaves.size() - 1);
+        if (leaves[i]->kind != leaves[i + 1]->kind) break;
+        te::IterVar a = leaves[i], b = leaves[i + 1];
+        stage.fuse(a, b);
+        text << "fuse(" << a.name() << ", " << b.name() << "); ";
+        break;
+      }
+      case 2: {
+        std::vector<te::IterVar> order = leaves;
+        std::shuffle(order.begin(), order.end(), rng);
+        stage.reorder(order);
+        text << "reorder(";
+        for (const auto& v : order) text << v.name() << " ";
+        text << "); ";
+        break;
+      }
+    }
+  }
+  // Vector and unroll widths stay small: only the inner part of a small split.
+  auto small_inner = [&](const te::IterVar& v, int64_t limit) {
+    for (const auto& rel : stage.node().relations)
+      if (const auto* sp = std::get_if<schedule::SplitRelation>(&rel))
+        if (sp->inner.same_as(v) && sp->factor >= 2 && sp->factor <= limit) return true;
+    return false;
+  };
+  const auto& leaves = stage.node().leaf_iter_vars;
+  if (pick(2) && leaves.front()->kind == te::IterVarKind::DataPar) {
+    stage.parallel(leaves.front());
+    text << "parallel(" << leaves.front().name() << "); ";
+  }
+  if (pick(2) && leaves.back()->kind == te::IterVarKind::DataPar &&
+      small_inner(leaves.back(), 32) && !stage.node().attrs.count(leaves.back())) {
+    stage.vectorize(leaves.back());
+    text << "vectorize(" << leaves.back().name() << "); ";
+  }
+  if (pick(3) == 0 && leaves.size() >= 2) {
+    te::IterVar v = leaves[leaves.size() - 2];
+    if (!stage.node().attrs.count(v) && small_inner(v, 8)) {
+      stage.unroll(v);
+      text << "unroll(" << v.name() << "); ";
+    }
+  }
+  if (pick(3) == 0) {
+    stage.pragma(leaves.front(), "auto_unroll_max_step", te::make_int(16));
+    text << "pragma(" << leaves.front().name() << ", auto_unroll_max_step, 16); ";
+  }
+  return text.str();
+}
+
+}  // namespace lathe::testing
