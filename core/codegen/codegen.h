@@ -14,8 +14,8 @@ namespace lathe::codegen {
 
 // A CPU target, parsed from TVM-style text:
 //   llvm [-mcpu=NAME] [-mattr=+avx2,-avx512f,...] [-mtriple=TRIPLE] [-opt-level=0..3] [-fast-math]
-// Without -mcpu the host CPU is used; without -mcpu and -mattr its detected
-// features too. An explicit -mcpu brings its own feature set, which -mattr amends.
+// Without -mcpu (or with -mcpu=native): the host CPU and the features detected
+// on it, amended by -mattr. With -mcpu: that CPU's own features, amended by -mattr.
 struct Target {
   std::string mcpu;                // empty: host CPU
   std::vector<std::string> mattr;  // "+avx2", "-fma": as written

@@ -191,8 +191,11 @@ bool CodeGenLLVM::non_negative(const Expr& e) const {
       return non_negative(n->true_value) && non_negative(n->false_value);
     }
     case ExprKind::Cast: {
+      // Widening keeps a non-negative value so; an unsigned value of the same
+      // width may land on the sign bit.
       const Expr& v = e.as<te::CastNode>()->value;
-      return v.type().is_integer() && v.type().bits <= e.type().bits && non_negative(v);
+      const int room = v.type().code == DataType::Code::UInt ? 1 : 0;
+      return v.type().is_integer() && v.type().bits + room <= e.type().bits && non_negative(v);
     }
     case ExprKind::Broadcast:
       return non_negative(e.as<te::BroadcastNode>()->value);

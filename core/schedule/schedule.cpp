@@ -7,6 +7,7 @@
 #include <functional>
 #include <unordered_set>
 
+#include "schedule/relations.h"
 #include "support/error.h"
 #include "te/expr_functor.h"
 
@@ -476,6 +477,129 @@ Tensor Schedule::cache_write(const Tensor& tensor, const std::string& scope,
   std::string result = name.empty() ? tensor.name() + "_" + scope : name;
   record({"cache_write", tensor.name(), {}, {}, {scope}, {result}});
   return Tensor(cache_op);
+}
+
+Tensor Schedule::rfactor(const Tensor& tensor, const IterVar& axis, int factor_axis,
+                         const std::string& name) {
+  Stage stage = stage_of(tensor.op());
+  const te::ComputeOpNode* c = stage.op().as_compute();
+  const auto* reduce = c ? c->body.as<te::ReduceNode>() : nullptr;
+  if (!reduce) schedule_error(str("rfactor: '", tensor.name(), "' is not a reduction"));
+  StageNode& node = *stage.ref();
+  if (!axis.defined() || axis->kind != te::IterVarKind::CommReduce ||
+      std::none_of(node.leaf_iter_vars.begin(), node.leaf_iter_vars.end(),
+                   [&](const IterVar& v) { return v.same_as(axis); }))
+    schedule_error(str("rfactor: '", axis.defined() ? axis.name() : "?",
+                       "' is not a reduction axis among the loops of '", tensor.name(), "'"));
+  if (factor_axis < 0 || factor_axis > static_cast<int>(c->axis.size()))
+    schedule_error(str("rfactor: factor_axis ", factor_axis, " is out of range for '",
+                       tensor.name(), "' with ", c->axis.size(), " axes"));
+
+  // Extents of the stage's variables over the op's full domain.
+  IterVarRanges ranges;
+  for (size_t i = 0; i < c->axis.size(); ++i)
+    ranges[c->axis[i]] = te::Range::from_extent(c->shape[i]);
+  for (const IterVar& k : c->reduce_axis) ranges[k] = k->dom;
+  derive_leaf_ranges(node, ranges);
+  te::VarMap<Expr> values = root_values(node, ranges);
+  SplitGuards guards = split_guards(node, ranges);
+
+  // The factored op: the original data axes with `axis` inserted as a data
+  // axis, reducing over the stage's other reduction loops.
+  std::string rf_name = name.empty() ? tensor.name() + ".rf" : name;
+  auto rf = std::make_shared<te::ComputeOpNode>(rf_name);
+  rf->dtype = c->dtype;
+  rf->tag = c->tag;
+  te::VarMap<Expr> to_rf;
+  std::vector<IterVar> data;
+  for (size_t i = 0; i < c->axis.size(); ++i) {
+    te::Var v(c->axis[i].name());
+    to_rf[c->axis[i].var()] = v;
+    data.emplace_back(v, te::Range::from_extent(c->shape[i]), te::IterVarKind::DataPar);
+  }
+  const int64_t axis_extent = const_extent(ranges, axis);
+  te::Var av(axis.name() + "_v");
+  to_rf[axis.var()] = av;
+  data.insert(data.begin() + factor_axis,
+              IterVar(av, te::Range::from_extent(axis_extent), te::IterVarKind::DataPar));
+  std::vector<IterVar> rf_reduce;
+  for (const IterVar& leaf : node.leaf_iter_vars) {
+    if (leaf->kind != te::IterVarKind::CommReduce || leaf.same_as(axis)) continue;
+    te::Var v(leaf.name());
+    to_rf[leaf.var()] = v;
+    rf_reduce.emplace_back(v, te::Range::from_extent(const_extent(ranges, leaf)),
+                           te::IterVarKind::CommReduce);
+  }
+  if (rf_reduce.empty())
+    schedule_error(str("rfactor: '", tensor.name(), "' has no reduction loop left besides '",
+                       axis.name(), "'; split the reduction axis first"));
+  te::VarMap<Expr> reduce_values;
+  for (const IterVar& k : c->reduce_axis)
+    reduce_values[k.var()] = te::substitute(values.at(k.var()), to_rf);
+  for (size_t i = 0; i < c->axis.size(); ++i)
+    reduce_values[c->axis[i].var()] = to_rf.at(c->axis[i].var());
+  Expr source = te::substitute(reduce->source, reduce_values);
+  Expr condition;
+  for (const Expr& g : guards.reduce) {
+    Expr cond = te::substitute(g, to_rf);
+    condition = condition.defined() ? condition && cond : cond;
+  }
+  if (reduce->condition.defined()) {
+    Expr cond = te::substitute(reduce->condition, reduce_values);
+    condition = condition.defined() ? condition && cond : cond;
+  }
+  for (const IterVar& iv : data) rf->shape.push_back(*te::as_const_int(iv->dom.extent));
+  rf->axis = data;
+  rf->reduce_axis = rf_reduce;
+  rf->body =
+      Expr(std::make_shared<const te::ReduceNode>(reduce->combiner, source, rf_reduce, condition));
+  Operation rf_op(rf);
+
+  // The stage now reduces the factored results over the new axis.
+  IterVar rv(te::Var(axis.name() + "_r"), te::Range::from_extent(axis_extent),
+             te::IterVarKind::CommReduce);
+  auto combined = copy_compute(*c);
+  std::vector<Expr> index;
+  for (const IterVar& iv : c->axis) index.push_back(iv.var());
+  index.insert(index.begin() + factor_axis, rv.var());
+  combined->reduce_axis = {rv};
+  combined->body = Expr(std::make_shared<const te::ReduceNode>(
+      reduce->combiner, Tensor(rf_op)(index), std::vector<IterVar>{rv}, Expr()));
+  Operation combined_op(combined);
+
+  // Keep the data-axis relations and loops; drop the reduction ones.
+  auto is_reduce = [](const IterVar& v) { return v->kind == te::IterVarKind::CommReduce; };
+  std::vector<IterVarRelation> kept;
+  for (const IterVarRelation& rel : node.relations) {
+    const IterVar& any = std::holds_alternative<SplitRelation>(rel)
+                             ? std::get<SplitRelation>(rel).parent
+                             : std::get<FuseRelation>(rel).outer;
+    if (!is_reduce(any)) kept.push_back(rel);
+  }
+  node.relations = kept;
+  std::erase_if(node.leaf_iter_vars, is_reduce);
+  std::erase_if(node.all_iter_vars, is_reduce);
+  std::erase_if(node.root_iter_vars, is_reduce);
+  std::erase_if(node.attrs, [&](const auto& kv) { return is_reduce(kv.first); });
+  node.leaf_iter_vars.push_back(rv);
+  node.all_iter_vars.push_back(rv);
+  node.root_iter_vars.push_back(rv);
+
+  size_t position = 0;
+  for (size_t i = 0; i < stages_.size(); ++i)
+    if (stages_[i] == stage.ref()) position = i;
+  add_stage(rf_op, position);
+  Operation old_op = node.op;
+  node.op = combined_op;
+  std::vector<StageRef> consumers;
+  for (const StageRef& s : stages_)
+    if (s != stage.ref() && s->op.as_compute() && reads(s->op, old_op)) consumers.push_back(s);
+  if (!consumers.empty()) redirect_reads(old_op, combined_op, consumers);
+  for (Operation& out : outputs_)
+    if (out.same_as(old_op)) out = combined_op;
+  std::string result = name.empty() ? tensor.name() + "_rf" : name;
+  record({"rfactor", tensor.name(), {axis.name()}, {factor_axis}, {}, {result}});
+  return Tensor(rf_op);
 }
 
 }  // namespace lathe::schedule

@@ -182,6 +182,22 @@ class TestLowering : public QObject {
     check_numerics(sch, m);
   }
 
+  void rfactorSplitsTheReduction() {
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    schedule::Stage s = sch[m.c];
+    auto [ko, ki] = s.split(s.reduce_axis()[0], 8);
+    te::Tensor rf = sch.rfactor(m.c, ki);
+    // The factored stage's new axis is data-parallel now, so it may run in parallel.
+    sch[rf].parallel(sch[rf].axis()[0]);
+    std::string ir = lowered_ir(sch, m.args());
+    QVERIFY2(contains(ir, "C_rf = T.allocate([24576]"), ir.c_str());
+    QVERIFY2(contains(ir, "for k_inner_v in T.parallel(8):"), ir.c_str());
+    check_numerics(sch, m);
+    // Factoring a data axis is an error naming it.
+    QVERIFY_THROWS_EXCEPTION(schedule::ScheduleError, sch.rfactor(m.c, s.axis()[0]));
+  }
+
   void bindLowersToThreadLoops() {
     Matmul m;
     schedule::Schedule sch({m.c.op()});

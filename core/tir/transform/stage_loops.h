@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "schedule/schedule.h"
+#include "schedule/relations.h"
 #include "te/expr_functor.h"
 
 namespace lathe::tir {
@@ -15,9 +15,8 @@ using schedule::StageRef;
 using te::Expr;
 using te::IterVar;
 
-// Range of every iteration variable of every stage. Leaf and relation-made
-// variables run over [0, extent); root variables over [min, min + extent).
-using IterVarRanges = std::unordered_map<IterVar, te::Range, te::IterVarHash, te::IterVarEqual>;
+using schedule::IterVarRanges;
+using schedule::SplitGuards;
 
 struct StageInfo {
   StageRef stage;
@@ -28,21 +27,18 @@ struct StageInfo {
 // Every non-inlined compute stage, in dependency order, with inlining applied.
 std::vector<StageInfo> analyze_stages(schedule::Schedule& sch);
 
-// Constant extent of an iteration variable; throws when it is not constant.
-int64_t const_extent(const IterVarRanges& ranges, const IterVar& iv);
-
-// Fills the ranges of the stage's relation-made variables from its root ranges:
-// split inner = factor, outer = ceil(extent / factor); fuse = product.
-void derive_leaf_ranges(const StageRef& stage, IterVarRanges& ranges);
-
-// Each root variable's value in terms of leaf variables: min + outer * factor + inner ...
-te::VarMap<Expr> root_values(const StageRef& stage, const IterVarRanges& ranges);
-
-// Conditions that keep non-dividing splits inside their parent's range, split
-// into those on data axes and those on reduction axes.
-struct SplitGuards {
-  std::vector<Expr> data, reduce;
-};
-SplitGuards split_guards(const StageRef& stage, const IterVarRanges& ranges);
+// Relation arithmetic (schedule/relations.h) on a stage handle.
+inline int64_t const_extent(const IterVarRanges& r, const IterVar& iv) {
+  return schedule::const_extent(r, iv);
+}
+inline void derive_leaf_ranges(const StageRef& s, IterVarRanges& r) {
+  schedule::derive_leaf_ranges(*s, r);
+}
+inline te::VarMap<Expr> root_values(const StageRef& s, const IterVarRanges& r) {
+  return schedule::root_values(*s, r);
+}
+inline SplitGuards split_guards(const StageRef& s, const IterVarRanges& r) {
+  return schedule::split_guards(*s, r);
+}
 
 }  // namespace lathe::tir
