@@ -30,8 +30,8 @@ struct Target {
 
   // The options as given, in canonical order: parse(to_string()) == *this.
   std::string to_string() const;
-  // What LLVM is told: the CPU name (host CPU when none given) and the
-  // comma-separated feature string (host features when neither given).
+  // What LLVM is told: the CPU name and the comma-separated feature string,
+  // with the host's filled in as above.
   std::string cpu() const;
   std::string features() const;
   std::string triple() const;

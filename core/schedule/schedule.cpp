@@ -247,7 +247,18 @@ void Stage::compute_at(const Stage& parent, const IterVar& scope) {
     schedule_error(str("compute_at: stage '", name(), "' cannot be computed at itself"));
   if (node_->is_output)
     schedule_error(str("compute_at: '", name(), "' is an output and must stay at the root"));
-  if (!reads(parent.op(), op()))
+  // The parent must read the tensor, or enclose (through compute_at) a stage
+  // that does, as TVM allows attaching a producer at an outer loop.
+  bool consumed = reads(parent.op(), op());
+  for (const StageRef& s : owner_->stages_) {
+    if (consumed) break;
+    if (!s->op.as_compute() || !reads(s->op, op())) continue;
+    for (StageRef cur = s; cur && !consumed; cur = cur->attach_stage.lock()) {
+      if (cur == parent.node_) consumed = true;
+      if (cur->attach_type != AttachType::Scope) break;
+    }
+  }
+  if (!consumed)
     schedule_error(str("compute_at: stage '", parent.name(), "' does not consume '", name(),
                        "'; compute a tensor at a loop of a stage that reads it"));
   parent.check_leaf(scope, "compute_at");

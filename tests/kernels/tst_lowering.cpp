@@ -146,6 +146,29 @@ class TestLowering : public QObject {
     check_numerics(sch, m);
   }
 
+  // A producer attached at an outer loop of a stage that encloses its reader
+  // (TVM's packed-panel pattern): B is packed once per column panel.
+  void cacheReadAtEnclosingLoop() {
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    te::Tensor cc = sch.cache_write(m.c, "local");
+    te::Tensor bb = sch.cache_read(m.b, "local", {cc.op()});
+    schedule::Stage s = sch[m.c];
+    auto t = s.tile(s.axis()[0], s.axis()[1], 8, 16);
+    s.reorder({t[1], t[0], t[2], t[3]});
+    sch[cc].compute_at(s, t[0]);
+    sch[bb].compute_at(s, t[1]);
+    std::string ir = lowered_ir(sch, m.args());
+    QVERIFY2(contains(ir, "B_local = T.allocate([512]"), ir.c_str());
+    check_numerics(sch, m);
+    // Attached where its reader does not run: an error, not wrong code.
+    schedule::Schedule bad({m.c.op()});
+    te::Tensor cc2 = bad.cache_write(m.c, "local");
+    te::Tensor bb2 = bad.cache_read(m.b, "local", {cc2.op()});
+    QVERIFY_THROWS_EXCEPTION(schedule::ScheduleError,
+                             bad[bb2].compute_at(bad[m.c], bad[m.c].axis()[0]));
+  }
+
   void computeInlineRemovesStage() {
     te::Tensor x = te::placeholder({1, 4, 8, 8}, te::DataType::Float(32), "X");
     te::Tensor w = te::placeholder({4, 4, 3, 3}, te::DataType::Float(32), "W");

@@ -11,6 +11,13 @@ namespace {
 using schedule::AttachType;
 using schedule::ScheduleError;
 
+// A leaf's loop runs over [0, extent), even when the leaf is a root variable
+// whose range has a min: root_values() adds that min to the loop variable.
+te::Range loop_range(const IterVarRanges& ranges, const IterVar& leaf) {
+  const te::Range& r = ranges.at(leaf);
+  return {te::make_int(0, leaf.var().type()), r.extent};
+}
+
 const StageInfo& info_of(const std::vector<StageInfo>& stages, const StageRef& s) {
   for (const StageInfo& i : stages)
     if (i.stage == s) return i;
@@ -26,16 +33,45 @@ void add_enclosing_loops(const StageRef& s, const IterVarRanges& ranges,
     StageRef parent = cur->attach_stage.lock();
     if (!parent) break;
     for (const IterVar& leaf : parent->leaf_iter_vars) {
-      relax[leaf.var()] = ranges.at(leaf);
+      relax[leaf.var()] = loop_range(ranges, leaf);
       if (leaf.same_as(cur->attach_ivar)) break;
     }
     cur = parent;
   }
 }
 
-struct Region {
-  std::vector<te::Range> dims;
-};
+// Loops that vary while p's region is live, for p attached at loop l of
+// stage t and read by s, where s is t itself or runs inside t through a
+// chain of compute_at: the loops inside l down to s, and all of s's own.
+void relax_inside_attach_point(const StageRef& p, const StageRef& s, const IterVarRanges& ranges,
+                               te::VarMap<te::Range>& relax) {
+  StageRef t = p->attach_stage.lock();
+  auto relax_after = [&](const StageRef& stage, const IterVar& from, const IterVar& to) {
+    bool inside = !from.defined();
+    for (const IterVar& leaf : stage->leaf_iter_vars) {
+      if (inside) relax[leaf.var()] = loop_range(ranges, leaf);
+      if (leaf.same_as(from)) inside = true;
+      if (to.defined() && leaf.same_as(to)) return inside;
+    }
+    return inside;
+  };
+  if (s == t) {
+    relax_after(s, p->attach_ivar, IterVar());
+    return;
+  }
+  relax_after(s, IterVar(), IterVar());
+  StageRef cur = s;
+  while (cur->attach_type == AttachType::Scope && cur->attach_stage.lock() != t) {
+    StageRef parent = cur->attach_stage.lock();
+    relax_after(parent, IterVar(), cur->attach_ivar);
+    cur = parent;
+  }
+  if (cur->attach_type != AttachType::Scope || cur->attach_stage.lock() != t ||
+      !relax_after(t, p->attach_ivar, cur->attach_ivar))
+    throw ScheduleError("compute_at: '" + p->op->name + "' is attached at loop '" +
+                        p->attach_ivar.name() + "' of '" + t->op->name + "', which does not " +
+                        "enclose its reader '" + s->op->name + "'");
+}
 
 // Every variable at its full constant range, to bound what stays symbolic.
 te::VarMap<te::Range> all_leaves(const std::vector<StageInfo>& stages,
@@ -43,7 +79,7 @@ te::VarMap<te::Range> all_leaves(const std::vector<StageInfo>& stages,
   te::VarMap<te::Range> all;
   for (const StageInfo& i : stages)
     for (const IterVar& leaf : i.stage->leaf_iter_vars)
-      if (auto it = ranges.find(leaf); it != ranges.end()) all[leaf.var()] = it->second;
+      if (ranges.count(leaf)) all[leaf.var()] = loop_range(ranges, leaf);
   return all;
 }
 
@@ -68,18 +104,10 @@ IterVarRanges infer_bound(const std::vector<StageInfo>& stages) {
         // Loops of the consumer inside p's attach point vary while p's region
         // is live; those outside are fixed symbols.
         te::VarMap<te::Range> relax;
-        if (p->attach_type == AttachType::Scope) {
-          if (p->attach_stage.lock() != s)
-            throw ScheduleError("compute_at: '" + p->op->name + "' is attached in '" +
-                                p->attach_stage.lock()->op->name + "' but also read by '" +
-                                s->op->name + "'");
-          bool inside = false;
-          for (const IterVar& leaf : s->leaf_iter_vars) {
-            if (inside) relax[leaf.var()] = ranges.at(leaf);
-            if (leaf.same_as(p->attach_ivar)) inside = true;
-          }
-        } else {
-          for (const IterVar& leaf : s->leaf_iter_vars) relax[leaf.var()] = ranges.at(leaf);
+        if (p->attach_type == AttachType::Scope)
+          relax_inside_attach_point(p, s, ranges, relax);
+        else {
+          for (const IterVar& leaf : s->leaf_iter_vars) relax[leaf.var()] = loop_range(ranges, leaf);
           add_enclosing_loops(s, ranges, relax);
         }
         Expr body = te::substitute(info_of(stages, s).body, root_values(s, ranges));
