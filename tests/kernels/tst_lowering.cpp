@@ -2,6 +2,7 @@
 // produces, the pass log, and numerics of the composed result.
 #include <QtTest>
 
+#include "codegen/codegen.h"
 #include "kernel_harness.h"
 #include "schedule/schedule.h"
 #include "tir/lower.h"
@@ -108,6 +109,33 @@ class TestLowering : public QObject {
     QVERIFY2(contains(ir, "for i in T.parallel(64):"), ir.c_str());
     QVERIFY2(contains(ir, "T.Ramp("), ir.c_str());
     QVERIFY2(!contains(ir, "for k_inner"), ir.c_str());  // unrolled away
+    check_numerics(sch, m);
+  }
+
+  // The lowered vector IR reaches the machine as SIMD instructions.
+  void vectorizedLoopEmitsVectorInstructions() {
+    if (!__builtin_cpu_supports("avx2")) QSKIP("the host has no AVX2");
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    schedule::Stage s = sch[m.c];
+    auto [jo, ji] = s.split(s.axis()[1], 16);
+    s.reorder({s.axis()[0], jo, s.reduce_axis()[0], ji});
+    s.vectorize(ji);
+    tir::LoweredFunc f = tir::lower(sch, m.args(), "kernel");
+    std::string assembly = codegen::emit_assembly({f.func}, codegen::Target::host());
+    QVERIFY2(contains(assembly, "ymm") || contains(assembly, "zmm"), assembly.c_str());
+  }
+
+  void computeRootUndoesComputeAt() {
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    te::Tensor cc = sch.cache_write(m.c, "local");
+    schedule::Stage s = sch[m.c];
+    sch[cc].compute_at(s, s.axis()[0]);
+    sch[cc].compute_root();
+    std::string ir = lowered_ir(sch, m.args());
+    // At the root, the cache holds the whole output.
+    QVERIFY2(contains(ir, "C_local = T.allocate([3072]"), ir.c_str());
     check_numerics(sch, m);
   }
 
