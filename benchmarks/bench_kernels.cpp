@@ -3,7 +3,7 @@
 // benchmarks/schedules/matmul_1024.py (GFLOPS and fraction of peak, all cores),
 // and the lowering and LLVM compile times of a conv2d schedule. Ratios come
 // from one run, since these machines are shared and noisy.
-//   bench_kernels [--schedules DIR] [--repeat N]
+//   bench_kernels [--schedules DIR] [--matmul-schedule FILE] [--repeat N]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -42,14 +42,18 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   std::string dir = LATHE_SCHEDULES_DIR;
+  std::string matmul_schedule;
   int repeat = 10;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--schedules") && i + 1 < argc)
       dir = argv[++i];
+    else if (!std::strcmp(argv[i], "--matmul-schedule") && i + 1 < argc)
+      matmul_schedule = argv[++i];
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
       repeat = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: bench_kernels [--schedules DIR] [--repeat N]\n");
+      std::fprintf(stderr,
+                   "usage: bench_kernels [--schedules DIR] [--matmul-schedule FILE] [--repeat N]\n");
       return 2;
     }
   }
@@ -65,7 +69,9 @@ int main(int argc, char** argv) {
     te::Tensor a = te::placeholder({n, n}, te::DataType::Float(32), "A");
     te::Tensor b = te::placeholder({n, n}, te::DataType::Float(32), "B");
     te::Tensor c = topi::matmul(a, b);
-    auto sch = schedule::parse_schedule(read_text(dir + "/matmul_1024.py"),
+    if (matmul_schedule.empty()) matmul_schedule = dir + "/matmul_1024.py";
+    std::printf("matmul schedule: %s\n", matmul_schedule.c_str());
+    auto sch = schedule::parse_schedule(read_text(matmul_schedule),
                                         {{"A", a}, {"B", b}, {"C", c}});
     Timer t;
     tir::LoweredFunc lowered = tir::lower(*sch, {a, b, c}, "matmul", {.record_ir = false});
