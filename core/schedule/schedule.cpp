@@ -105,30 +105,24 @@ IterVar Stage::make_leaf_var(const std::string& var_name, te::IterVarKind kind) 
 std::pair<IterVar, IterVar> Stage::split(const IterVar& parent, int64_t factor,
                                          const std::string& outer_name,
                                          const std::string& inner_name) {
-  check_leaf(parent, "split");
-  if (factor <= 0)
-    schedule_error(str("split: factor must be positive, got ", factor, " for axis '", parent.name(),
-                       "' of stage '", name(), "'"));
-  IterVar outer =
-      make_leaf_var(outer_name.empty() ? default_name(parent, "outer") : outer_name, parent->kind);
-  IterVar inner =
-      make_leaf_var(inner_name.empty() ? default_name(parent, "inner") : inner_name, parent->kind);
-  auto& leaves = node_->leaf_iter_vars;
-  int pos = leaf_index(parent);
-  leaves[pos] = outer;
-  leaves.insert(leaves.begin() + pos + 1, inner);
-  node_->relations.push_back(SplitRelation{parent, outer, inner, factor, 0});
-  owner_->record({"split", name(), {parent.name()}, {factor}, {}, {outer.name(), inner.name()}});
-  return {outer, inner};
+  return split_impl(parent, true, factor, outer_name, inner_name);
 }
 
 std::pair<IterVar, IterVar> Stage::split_nparts(const IterVar& parent, int64_t nparts,
                                                 const std::string& outer_name,
                                                 const std::string& inner_name) {
+  return split_impl(parent, false, nparts, outer_name, inner_name);
+}
+
+// `amount` is the inner extent (factor) or the outer one (nparts).
+std::pair<IterVar, IterVar> Stage::split_impl(const IterVar& parent, bool by_factor, int64_t amount,
+                                              const std::string& outer_name,
+                                              const std::string& inner_name) {
   check_leaf(parent, "split");
-  if (nparts <= 0)
-    schedule_error(str("split: nparts must be positive, got ", nparts, " for axis '", parent.name(),
-                       "' of stage '", name(), "'"));
+  const char* what = by_factor ? "factor" : "nparts";
+  if (amount <= 0)
+    schedule_error(str("split: ", what, " must be positive, got ", amount, " for axis '",
+                       parent.name(), "' of stage '", name(), "'"));
   IterVar outer =
       make_leaf_var(outer_name.empty() ? default_name(parent, "outer") : outer_name, parent->kind);
   IterVar inner =
@@ -137,9 +131,14 @@ std::pair<IterVar, IterVar> Stage::split_nparts(const IterVar& parent, int64_t n
   int pos = leaf_index(parent);
   leaves[pos] = outer;
   leaves.insert(leaves.begin() + pos + 1, inner);
-  node_->relations.push_back(SplitRelation{parent, outer, inner, 0, nparts});
-  owner_->record(
-      {"split_nparts", name(), {parent.name()}, {nparts}, {}, {outer.name(), inner.name()}});
+  node_->relations.push_back(
+      SplitRelation{parent, outer, inner, by_factor ? amount : 0, by_factor ? 0 : amount});
+  owner_->record({by_factor ? "split" : "split_nparts",
+                  name(),
+                  {parent.name()},
+                  {amount},
+                  {},
+                  {outer.name(), inner.name()}});
   return {outer, inner};
 }
 

@@ -109,6 +109,9 @@ class Stage {
   void storage_align(const IterVar& axis, int64_t factor, int64_t offset);
 
  private:
+  std::pair<IterVar, IterVar> split_impl(const IterVar& parent, bool by_factor, int64_t amount,
+                                         const std::string& outer_name,
+                                         const std::string& inner_name);
   IterVar make_leaf_var(const std::string& name, te::IterVarKind kind);
   void check_leaf(const IterVar& var, const char* primitive) const;
   int leaf_index(const IterVar& var) const;

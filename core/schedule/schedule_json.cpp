@@ -59,8 +59,8 @@ ScheduleStep step_of(const json& j, int step) {
 json schedule_to_json(const Schedule& s) {
   json steps = json::array();
   for (const ScheduleStep& st : s.trace())
-    steps.push_back(json::array({st.primitive, st.stage, st.axes, st.ints, st.strings,
-                                 st.results}));
+    steps.push_back(
+        json::array({st.primitive, st.stage, st.axes, st.ints, st.strings, st.results}));
   return {{"format", kScheduleJsonFormat}, {"version", kScheduleJsonVersion}, {"steps", steps}};
 }
 
@@ -75,8 +75,9 @@ std::unique_ptr<Schedule> schedule_from_json(const json& j,
   if (version == j.end() || !version->is_number_integer())
     json_error(0, 0, "\"version\" must be an integer");
   if (version->get<int64_t>() != kScheduleJsonVersion)
-    json_error(0, 0, str("unsupported schedule record version ", version->get<int64_t>(),
-                         " (this build reads version ", kScheduleJsonVersion, ")"));
+    json_error(0, 0,
+               str("unsupported schedule record version ", version->get<int64_t>(),
+                   " (this build reads version ", kScheduleJsonVersion, ")"));
   auto steps = j.find("steps");
   if (steps == j.end() || !steps->is_array() || steps->empty())
     json_error(0, 0, "\"steps\" must be a non-empty array");

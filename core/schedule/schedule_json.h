@@ -29,7 +29,7 @@ nlohmann::json schedule_to_json(const Schedule& s);
 std::unique_ptr<Schedule> schedule_from_json(const nlohmann::json& j,
                                              const std::map<std::string, te::Tensor>& tensors);
 // The same from JSON text; text that is not JSON is a diagnostic at 0:0.
-std::unique_ptr<Schedule> schedule_from_json_text(
-    const std::string& text, const std::map<std::string, te::Tensor>& tensors);
+std::unique_ptr<Schedule> schedule_from_json_text(const std::string& text,
+                                                  const std::map<std::string, te::Tensor>& tensors);
 
 }  // namespace lathe::schedule

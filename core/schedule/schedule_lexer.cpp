@@ -151,11 +151,21 @@ class Lexer {
         char e = peek();
         advance();
         switch (e) {
-          case 'n': value += '\n'; break;
-          case 't': value += '\t'; break;
-          case '\\': value += '\\'; break;
-          case '\'': value += '\''; break;
-          case '"': value += '"'; break;
+          case 'n':
+            value += '\n';
+            break;
+          case 't':
+            value += '\t';
+            break;
+          case '\\':
+            value += '\\';
+            break;
+          case '\'':
+            value += '\'';
+            break;
+          case '"':
+            value += '"';
+            break;
           default:
             value += '\\';
             value += e;

@@ -21,13 +21,19 @@ constexpr int kMaxNesting = 100;
 
 std::string describe(const Token& t) {
   switch (t.kind) {
-    case TokenKind::Name: return "name '" + t.text + "'";
+    case TokenKind::Name:
+      return "name '" + t.text + "'";
     case TokenKind::Int:
-    case TokenKind::Float: return "number " + t.text;
-    case TokenKind::String: return "a string";
-    case TokenKind::Op: return "'" + t.text + "'";
-    case TokenKind::Newline: return "end of line";
-    case TokenKind::End: return "end of text";
+    case TokenKind::Float:
+      return "number " + t.text;
+    case TokenKind::String:
+      return "a string";
+    case TokenKind::Op:
+      return "'" + t.text + "'";
+    case TokenKind::Newline:
+      return "end of line";
+    case TokenKind::End:
+      return "end of text";
   }
   return "?";
 }
@@ -57,8 +63,8 @@ class Parser {
         statements.push_back(std::move(st));
       } catch (const SyntaxError& e) {
         const Token& bad = toks_[e.index];
-        if (!open_.empty() && (bad.kind == TokenKind::End ||
-                               (bad.first_on_line && bad.line > open_.back().line))) {
+        if (!open_.empty() &&
+            (bad.kind == TokenKind::End || (bad.first_on_line && bad.line > open_.back().line))) {
           // The statement ran on into the next line: blame the bracket and
           // parse that line afresh.
           const Token& o = open_.back();
@@ -141,7 +147,7 @@ class Parser {
       parse_import(st);
       return st;
     }
-    static const char* unsupported[] = {"def",   "for",  "while",  "if",    "with",
+    static const char* unsupported[] = {"def",   "for",    "while",  "if",  "with",
                                         "class", "return", "lambda", "try", "del"};
     for (const char* k : unsupported)
       if (first.kind == TokenKind::Name && first.text == k)
@@ -190,7 +196,8 @@ class Parser {
     std::string name = take().text;
     while (at_op(".")) {
       take();
-      if (peek().kind != TokenKind::Name) fail("expected a name after '.', got " + describe(peek()));
+      if (peek().kind != TokenKind::Name)
+        fail("expected a name after '.', got " + describe(peek()));
       name += "." + take().text;
     }
     return name;
@@ -327,7 +334,8 @@ class Parser {
     bool keywords = false;
     while (!at_op(")")) {
       if (peek().kind == TokenKind::Name && at_op("=", 1)) {
-        if (is_python_keyword(peek().text)) fail("'" + peek().text + "' cannot be a keyword argument");
+        if (is_python_keyword(peek().text))
+          fail("'" + peek().text + "' cannot be a keyword argument");
         const Token& kw = take();
         call->keywords.push_back(kw.text);
         call->keyword_pos.push_back({kw.line, kw.column});
@@ -351,8 +359,7 @@ class Parser {
     const Token& t = peek();
     switch (t.kind) {
       case TokenKind::Name: {
-        if (is_python_keyword(t.text) && t.text != "None" && t.text != "True" &&
-            t.text != "False")
+        if (is_python_keyword(t.text) && t.text != "None" && t.text != "True" && t.text != "False")
           fail("'" + t.text + "' is a Python keyword the schedule language does not use");
         NodePtr n = make(NodeKind::Name, take());
         n->text = t.text;
@@ -418,10 +425,10 @@ class Parser {
 
 bool is_python_keyword(const std::string& word) {
   static const std::set<std::string> keywords = {
-      "False",  "None",     "True",   "and",   "as",     "assert", "async",  "await",  "break",
-      "class",  "continue", "def",    "del",   "elif",   "else",   "except", "finally", "for",
-      "from",   "global",   "if",     "import", "in",    "is",     "lambda", "nonlocal", "not",
-      "or",     "pass",     "raise",  "return", "try",   "while",  "with",   "yield"};
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   return keywords.contains(word);
 }
 

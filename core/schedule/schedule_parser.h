@@ -19,10 +19,10 @@ enum class NodeKind : uint8_t { Name, Int, Float, Str, Attr, Index, Call, List, 
 
 struct Node {
   NodeKind kind = NodeKind::Name;
-  Pos pos;               // of the expression's first token
-  std::string text;      // Name, Str, Float text, Attr's attribute, BinOp's operator
+  Pos pos;           // of the expression's first token
+  std::string text;  // Name, Str, Float text, Attr's attribute, BinOp's operator
   int64_t int_value = 0;
-  Pos name_pos;          // Attr: the attribute; Call: the called name; BinOp: the operator
+  Pos name_pos;  // Attr: the attribute; Call: the called name; BinOp: the operator
   // Attr: {object}; Index: {object, index}; Call: {function, arguments...};
   // List, Tuple: items; BinOp: {left, right}; Neg: {operand}.
   std::vector<std::unique_ptr<Node>> kids;

@@ -212,6 +212,9 @@ class Printer {
     } else if (p == "cache_write") {
       line = results(i, st) + s_ + ".cache_write(" + tensor_ref(i, r.stage) + ", " +
              quote(st.strings[0]) + ")";
+    } else if (p == "rfactor") {
+      line = results(i, st) + s_ + ".rfactor(" + tensor_ref(i, r.stage) + ", " + axis(0) +
+             (st.ints[0] != 0 ? ", factor_axis=" + std::to_string(st.ints[0]) : "") + ")";
     } else {
       unprintable(i, "unknown primitive '" + p + "'");
     }

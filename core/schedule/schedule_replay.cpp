@@ -3,6 +3,8 @@
 // leaves (newest first), storage_align's axis among the op's data axes.
 #include "schedule/schedule_replay.h"
 
+#include <limits>
+
 #include "support/error.h"
 
 namespace lathe::schedule::detail {
@@ -14,12 +16,24 @@ struct StepShape {
 };
 
 const StepShape kShapes[] = {
-    {"create_schedule", 0, 0, 1, 0}, {"split", 1, 1, 0, 2},         {"split_nparts", 1, 1, 0, 2},
-    {"tile", 2, 2, 0, 4},            {"fuse", 2, 0, 0, 1},          {"reorder", -1, 0, 0, 0},
-    {"parallel", 1, 0, 0, 0},        {"vectorize", 1, 0, 0, 0},     {"unroll", 1, 0, 0, 0},
-    {"bind", 1, 0, 1, 0},            {"pragma", 1, 1, 1, 0},        {"compute_at", 1, 0, 1, 0},
-    {"compute_inline", 0, 0, 0, 0},  {"compute_root", 0, 0, 0, 0},  {"storage_align", 1, 2, 0, 0},
-    {"cache_read", 0, 0, -2, 1},     {"cache_write", 0, 0, 1, 1},
+    {"create_schedule", 0, 0, 1, 0},
+    {"split", 1, 1, 0, 2},
+    {"split_nparts", 1, 1, 0, 2},
+    {"tile", 2, 2, 0, 4},
+    {"fuse", 2, 0, 0, 1},
+    {"reorder", -1, 0, 0, 0},
+    {"parallel", 1, 0, 0, 0},
+    {"vectorize", 1, 0, 0, 0},
+    {"unroll", 1, 0, 0, 0},
+    {"bind", 1, 0, 1, 0},
+    {"pragma", 1, 1, 1, 0},
+    {"compute_at", 1, 0, 1, 0},
+    {"compute_inline", 0, 0, 0, 0},
+    {"compute_root", 0, 0, 0, 0},
+    {"storage_align", 1, 2, 0, 0},
+    {"cache_read", 0, 0, -2, 1},
+    {"cache_write", 0, 0, 1, 1},
+    {"rfactor", 1, 1, 0, 1},
 };
 
 void check_count(size_t have, int want, int field, const char* what, const std::string& prim) {
@@ -46,7 +60,6 @@ std::vector<std::string> create_schedule_outputs(const ScheduleStep& step) {
 }
 
 void check_step_shape(const ScheduleStep& step) {
-  if (step.primitive == "rfactor") throw ReplayError(1, "rfactor is not supported yet");
   for (const StepShape& shape : kShapes) {
     if (step.primitive != shape.primitive) continue;
     check_count(step.axes.size(), shape.axes, 3, "axes", step.primitive);
@@ -56,6 +69,10 @@ void check_step_shape(const ScheduleStep& step) {
     return;
   }
   throw ReplayError(1, str("unknown schedule primitive '", step.primitive, "'"));
+}
+
+std::string rfactor_name(const std::string& tensor, const std::string& result) {
+  return result == tensor + "_rf" ? "" : result;
 }
 
 IterVar find_leaf(const Stage& stage, const std::string& name) {
@@ -127,8 +144,9 @@ AppliedStep TraceReplayer::apply(const ScheduleStep& step, const ResolvedStep& r
   AppliedStep out;
   if (p == "split" || p == "split_nparts") {
     auto [outer, inner] =
-        p == "split" ? stage.split(r.axes[0], step.ints[0], step.results[0], step.results[1])
-                     : stage.split_nparts(r.axes[0], step.ints[0], step.results[0], step.results[1]);
+        p == "split"
+            ? stage.split(r.axes[0], step.ints[0], step.results[0], step.results[1])
+            : stage.split_nparts(r.axes[0], step.ints[0], step.results[0], step.results[1]);
     out.axes = {outer, inner};
   } else if (p == "tile") {
     out.axes = stage.tile(r.axes[0], r.axes[1], step.ints[0], step.ints[1], step.results);
@@ -161,6 +179,11 @@ AppliedStep TraceReplayer::apply(const ScheduleStep& step, const ResolvedStep& r
         schedule_->cache_read(Tensor(stage.op()), step.strings[0], readers, step.results[0]);
   } else if (p == "cache_write") {
     out.tensor = schedule_->cache_write(Tensor(stage.op()), step.strings[0], step.results[0]);
+  } else if (p == "rfactor") {
+    if (step.ints[0] < 0 || step.ints[0] > std::numeric_limits<int>::max())
+      throw ReplayError(4, str("rfactor's factor_axis ", step.ints[0], " is out of range"));
+    out.tensor = schedule_->rfactor(Tensor(stage.op()), r.axes[0], static_cast<int>(step.ints[0]),
+                                    rfactor_name(stage.name(), step.results[0]));
   }
   return out;
 }

@@ -17,8 +17,7 @@ namespace lathe::schedule::detail {
 // (1 primitive, 2 stage, 3 axes, 4 ints, 5 strings, 6 results; 0 the step).
 class ReplayError : public std::runtime_error {
  public:
-  ReplayError(int field, const std::string& message)
-      : std::runtime_error(message), field_(field) {}
+  ReplayError(int field, const std::string& message) : std::runtime_error(message), field_(field) {}
   int field() const { return field_; }
 
  private:
@@ -27,10 +26,10 @@ class ReplayError : public std::runtime_error {
 
 // What a step's names refer to in the schedule before the step.
 struct ResolvedStep {
-  Stage stage;                       // the stage the primitive is called on
-  std::vector<IterVar> axes;         // step.axes, resolved in `stage` (compute_at: in `other`)
-  Stage other;                       // compute_at's parent stage
-  std::vector<Stage> readers;        // cache_read's readers
+  Stage stage;                 // the stage the primitive is called on
+  std::vector<IterVar> axes;   // step.axes, resolved in `stage` (compute_at: in `other`)
+  Stage other;                 // compute_at's parent stage
+  std::vector<Stage> readers;  // cache_read's readers
 };
 
 // What a step made: new axes in return order, or the new cache tensor.
@@ -63,6 +62,12 @@ class TraceReplayer {
   Stage stage_named(const std::string& name, int field);
   std::unique_ptr<Schedule> schedule_;
 };
+
+// The name to pass Schedule::rfactor for a result bound to `result`. A given
+// name also names the factored op, the default does not ("C.rf", bound as
+// "C_rf"), so the default result name maps back to "" and an unnamed rfactor
+// replays and reprints to the same op name.
+std::string rfactor_name(const std::string& tensor, const std::string& result);
 
 // The newest leaf axis of `stage` named `name` (names a text rebinds refer to
 // the latest binding, as in Python); undefined when there is none.

@@ -5,9 +5,11 @@
 #include "schedule/schedule_text.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "schedule/schedule_parser.h"
+#include "schedule/schedule_replay.h"
 
 namespace lathe::schedule {
 namespace {
@@ -124,19 +126,32 @@ struct Value {
 // For messages: "axis 'xo'", "tensor 'A'", "an integer" ...
 std::string describe(const Value& v) {
   switch (v.kind) {
-    case Value::Kind::None: return "None";
-    case Value::Kind::Bool: return "a boolean";
-    case Value::Kind::Int: return str("the integer ", v.i);
-    case Value::Kind::Str: return "the string \"" + v.s + "\"";
-    case Value::Kind::Tensor: return "tensor '" + v.tensor.name() + "'";
-    case Value::Kind::Op: return "operation '" + v.op->name + "'";
-    case Value::Kind::Schedule: return "the schedule";
-    case Value::Kind::Stage: return "stage '" + v.stage.name() + "'";
-    case Value::Kind::Axis: return "axis '" + v.axis.name() + "'";
-    case Value::Kind::ThreadAxis: return "thread axis \"" + v.s + "\"";
-    case Value::Kind::List: return str("a list of ", v.items.size());
-    case Value::Kind::Module: return "module '" + v.s + "'";
-    case Value::Kind::Method: return "method '" + v.s + "'";
+    case Value::Kind::None:
+      return "None";
+    case Value::Kind::Bool:
+      return "a boolean";
+    case Value::Kind::Int:
+      return str("the integer ", v.i);
+    case Value::Kind::Str:
+      return "the string \"" + v.s + "\"";
+    case Value::Kind::Tensor:
+      return "tensor '" + v.tensor.name() + "'";
+    case Value::Kind::Op:
+      return "operation '" + v.op->name + "'";
+    case Value::Kind::Schedule:
+      return "the schedule";
+    case Value::Kind::Stage:
+      return "stage '" + v.stage.name() + "'";
+    case Value::Kind::Axis:
+      return "axis '" + v.axis.name() + "'";
+    case Value::Kind::ThreadAxis:
+      return "thread axis \"" + v.s + "\"";
+    case Value::Kind::List:
+      return str("a list of ", v.items.size());
+    case Value::Kind::Module:
+      return "module '" + v.s + "'";
+    case Value::Kind::Method:
+      return "method '" + v.s + "'";
   }
   return "?";
 }
@@ -172,8 +187,8 @@ std::vector<const Arg*> bind_args(const Call& c, const std::vector<const char*>&
         error_at(a.pos, str(c.name, "() takes ", params.size(), " argument",
                             params.size() == 1 ? "" : "s", ", got more"));
     } else {
-      auto it = std::find_if(params.begin(), params.end(),
-                             [&](const char* p) { return a.keyword == p; });
+      auto it =
+          std::find_if(params.begin(), params.end(), [&](const char* p) { return a.keyword == p; });
       if (it == params.end())
         error_at(a.keyword_pos,
                  str(c.name, "() got an unexpected keyword argument '", a.keyword, "'"));
@@ -186,8 +201,7 @@ std::vector<const Arg*> bind_args(const Call& c, const std::vector<const char*>&
     if (a.value.kind != Value::Kind::None) bound[index] = &a;
   }
   for (size_t i = 0; i < required; ++i)
-    if (!bound[i])
-      error_at(c.pos, str(c.name, "() is missing its argument '", params[i], "'"));
+    if (!bound[i]) error_at(c.pos, str(c.name, "() is missing its argument '", params[i], "'"));
   return bound;
 }
 
@@ -226,8 +240,7 @@ Tensor want_tensor(const Call& c, const Arg& a) {
 std::vector<IterVar> axis_varargs(const Call& c, size_t minimum) {
   std::vector<IterVar> axes;
   for (const Arg& a : c.args) {
-    if (!a.keyword.empty())
-      error_at(a.keyword_pos, str(c.name, "() takes no keyword arguments"));
+    if (!a.keyword.empty()) error_at(a.keyword_pos, str(c.name, "() takes no keyword arguments"));
     axes.push_back(want_axis(c, a));
   }
   if (axes.size() < minimum)
@@ -248,21 +261,20 @@ bool contains(std::initializer_list<const char*> names, const std::string& name)
 }
 
 const std::initializer_list<const char*> kStageMethods = {
-    "split",    "tile",  "fuse",   "reorder",    "parallel",       "vectorize",    "unroll",
-    "bind",     "pragma", "compute_at", "compute_inline", "compute_root", "storage_align"};
+    "split", "tile",   "fuse",       "reorder",        "parallel",     "vectorize",    "unroll",
+    "bind",  "pragma", "compute_at", "compute_inline", "compute_root", "storage_align"};
 // TVM Stage methods Lathe does not implement: named so the message says so.
 const std::initializer_list<const char*> kUnsupportedStageMethods = {
-    "tensorize",       "double_buffer",       "set_scope", "env_threads", "set_store_predicate",
-    "prefetch",        "transform_layout",    "rolling_buffer", "set_axis_separators",
-    "emit"};
+    "tensorize", "double_buffer",    "set_scope",      "env_threads",         "set_store_predicate",
+    "prefetch",  "transform_layout", "rolling_buffer", "set_axis_separators", "emit"};
 const std::initializer_list<const char*> kScheduleMethods = {"cache_read", "cache_write",
                                                              "rfactor"};
 const std::initializer_list<const char*> kUnsupportedScheduleMethods = {
-    "normalize", "create_group", "stages", "outputs", "stage_map", "groups", "reverse_cache_read",
-    "cache_write_multiple"};
+    "normalize",          "create_group",        "stages", "outputs", "stage_map", "groups",
+    "reverse_cache_read", "cache_write_multiple"};
 const std::initializer_list<const char*> kTeNonSchedule = {
-    "compute", "placeholder", "reduce_axis", "sum", "max", "min", "var", "size_var",
-    "extern", "scan", "const", "lower", "build"};
+    "compute",  "placeholder", "reduce_axis", "sum",   "max",   "min",  "var",
+    "size_var", "extern",      "scan",        "const", "lower", "build"};
 
 class Interpreter {
  public:
@@ -275,7 +287,8 @@ class Interpreter {
   std::unique_ptr<Schedule> run(const std::vector<Statement>& statements) {
     for (const Statement& st : statements) execute(st);
     if (!schedule_)
-      error_at({1, 1}, "the text never creates a schedule: start with s = te.create_schedule(C.op)");
+      error_at({1, 1},
+               "the text never creates a schedule: start with s = te.create_schedule(C.op)");
     return std::move(schedule_);
   }
 
@@ -283,9 +296,15 @@ class Interpreter {
   void execute(const Statement& st) {
     try {
       switch (st.kind) {
-        case Statement::Kind::Import: import(st); break;
-        case Statement::Kind::Expr: eval(*st.value, nullptr); break;
-        case Statement::Kind::Assign: assign(st); break;
+        case Statement::Kind::Import:
+          import(st);
+          break;
+        case Statement::Kind::Expr:
+          eval(*st.value, nullptr);
+          break;
+        case Statement::Kind::Assign:
+          assign(st);
+          break;
       }
     } catch (const SemanticError&) {
       throw;
@@ -320,24 +339,30 @@ class Interpreter {
       return;
     }
     if (v.kind != Value::Kind::List)
-      error_at(st.target_pos[0], str("cannot unpack ", describe(v), " into ", st.targets.size(),
-                                     " names"));
+      error_at(st.target_pos[0],
+               str("cannot unpack ", describe(v), " into ", st.targets.size(), " names"));
     if (v.items.size() != st.targets.size())
-      error_at(st.target_pos[0], str("cannot unpack ", v.items.size(), " values into ",
-                                     st.targets.size(), " names"));
+      error_at(st.target_pos[0],
+               str("cannot unpack ", v.items.size(), " values into ", st.targets.size(), " names"));
     for (size_t i = 0; i < st.targets.size(); ++i) env_[st.targets[i]] = v.items[i];
   }
 
   Value eval(const Node& n, const std::vector<std::string>* targets) {
     switch (n.kind) {
-      case NodeKind::Name: return lookup(n);
-      case NodeKind::Int: return Value::of_int(n.int_value);
+      case NodeKind::Name:
+        return lookup(n);
+      case NodeKind::Int:
+        return Value::of_int(n.int_value);
       case NodeKind::Float:
         error_at(n.pos, "floating-point numbers are not used by schedules; expected an integer");
-      case NodeKind::Str: return Value::of_str(n.text);
-      case NodeKind::Attr: return attribute(eval(*n.kids[0], nullptr), n.text, n.name_pos);
-      case NodeKind::Index: return subscript(eval(*n.kids[0], nullptr), *n.kids[1]);
-      case NodeKind::Call: return call(n, targets);
+      case NodeKind::Str:
+        return Value::of_str(n.text);
+      case NodeKind::Attr:
+        return attribute(eval(*n.kids[0], nullptr), n.text, n.name_pos);
+      case NodeKind::Index:
+        return subscript(eval(*n.kids[0], nullptr), *n.kids[1]);
+      case NodeKind::Call:
+        return call(n, targets);
       case NodeKind::List:
       case NodeKind::Tuple: {
         Value list;
@@ -345,7 +370,8 @@ class Interpreter {
         for (const auto& k : n.kids) list.items.push_back(eval(*k, nullptr));
         return list;
       }
-      case NodeKind::BinOp: return arithmetic(n);
+      case NodeKind::BinOp:
+        return arithmetic(n);
       case NodeKind::Neg: {
         Value v = eval(*n.kids[0], nullptr);
         if (v.kind != Value::Kind::Int) error_at(n.pos, "'-' needs an integer, got " + describe(v));
@@ -365,14 +391,15 @@ class Interpreter {
       b.i = n.text == "True";
       return b;
     }
+    if (n.text == "print") error_at(n.pos, "print() is not part of the schedule language");
     error_at(n.pos, "name '" + n.text + "' is not defined");
   }
 
   Value arithmetic(const Node& n) {
     Value a = eval(*n.kids[0], nullptr), b = eval(*n.kids[1], nullptr);
     if (a.kind != Value::Kind::Int || b.kind != Value::Kind::Int)
-      error_at(n.name_pos, str("'", n.text, "' needs integers, got ", describe(a), " and ",
-                               describe(b)));
+      error_at(n.name_pos,
+               str("'", n.text, "' needs integers, got ", describe(a), " and ", describe(b)));
     // Wrap-around is well defined on unsigned; a schedule never gets near it.
     auto wrap = [](uint64_t x) { return static_cast<int64_t>(x); };
     uint64_t x = static_cast<uint64_t>(a.i), y = static_cast<uint64_t>(b.i);
@@ -399,8 +426,9 @@ class Interpreter {
         }
         if (name == "create_schedule" || name == "thread_axis") return Value::method(v, name);
         if (contains(kTeNonSchedule, name))
-          error_at(pos, "te." + name + " is not part of the schedule language: the tensors "
-                        "come from the compute definition");
+          error_at(pos, "te." + name +
+                            " is not part of the schedule language: the tensors "
+                            "come from the compute definition");
         error_at(pos, "module 'te' has no attribute '" + name + "' in the schedule language");
       case Value::Kind::Tensor:
         if (name == "op") return Value::of_op(v.tensor.op());
@@ -500,16 +528,17 @@ class Interpreter {
   Value create_schedule(const Call& c) {
     auto a = bind_args(c, {"ops"}, 1);
     if (schedule_)
-      error_at(c.pos, "the text already created its schedule; only one te.create_schedule is "
-                      "allowed");
+      error_at(c.pos,
+               "the text already created its schedule; only one te.create_schedule is "
+               "allowed");
     std::vector<Operation> ops;
     const Value& v = a[0]->value;
     std::vector<Value> items = v.kind == Value::Kind::List ? v.items : std::vector<Value>{v};
     for (const Value& item : items) {
       Tensor t = as_tensor(item);
       if (!t.defined())
-        error_at(a[0]->pos, "te.create_schedule() expects output operations (C.op), got " +
-                                describe(item));
+        error_at(a[0]->pos,
+                 "te.create_schedule() expects output operations (C.op), got " + describe(item));
       ops.push_back(t.op());
     }
     if (ops.empty()) error_at(a[0]->pos, "te.create_schedule() needs at least one output");
@@ -551,8 +580,8 @@ class Interpreter {
       for (const Value& r : items) {
         Tensor rt = as_tensor(r);
         if (!rt.defined())
-          error_at(a[2]->pos, "cache_read() expects reader tensors or operations, got " +
-                                  describe(r));
+          error_at(a[2]->pos,
+                   "cache_read() expects reader tensors or operations, got " + describe(r));
         readers.push_back(rt.op());
       }
       return Value::of_tensor(s.cache_read(t, scope, readers, target_name(c, 1, 0)));
@@ -565,13 +594,15 @@ class Interpreter {
       std::string scope = want_str(c, *a[1]);
       return Value::of_tensor(s.cache_write(t, scope, target_name(c, 1, 0)));
     }
-    // rfactor: the arguments are checked, then refused (Schedule::rfactor is
-    // declared but not implemented yet).
     auto a = bind_args(c, {"tensor", "axis", "factor_axis"}, 2);
-    want_tensor(c, *a[0]);
-    want_axis(c, *a[1]);
-    if (a[2]) want_int(c, *a[2]);
-    error_at(c.pos, "rfactor is not supported yet");
+    Tensor t = want_tensor(c, *a[0]);
+    IterVar axis = want_axis(c, *a[1]);
+    int64_t factor_axis = a[2] ? want_int(c, *a[2]) : 0;
+    if (factor_axis < 0 || factor_axis > std::numeric_limits<int>::max())
+      error_at(a[2]->pos,
+               str("rfactor() factor_axis must be a dimension index, got ", factor_axis));
+    return Value::of_tensor(s.rfactor(t, axis, static_cast<int>(factor_axis),
+                                      detail::rfactor_name(t.name(), target_name(c, 1, 0))));
   }
 
   Value stage_method(const Call& c, Stage stage) {
@@ -620,8 +651,8 @@ class Interpreter {
       auto a = bind_args(c, {"ivar", "thread_ivar"}, 2);
       IterVar v = want_axis(c, *a[0]);
       if (a[1]->value.kind != Value::Kind::ThreadAxis)
-        error_at(a[1]->pos, "bind() expects te.thread_axis(\"...\") here, got " +
-                                describe(a[1]->value));
+        error_at(a[1]->pos,
+                 "bind() expects te.thread_axis(\"...\") here, got " + describe(a[1]->value));
       stage.bind(v, a[1]->value.s);
       return Value();
     }
@@ -636,8 +667,8 @@ class Interpreter {
     if (m == "compute_at") {
       auto a = bind_args(c, {"parent", "scope"}, 2);
       if (a[0]->value.kind != Value::Kind::Stage)
-        error_at(a[0]->pos, "compute_at() expects a stage (s[C]) here, got " +
-                                describe(a[0]->value));
+        error_at(a[0]->pos,
+                 "compute_at() expects a stage (s[C]) here, got " + describe(a[0]->value));
       stage.compute_at(a[0]->value.stage, want_axis(c, *a[1]));
       return Value();
     }
@@ -679,7 +710,8 @@ std::unique_ptr<Schedule> parse_schedule(const std::string& text,
     // the closing parenthesis).
     std::vector<ScheduleDiagnostic> errors = std::move(lexed.errors);
     for (ScheduleDiagnostic& d : parse_errors)
-      if (std::none_of(errors.begin(), errors.end(), [&](const auto& e) { return e.line == d.line; }))
+      if (std::none_of(errors.begin(), errors.end(),
+                       [&](const auto& e) { return e.line == d.line; }))
         errors.push_back(std::move(d));
     std::stable_sort(errors.begin(), errors.end(), [](const auto& a, const auto& b) {
       return a.line != b.line ? a.line < b.line : a.column < b.column;

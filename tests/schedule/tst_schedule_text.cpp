@@ -23,12 +23,12 @@ Env gemm_env(int64_t n = 1024, int64_t bn = 32) {
   te::Tensor packedB = te::compute(
       {n / bn, n, bn}, [&](const std::vector<te::Var>& v) { return B(v[1], v[0] * bn + v[2]); },
       "packedB", {"bigN", "k", "littleN"});
-  te::Tensor C = te::compute(
-      {n, n},
-      [&](const std::vector<te::Var>& v) {
-        return te::sum(A(v[0], k.var()) * packedB(v[1] / bn, k.var(), v[1] % bn), {k});
-      },
-      "C", {"m", "n"});
+  te::Tensor C =
+      te::compute({n, n},
+                  [&](const std::vector<te::Var>& v) {
+                    return te::sum(A(v[0], k.var()) * packedB(v[1] / bn, k.var(), v[1] % bn), {k});
+                  },
+                  "C", {"m", "n"});
   return {{"A", A}, {"B", B}, {"packedB", packedB}, {"C", C}};
 }
 
@@ -37,10 +37,11 @@ Env matmul_env(int64_t n = 1024) {
   te::Tensor A = te::placeholder({n, n}, te::DataType::Float(32), "A");
   te::Tensor B = te::placeholder({n, n}, te::DataType::Float(32), "B");
   te::IterVar k = te::reduce_axis(n, "k");
-  te::Tensor C = te::compute(
-      {n, n},
-      [&](const std::vector<te::Var>& v) { return te::sum(A(v[0], k.var()) * B(k.var(), v[1]), {k}); },
-      "C", {"i", "j"});
+  te::Tensor C = te::compute({n, n},
+                             [&](const std::vector<te::Var>& v) {
+                               return te::sum(A(v[0], k.var()) * B(k.var(), v[1]), {k});
+                             },
+                             "C", {"i", "j"});
   // E is in the environment but not reachable from C.
   te::Tensor E = te::placeholder({n}, te::DataType::Float(32), "E");
   return {{"A", A}, {"B", B}, {"C", C}, {"E", E}};
@@ -49,12 +50,12 @@ Env matmul_env(int64_t n = 1024) {
 // B = A + 1, C = B * 2, D = C + 1: elementwise, for inline / compute_at.
 Env chain_env(int64_t n = 4096) {
   te::Tensor A = te::placeholder({n}, te::DataType::Float(32), "A");
-  te::Tensor B = te::compute(
-      {n}, [&](const std::vector<te::Var>& v) { return A(v[0]) + 1.0f; }, "B", {"i"});
-  te::Tensor C = te::compute(
-      {n}, [&](const std::vector<te::Var>& v) { return B(v[0]) * 2.0f; }, "C", {"i"});
-  te::Tensor D = te::compute(
-      {n}, [&](const std::vector<te::Var>& v) { return C(v[0]) + 1.0f; }, "D", {"i"});
+  te::Tensor B =
+      te::compute({n}, [&](const std::vector<te::Var>& v) { return A(v[0]) + 1.0f; }, "B", {"i"});
+  te::Tensor C =
+      te::compute({n}, [&](const std::vector<te::Var>& v) { return B(v[0]) * 2.0f; }, "C", {"i"});
+  te::Tensor D =
+      te::compute({n}, [&](const std::vector<te::Var>& v) { return C(v[0]) + 1.0f; }, "D", {"i"});
   return {{"A", A}, {"B", B}, {"C", C}, {"D", D}};
 }
 
@@ -162,6 +163,23 @@ s[D].vectorize(xi)
 s[D].parallel(xo)
 )";
 
+// TVM's reduction tutorial: factor the inner reduction loop out.
+const char* kRfactorSchedule = R"(s = te.create_schedule(C.op)
+ko, ki = s[C].split(C.op.reduce_axis[0], factor=16)
+CF = s.rfactor(C, ki)
+xo, xi = s[C].split(s[C].op.axis[0], factor=32)
+s[C].parallel(xo)
+s[CF].compute_at(s[C], s[C].op.reduce_axis[0])
+s[CF].vectorize(CF.op.axis[0])
+)";
+
+// Unnamed: the factored op keeps its default name C.rf through the round trip.
+const char* kRfactorUnnamedSchedule = R"(s = te.create_schedule(C.op)
+ko, ki = s[C].split(C.op.reduce_axis[0], factor=4)
+s.rfactor(C, ko, factor_axis=1)
+s[C].vectorize(C.op.axis[1])
+)";
+
 // Names rebound across stages: the printer must reach C's xo another way.
 const char* kRebindSchedule = R"(s = te.create_schedule(C.op)
 xo, xi = s[C].split(C.op.axis[0], factor=8)
@@ -217,6 +235,8 @@ class TestScheduleText : public QObject {
     QTest::newRow("gpu-cache-bind-align") << kGpuSchedule << "matmul";
     QTest::newRow("inline-compute_at-root") << kChainSchedule << "chain";
     QTest::newRow("rebound-names") << kRebindSchedule << "gemm";
+    QTest::newRow("rfactor") << kRfactorSchedule << "matmul";
+    QTest::newRow("rfactor-unnamed") << kRfactorUnnamedSchedule << "matmul";
   }
 
   void roundTrip() {
@@ -234,6 +254,19 @@ class TestScheduleText : public QObject {
     QCOMPARE(trace_strings(*again), trace_strings(*s));
     QVERIFY(again->trace() == s->trace());
     QCOMPARE(QString::fromStdString(print_schedule(*again)), QString::fromStdString(printed));
+  }
+
+  void rfactorNames() {
+    Env env = matmul_env();
+    std::unique_ptr<Schedule> named = parse_schedule(kRfactorSchedule, env);
+    QCOMPARE(step_string(named->trace()[2]), QString("rfactor C [ki] [0] [] [CF]"));
+    QVERIFY(named->find_stage("CF").ref());
+    std::unique_ptr<Schedule> unnamed = parse_schedule(kRfactorUnnamedSchedule, env);
+    QCOMPARE(step_string(unnamed->trace()[2]), QString("rfactor C [ko] [1] [] [C_rf]"));
+    std::unique_ptr<Schedule> again = parse_schedule(print_schedule(*unnamed), env);
+    QVERIFY(again->find_stage("C.rf").ref());
+    std::unique_ptr<Schedule> from_json = schedule_from_json(schedule_to_json(*unnamed), env);
+    QVERIFY(from_json->find_stage("C.rf").ref());
   }
 
   void printedForm() {
@@ -263,9 +296,9 @@ class TestScheduleText : public QObject {
     Tensor cc = s.cache_read(env["A"], "local", {env["C"].op()});
     s[cc].compute_at(s[env["C"]], ii);
     std::string printed = print_schedule(s);
-    QVERIFY2(printed.find("i_outer, i_inner = s[C].split(C.op.axis[0], factor=16)") !=
-                 std::string::npos,
-             printed.c_str());
+    QVERIFY2(
+        printed.find("i_outer, i_inner = s[C].split(C.op.axis[0], factor=16)") != std::string::npos,
+        printed.c_str());
     QVERIFY2(printed.find("A_local = s.cache_read(A, \"local\", [C])") != std::string::npos,
              printed.c_str());
     std::unique_ptr<Schedule> again = parse_schedule(printed, env);
@@ -290,8 +323,8 @@ class TestScheduleText : public QObject {
 
   void jsonStepShape() {
     Env env = matmul_env();
-    std::unique_ptr<Schedule> s =
-        parse_schedule("s = te.create_schedule(C.op)\nxo, xi = s[C].split(C.op.axis[0], 64)\n", env);
+    std::unique_ptr<Schedule> s = parse_schedule(
+        "s = te.create_schedule(C.op)\nxo, xi = s[C].split(C.op.axis[0], 64)\n", env);
     nlohmann::json j = schedule_to_json(*s);
     QCOMPARE(j["steps"][1],
              nlohmann::json::parse(R"(["split", "C", ["i"], [64], [], ["xo", "xi"]])"));
@@ -308,12 +341,11 @@ class TestScheduleText : public QObject {
     QTest::newRow("array") << "[1, 2]" << 0 << 0 << "JSON object";
     QTest::newRow("format") << R"({"format": "x", "version": 1, "steps": []})" << 0 << 0
                             << "\"format\"";
-    QTest::newRow("version") << R"({"format": "lathe-schedule", "version": 7, "steps": [1]})"
-                             << 0 << 0 << "version 7";
+    QTest::newRow("version") << R"({"format": "lathe-schedule", "version": 7, "steps": [1]})" << 0
+                             << 0 << "version 7";
     QTest::newRow("no steps") << R"({"format": "lathe-schedule", "version": 1})" << 0 << 0
                               << "\"steps\"";
-    QTest::newRow("short step") << head + create + R"(, ["split", "C"]]})" << 2 << 0
-                                << "a step is";
+    QTest::newRow("short step") << head + create + R"(, ["split", "C"]]})" << 2 << 0 << "a step is";
     QTest::newRow("axis type") << head + create + R"(, ["split", "C", [1], [64], [], ["a","b"]]]})"
                                << 2 << 3 << "axes";
     QTest::newRow("int type") << head + create +
@@ -322,20 +354,19 @@ class TestScheduleText : public QObject {
     QTest::newRow("unknown primitive")
         << head + create + R"(, ["spilt", "C", ["i"], [64], [], ["a","b"]]]})" << 2 << 1
         << "unknown schedule primitive";
-    QTest::newRow("arity") << head + create + R"(, ["split", "C", ["i"], [64], [], ["a"]]]})"
-                           << 2 << 6 << "results";
+    QTest::newRow("arity") << head + create + R"(, ["split", "C", ["i"], [64], [], ["a"]]]})" << 2
+                           << 6 << "results";
     QTest::newRow("unknown axis") << head + create +
                                          R"(, ["split", "C", ["q"], [64], [], ["a","b"]]]})"
                                   << 2 << 3 << "no axis 'q'";
-    QTest::newRow("unknown stage") << head + create +
-                                          R"(, ["split", "Z", ["i"], [64], [], ["a","b"]]]})"
-                                   << 2 << 2 << "no stage 'Z'";
-    QTest::newRow("unknown tensor")
-        << head + R"(["create_schedule", "", [], [], ["Q"], []]]})" << 1 << 5
-        << "unknown tensor 'Q'";
-    QTest::newRow("primitive error") << head + create +
-                                            R"(, ["split", "C", ["i"], [0], [], ["a","b"]]]})"
-                                     << 2 << 0 << "factor must be positive";
+    QTest::newRow("unknown stage")
+        << head + create + R"(, ["split", "Z", ["i"], [64], [], ["a","b"]]]})" << 2 << 2
+        << "no stage 'Z'";
+    QTest::newRow("unknown tensor") << head + R"(["create_schedule", "", [], [], ["Q"], []]]})" << 1
+                                    << 5 << "unknown tensor 'Q'";
+    QTest::newRow("primitive error")
+        << head + create + R"(, ["split", "C", ["i"], [0], [], ["a","b"]]]})" << 2 << 0
+        << "must be positive, got 0";
     QTest::newRow("late create") << head + create + "," + create + "]}" << 2 << 1
                                  << "only be the first step";
   }
@@ -365,69 +396,76 @@ class TestScheduleText : public QObject {
     QTest::addColumn<QString>("message");
     const QString head = "s = te.create_schedule(C.op)\n";
     QTest::newRow("missing paren")
-        << "matmul"
-        << head + "xo, xi = s[C].split(C.op.axis[0], factor=64\ns[C].vectorize(xi)\n" << 2 << 20
-        << "'(' was never closed";
+        << "matmul" << head + "xo, xi = s[C].split(C.op.axis[0], factor=64\ns[C].vectorize(xi)\n"
+        << 2 << 20 << "'(' was never closed";
     QTest::newRow("missing paren at end")
         << "matmul" << head + "s[C].parallel(C.op.axis[0]" << 2 << 14 << "'(' was never closed";
     QTest::newRow("unknown tensor")
-        << "matmul" << head + "xo, xi = s[D].split(C.op.axis[0], factor=4)\n" << 2 << 12
-        << "name 'D' is not defined";
+        << "matmul" << head + "xo, xi = s[D].split(C.op.axis[0], factor=4)\n"
+        << 2 << 12 << "name 'D' is not defined";
     QTest::newRow("tensor outside the schedule")
-        << "matmul" << head + "s[E].compute_inline()\n" << 2 << 3
-        << "tensor 'E' is not part of the schedule";
-    QTest::newRow("unknown axis") << "matmul" << head + "s[C].vectorize(zz)\n" << 2 << 16
-                                  << "name 'zz' is not defined";
-    QTest::newRow("axis index") << "matmul" << head + "s[C].vectorize(C.op.axis[2])\n" << 2 << 26
-                                << "index 2 is out of range";
+        << "matmul" << head + "s[E].compute_inline()\n"
+        << 2 << 3 << "tensor 'E' is not part of the schedule";
+    QTest::newRow("unknown axis") << "matmul" << head + "s[C].vectorize(zz)\n"
+                                  << 2 << 16 << "name 'zz' is not defined";
+    QTest::newRow("axis index") << "matmul" << head + "s[C].vectorize(C.op.axis[2])\n"
+                                << 2 << 26 << "index 2 is out of range";
     QTest::newRow("axis of another stage")
-        << "matmul" << head + "AA = s.cache_read(A, \"shared\", [C])\ns[C].vectorize(AA.op.axis[1])\n"
+        << "matmul"
+        << head + "AA = s.cache_read(A, \"shared\", [C])\ns[C].vectorize(AA.op.axis[1])\n"
         << 3 << 1 << "'ax1' is not an axis of stage 'C'";
-    QTest::newRow("split by 0")
-        << "matmul" << head + "xo, xi = s[C].split(C.op.axis[0], factor=0)\n" << 2 << 1
-        << "factor must be positive";
+    QTest::newRow("split by 0") << "matmul"
+                                << head + "xo, xi = s[C].split(C.op.axis[0], factor=0)\n"
+                                << 2 << 1 << "must be positive, got 0";
     QTest::newRow("vectorize reduction")
-        << "matmul" << head + "\n# comment\ns[C].vectorize(C.op.reduce_axis[0])\n" << 4 << 1
-        << "cannot vectorize reduction axis 'k'";
+        << "matmul" << head + "\n# comment\ns[C].vectorize(C.op.reduce_axis[0])\n"
+        << 4 << 1 << "cannot vectorize reduction axis 'k'";
     QTest::newRow("compute_at non-consumer")
-        << "chain" << "s = te.create_schedule(D.op)\n  s[B].compute_at(s[D], D.op.axis[0])\n" << 2
-        << 3 << "does not consume 'B'";
+        << "chain"
+        << "s = te.create_schedule(D.op)\n  s[B].compute_at(s[D], D.op.axis[0])\n"
+        << 2 << 3 << "does not consume 'B'";
     QTest::newRow("reorder twice")
         << "matmul"
-        << head + "xo, xi = s[C].split(C.op.axis[0], factor=8)\ns[C].reorder(xi, xo, xi)\n" << 3
-        << 1 << "named twice";
+        << head + "xo, xi = s[C].split(C.op.axis[0], factor=8)\ns[C].reorder(xi, xo, xi)\n"
+        << 3 << 1 << "named twice";
     QTest::newRow("wrong keyword")
-        << "matmul" << head + "xo, xi = s[C].split(C.op.axis[0], factr=4)\n" << 2 << 35
-        << "unexpected keyword argument 'factr'";
-    QTest::newRow("missing argument")
-        << "matmul" << head + "xo, xi = s[C].split(C.op.axis[0])\n" << 2 << 15
-        << "needs factor= or nparts=";
+        << "matmul" << head + "xo, xi = s[C].split(C.op.axis[0], factr=4)\n"
+        << 2 << 35 << "unexpected keyword argument 'factr'";
+    QTest::newRow("missing argument") << "matmul" << head + "xo, xi = s[C].split(C.op.axis[0])\n"
+                                      << 2 << 15 << "needs factor= or nparts=";
     QTest::newRow("too many arguments")
-        << "matmul" << head + "s[C].parallel(C.op.axis[0], C.op.axis[1])\n" << 2 << 29
-        << "takes 1 argument";
-    QTest::newRow("wrong kind") << "matmul" << head + "s[C].parallel(C)\n" << 2 << 15
-                                << "expects an axis here, got tensor 'C'";
-    QTest::newRow("unpack count")
-        << "matmul" << head + "a, b, c = s[C].split(C.op.axis[0], factor=4)\n" << 2 << 1
-        << "cannot unpack 2 values into 3 names";
-    QTest::newRow("rfactor") << "matmul"
-                             << head + "ko, ki = s[C].split(C.op.reduce_axis[0], factor=4)\n"
-                                       "CF = s.rfactor(C, ki)\n"
-                             << 3 << 8 << "rfactor is not supported yet";
+        << "matmul" << head + "s[C].parallel(C.op.axis[0], C.op.axis[1])\n"
+        << 2 << 29 << "takes 1 argument";
+    QTest::newRow("wrong kind") << "matmul" << head + "s[C].parallel(C)\n"
+                                << 2 << 15 << "expects an axis here, got tensor 'C'";
+    QTest::newRow("unpack count") << "matmul"
+                                  << head + "a, b, c = s[C].split(C.op.axis[0], factor=4)\n"
+                                  << 2 << 1 << "cannot unpack 2 values into 3 names";
+    QTest::newRow("rfactor of a data axis")
+        << "matmul" << head + "CF = s.rfactor(C, C.op.axis[0])\n"
+        << 2 << 1 << "'i' is not a reduction axis";
+    QTest::newRow("rfactor factor_axis")
+        << "matmul"
+        << head +
+               "ko, ki = s[C].split(C.op.reduce_axis[0], factor=4)\n"
+               "CF = s.rfactor(C, ki, factor_axis=-1)\n"
+        << 3 << 35 << "factor_axis must be a dimension index";
     QTest::newRow("unsupported primitive")
-        << "matmul" << head + "s[C].tensorize(C.op.axis[0], intrin)\n" << 2 << 6
-        << "not supported by Lathe";
-    QTest::newRow("no schedule") << "matmul" << "bn = 32\n" << 1 << 1 << "never creates a schedule";
-    QTest::newRow("before the schedule") << "matmul" << "s[C].parallel(C.op.axis[0])\n" << 1 << 1
-                                         << "name 's' is not defined";
-    QTest::newRow("stray character") << "matmul" << head + "s[C].parallel($)\n" << 2 << 15
-                                     << "unexpected character '$'";
-    QTest::newRow("unterminated string")
-        << "matmul" << head + "CC = s.cache_write(C, \"global)\n" << 2 << 23
-        << "unterminated string";
+        << "matmul" << head + "s[C].tensorize(C.op.axis[0], intrin)\n"
+        << 2 << 6 << "not supported by Lathe";
+    QTest::newRow("no schedule") << "matmul"
+                                 << "bn = 32\n"
+                                 << 1 << 1 << "never creates a schedule";
+    QTest::newRow("before the schedule") << "matmul"
+                                         << "s[C].parallel(C.op.axis[0])\n"
+                                         << 1 << 1 << "name 's' is not defined";
+    QTest::newRow("stray character") << "matmul" << head + "s[C].parallel($)\n"
+                                     << 2 << 15 << "unexpected character '$'";
+    QTest::newRow("unterminated string") << "matmul" << head + "CC = s.cache_write(C, \"global)\n"
+                                         << 2 << 23 << "unterminated string";
     QTest::newRow("first semantic error only")
-        << "matmul" << head + "s[C].vectorize(q)\ns[C].vectorize(r)\n" << 2 << 16
-        << "name 'q' is not defined";
+        << "matmul" << head + "s[C].vectorize(q)\ns[C].vectorize(r)\n"
+        << 2 << 16 << "name 'q' is not defined";
   }
 
   void diagnostics() {
@@ -500,9 +538,14 @@ class TestScheduleText : public QObject {
       for (int m = 0; m < mutations && text.size() > 2; ++m) {
         size_t at = rng() % (text.size() - 1);
         switch (rng() % 3) {
-          case 0: text.erase(at, 1); break;
-          case 1: text.insert(at, 1, text[at]); break;
-          default: std::swap(text[at], text[at + 1]);
+          case 0:
+            text.erase(at, 1);
+            break;
+          case 1:
+            text.insert(at, 1, text[at]);
+            break;
+          default:
+            std::swap(text[at], text[at + 1]);
         }
       }
       try {

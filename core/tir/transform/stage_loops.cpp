@@ -37,10 +37,6 @@ bool reads_op(const Expr& body, const te::Operation& op) {
   return found;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
 }  // namespace
 
 std::vector<StageInfo> analyze_stages(schedule::Schedule& sch) {
