@@ -79,4 +79,7 @@ inline bool is_linear_type(DataType t) {
   return t.is_int() && t.is_scalar();
 }
 
+// The comparison that holds exactly when `k` does not (LT -> GE, EQ -> NE ...).
+te::ExprKind negate_comparison(te::ExprKind k);
+
 }  // namespace lathe::arith

@@ -96,4 +96,21 @@ Expr Simplifier::simplify_cmp(const Expr& e, const Expr& a, const Expr& b) {
   return r.defined() ? r : e;
 }
 
+ExprKind negate_comparison(ExprKind k) {
+  switch (k) {
+    case ExprKind::LT:
+      return ExprKind::GE;
+    case ExprKind::LE:
+      return ExprKind::GT;
+    case ExprKind::GT:
+      return ExprKind::LE;
+    case ExprKind::GE:
+      return ExprKind::LT;
+    case ExprKind::EQ:
+      return ExprKind::NE;
+    default:
+      return ExprKind::EQ;
+  }
+}
+
 }  // namespace lathe::arith

@@ -318,23 +318,6 @@ void Simplifier::pop_substitution() {
 
 namespace {
 
-ExprKind negate_comparison(ExprKind k) {
-  switch (k) {
-    case ExprKind::LT:
-      return ExprKind::GE;
-    case ExprKind::LE:
-      return ExprKind::GT;
-    case ExprKind::GT:
-      return ExprKind::LE;
-    case ExprKind::GE:
-      return ExprKind::LT;
-    case ExprKind::EQ:
-      return ExprKind::NE;
-    default:
-      return ExprKind::EQ;
-  }
-}
-
 // a k b read as b k' a.
 ExprKind mirror_comparison(ExprKind k) {
   switch (k) {

@@ -38,34 +38,13 @@ Expr Simplifier::simplify_and_or(const Expr& e, const Expr&, const Expr&) {
   return r.defined() ? r : e;
 }
 
-namespace {
-
-ExprKind negated(ExprKind k) {
-  switch (k) {
-    case ExprKind::LT:
-      return ExprKind::GE;
-    case ExprKind::LE:
-      return ExprKind::GT;
-    case ExprKind::GT:
-      return ExprKind::LE;
-    case ExprKind::GE:
-      return ExprKind::LT;
-    case ExprKind::EQ:
-      return ExprKind::NE;
-    default:
-      return ExprKind::EQ;
-  }
-}
-
-}  // namespace
-
 Expr Simplifier::make_not(const Expr& a) {
   if (te::as_const_int(a)) return te::logical_not(a);
   if (const auto* cmp = a.as<te::BinaryNode>(); cmp && te::is_comparison(cmp->kind)) {
     // not (a < b) is a >= b except for floats, where NaN makes both false.
     const bool ordered = cmp->kind != ExprKind::EQ && cmp->kind != ExprKind::NE;
     if (!ordered || cmp->a.type().is_integer())
-      return raw_binary(negated(cmp->kind), cmp->a, cmp->b);
+      return raw_binary(negate_comparison(cmp->kind), cmp->a, cmp->b);
   }
   using namespace rewrite;
   static const RuleSet rules = {
