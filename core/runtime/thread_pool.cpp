@@ -114,7 +114,10 @@ void ThreadPool::parallel_for(LatheParallelBody body, void* closure, int64_t n) 
   job.body = body;
   job.closure = closure;
   job.n = n;
-  job.chunks = std::min<int64_t>(n, num_threads_);
+  // More chunks than threads, claimed dynamically: a worker that wakes late
+  // (a futex wake-up on a busy host can take milliseconds) joins the
+  // remaining work instead of leaving its fixed share for last.
+  job.chunks = std::min<int64_t>(n, int64_t{num_threads_} * kChunksPerThread);
   {
     std::lock_guard lock(mutex_);
     job_ = &job;

@@ -14,6 +14,10 @@
 
 namespace lathe::runtime {
 
+// A parallel loop is cut into up to this many contiguous chunks per thread,
+// claimed dynamically, so a thread that starts late still gets a fair share.
+inline constexpr int64_t kChunksPerThread = 8;
+
 // Every Lathe tensor and scratch buffer starts on this boundary.
 constexpr int64_t kTensorAlignment = 64;
 

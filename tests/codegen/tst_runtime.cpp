@@ -70,7 +70,8 @@ class TestRuntime : public QObject {
       pool.parallel_for(count_hits, &c, n);
       for (int64_t i = 0; i < n; ++i) QCOMPARE(c.hits[static_cast<size_t>(i)].load(), 1);
       QVERIFY(!c.bad_order);
-      QVERIFY(c.chunks.load() <= std::max<int64_t>(1, std::min<int64_t>(n, threads)));
+      QVERIFY(c.chunks.load() <=
+              std::max<int64_t>(1, std::min<int64_t>(n, threads * kChunksPerThread)));
     }
     QVERIFY(!ThreadPool::in_parallel_region());
   }
