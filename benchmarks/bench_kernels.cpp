@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
       repeat = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr,
-                   "usage: bench_kernels [--schedules DIR] [--matmul-schedule FILE] [--repeat N]\n");
+      std::fprintf(
+          stderr, "usage: bench_kernels [--schedules DIR] [--matmul-schedule FILE] [--repeat N]\n");
       return 2;
     }
   }
@@ -71,8 +71,7 @@ int main(int argc, char** argv) {
     te::Tensor c = topi::matmul(a, b);
     if (matmul_schedule.empty()) matmul_schedule = dir + "/matmul_1024.py";
     std::printf("matmul schedule: %s\n", matmul_schedule.c_str());
-    auto sch = schedule::parse_schedule(read_text(matmul_schedule),
-                                        {{"A", a}, {"B", b}, {"C", c}});
+    auto sch = schedule::parse_schedule(read_text(matmul_schedule), {{"A", a}, {"B", b}, {"C", c}});
     Timer t;
     tir::LoweredFunc lowered = tir::lower(*sch, {a, b, c}, "matmul", {.record_ir = false});
     double lower_ms = t.milliseconds();
@@ -108,10 +107,11 @@ int main(int argc, char** argv) {
     double best = *std::min_element(times.begin(), times.end());
     double gflops = 2.0 * n * n * n / secs / 1e9;
     double best_gflops = 2.0 * n * n * n / best / 1e9;
-    std::printf("matmul 1024x1024x1024: median %.2f ms, %.1f GFLOPS, %.1f%% of peak (%d threads); "
-                "best %.1f GFLOPS, %.1f%%; max abs error %.2e\n",
-                secs * 1e3, gflops, 100.0 * gflops / peak.gflops_all_cores, threads, best_gflops,
-                100.0 * best_gflops / peak.gflops_all_cores, worst);
+    std::printf(
+        "matmul 1024x1024x1024: median %.2f ms, %.1f GFLOPS, %.1f%% of peak (%d threads); "
+        "best %.1f GFLOPS, %.1f%%; max abs error %.2e\n",
+        secs * 1e3, gflops, 100.0 * gflops / peak.gflops_all_cores, threads, best_gflops,
+        100.0 * best_gflops / peak.gflops_all_cores, worst);
     std::printf("matmul lowering %.1f ms, LLVM compile %.1f ms\n", lower_ms, compile_ms);
 
     // --- conv2d lowering and compile time ----------------------------------------

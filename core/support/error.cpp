@@ -20,7 +20,11 @@ bool DiagnosticError::only_unsupported() const {
   return !diagnostics_.empty();
 }
 
-void fail(const std::string& message) { throw Error(message); }
-void fail_unsupported(const std::string& message) { throw UnsupportedError(message); }
+void fail(const std::string& message) {
+  throw Error(message);
+}
+void fail_unsupported(const std::string& message) {
+  throw UnsupportedError(message);
+}
 
 }  // namespace lathe

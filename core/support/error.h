@@ -54,7 +54,7 @@ class DiagnosticError : public Error {
 
 }  // namespace lathe
 
-#define LATHE_CHECK(cond, ...) \
-  do {                         \
+#define LATHE_CHECK(cond, ...)                             \
+  do {                                                     \
     if (!(cond)) ::lathe::fail(::lathe::str(__VA_ARGS__)); \
   } while (false)

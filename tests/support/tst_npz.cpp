@@ -60,7 +60,8 @@ class TestNpz : public QObject {
       std::ofstream(bad, std::ios::binary) << bytes.substr(0, cut);
       try {
         driver::read_npz_tensors(bad);
-        QFAIL(qPrintable(QString("an npz cut to %1 of %2 bytes was read").arg(cut).arg(bytes.size())));
+        QFAIL(qPrintable(
+            QString("an npz cut to %1 of %2 bytes was read").arg(cut).arg(bytes.size())));
       } catch (const Error& e) {
         QVERIFY2(std::string(e.what()).find(bad) != std::string::npos, e.what());
       }

@@ -131,8 +131,8 @@ class Importer {
   // working directory; this is the same check with the model's own folder.
   void check_model_in_its_folder() {
     if (model_.ir_version() > onnx::IR_VERSION)
-      throw std::runtime_error(str("ir_version ", model_.ir_version(),
-                                   " is newer than libonnx's ", onnx::IR_VERSION));
+      throw std::runtime_error(
+          str("ir_version ", model_.ir_version(), " is newer than libonnx's ", onnx::IR_VERSION));
     onnx::checker::CheckerContext ctx;
     ctx.set_ir_version(static_cast<int>(model_.ir_version()));
     std::unordered_map<std::string, int> opsets;

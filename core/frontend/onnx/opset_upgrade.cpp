@@ -83,7 +83,9 @@ Node upgrade_upsample(Node node, const UpgradeHooks& hooks) {
 
 }  // namespace
 
-bool is_legacy_op(const std::string& op) { return op == "Upsample"; }
+bool is_legacy_op(const std::string& op) {
+  return op == "Upsample";
+}
 
 std::vector<int> legacy_shape_inputs(const std::string& op) {
   if (op == "Upsample") return {1};

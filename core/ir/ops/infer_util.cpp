@@ -18,12 +18,13 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
 }
 
 int normalize_axis(int64_t axis, int rank) {
-  if (axis < -rank || axis >= rank)
-    fail(str("axis ", axis, " is out of range for rank ", rank));
+  if (axis < -rank || axis >= rank) fail(str("axis ", axis, " is out of range for rank ", rank));
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
-void infer_same_as_input(InferContext& ctx) { ctx.set_output(0, ctx.input(0)); }
+void infer_same_as_input(InferContext& ctx) {
+  ctx.set_output(0, ctx.input(0));
+}
 
 void check_same_dtype(const InferContext& ctx) {
   DType t = ctx.input(0).dtype;

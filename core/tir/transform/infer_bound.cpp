@@ -107,7 +107,8 @@ IterVarRanges infer_bound(const std::vector<StageInfo>& stages) {
         if (p->attach_type == AttachType::Scope)
           relax_inside_attach_point(p, s, ranges, relax);
         else {
-          for (const IterVar& leaf : s->leaf_iter_vars) relax[leaf.var()] = loop_range(ranges, leaf);
+          for (const IterVar& leaf : s->leaf_iter_vars)
+            relax[leaf.var()] = loop_range(ranges, leaf);
           add_enclosing_loops(s, ranges, relax);
         }
         Expr body = te::substitute(info_of(stages, s).body, root_values(s, ranges));
