@@ -96,13 +96,13 @@ double run(const Kernel& k, int threads) {
 
 }  // namespace
 
-PeakFlops measure_peak_flops(int threads) {
+PeakFlops measure_peak_flops(int threads, int trials) {
   Kernel k = best_kernel();
   PeakFlops p;
   p.threads = threads;
   p.vector_bits = k.lanes * 32;
-  // Best of three: the machine is shared, and the peak is what it can do.
-  for (int i = 0; i < 3; ++i) {
+  // Best of several: the machine is shared, and the peak is what it can do.
+  for (int i = 0; i < trials; ++i) {
     p.gflops_per_core = std::max(p.gflops_per_core, run(k, 1));
     p.gflops_all_cores = std::max(p.gflops_all_cores, run(k, threads));
   }

@@ -11,6 +11,7 @@ struct PeakFlops {
   int vector_bits = 0;  // widest FMA vector the microkernel used
 };
 
-PeakFlops measure_peak_flops(int threads);
+// Best of `trials` runs of the microkernel, on one thread and on `threads`.
+PeakFlops measure_peak_flops(int threads, int trials = 3);
 
 }  // namespace lathe::bench
