@@ -7,22 +7,13 @@
 #include <utility>
 
 #include "ir/ops/infer_util.h"
+#include "ir/ops/nn_dtypes.h"
 #include "reference/executor.h"
 #include "reference/kernel_util.h"
+#include "support/int_math.h"
 
 namespace lathe::reference {
 namespace {
-
-constexpr DTypeSet kGemmTypes = kFloatTypes | dtype_bit(DType::Int32) | dtype_bit(DType::Int64) |
-                                dtype_bit(DType::UInt32) | dtype_bit(DType::UInt64);
-constexpr DTypeSet kMaxPoolTypes = kFloatTypes | dtype_bit(DType::Int8) | dtype_bit(DType::UInt8);
-
-int64_t floor_div(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
-int64_t ceil_div(int64_t a, int64_t b) {
-  return -floor_div(-a, b);
-}
 
 int64_t product(const Shape& s, size_t begin, size_t end) {
   int64_t p = 1;
@@ -288,8 +279,8 @@ RowPlan plan_rows(const Window& w) {
   }
   for (int64_t kl = 0; kl < plan.kernel_last; ++kl) {
     int64_t off = kl * w.dilations[last] - w.pad_begin[last];
-    int64_t lo = std::max<int64_t>(0, ceil_div(-off, plan.stride));
-    int64_t hi = std::min(a[last], floor_div(b[last] - 1 - off, plan.stride) + 1);
+    int64_t lo = std::max<int64_t>(0, ceildiv(-off, plan.stride));
+    int64_t hi = std::min(a[last], floordiv(b[last] - 1 - off, plan.stride) + 1);
     plan.lo.push_back(lo);
     plan.hi.push_back(std::max(lo, hi));
     plan.off.push_back(off);
@@ -339,7 +330,7 @@ Window make_transpose_window(const Attributes& attrs, const Shape& x, const Shap
           w.strides[d] * (w.in[d] - 1) + output_padding[d] + (kernel[d] - 1) * w.dilations[d] + 1;
       int64_t total = full - w.out[d];
       // As ONNX's reference: SAME_UPPER puts the smaller half first.
-      w.pad_begin[d] = mode == "SAME_UPPER" ? floor_div(total, 2) : total - floor_div(total, 2);
+      w.pad_begin[d] = mode == "SAME_UPPER" ? floordiv(total, 2) : total - floordiv(total, 2);
     } else {
       w.pad_begin[d] = pads[d];
     }

@@ -3,16 +3,9 @@
 #include <algorithm>
 
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace lathe::schedule {
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
-
-}  // namespace
-
 int64_t const_extent(const IterVarRanges& ranges, const IterVar& iv) {
   auto it = ranges.find(iv);
   LATHE_CHECK(it != ranges.end(), "no range inferred for axis '", iv.name(), "'");
@@ -25,8 +18,8 @@ void derive_leaf_ranges(const StageNode& stage, IterVarRanges& ranges) {
   for (const auto& rel : stage.relations) {
     if (const auto* s = std::get_if<SplitRelation>(&rel)) {
       int64_t parent = const_extent(ranges, s->parent);
-      int64_t inner = s->factor ? std::min(s->factor, parent) : ceil_div(parent, s->nparts);
-      int64_t outer = ceil_div(parent, std::max<int64_t>(inner, 1));
+      int64_t inner = s->factor ? std::min(s->factor, parent) : ceildiv(parent, s->nparts);
+      int64_t outer = ceildiv(parent, std::max<int64_t>(inner, 1));
       ranges[s->outer] = te::Range::from_extent(outer);
       ranges[s->inner] = te::Range::from_extent(inner);
     } else {

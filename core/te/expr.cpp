@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace lathe::te {
 
@@ -114,15 +115,6 @@ Expr convert(const Expr& e, DataType t) {
   if (is_imm(e) && t.is_scalar()) return make_const(t, imm_value(e));
   if (e.type().is_scalar() && t.is_vector()) return broadcast(convert(e, t.element_of()), t.lanes);
   return cast(t, e);
-}
-
-int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-int64_t floormod(int64_t a, int64_t b) {
-  return a - floordiv(a, b) * b;
 }
 
 // Folds integer immediates so that extents and shapes stay constants.

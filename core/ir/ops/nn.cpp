@@ -4,21 +4,11 @@
 #include <string>
 
 #include "ir/ops/infer_util.h"
+#include "ir/ops/nn_dtypes.h"
+#include "support/int_math.h"
 
 namespace lathe {
 namespace {
-
-constexpr DTypeSet kGemmTypes = kFloatTypes | dtype_bit(DType::Int32) | dtype_bit(DType::Int64) |
-                                dtype_bit(DType::UInt32) | dtype_bit(DType::UInt64);
-constexpr DTypeSet kMaxPoolTypes = kFloatTypes | dtype_bit(DType::Int8) | dtype_bit(DType::UInt8);
-
-// Floor division that rounds towards minus infinity (pads may be negative).
-int64_t floor_div(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
-int64_t ceil_div(int64_t a, int64_t b) {
-  return -floor_div(-a, b);
-}
 
 // A per-spatial-dimension attribute such as strides: `fallback` repeated when
 // absent (or empty, as some exporters write it), otherwise exactly n values.
@@ -59,14 +49,14 @@ Shape window_output(const Attributes& attrs, const Shape& in, const Shape& kerne
   Shape out(n);
   for (size_t d = 0; d < n; ++d) {
     if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
-      out[d] = ceil_div(in[d], strides[d]);
+      out[d] = ceildiv(in[d], strides[d]);
       continue;
     }
     int64_t padded = in[d] + (mode == "VALID" ? 0 : pads[d] + pads[n + d]);
     LATHE_CHECK(padded >= kernel[d], "spatial dimension ", d, ": padded input extent ", padded,
                 " is smaller than the window extent ", kernel[d]);
     int64_t span = padded - kernel[d];
-    out[d] = (ceil_mode ? ceil_div(span, strides[d]) : span / strides[d]) + 1;
+    out[d] = (ceil_mode ? ceildiv(span, strides[d]) : span / strides[d]) + 1;
     // As PyTorch: the last window must start inside the input or its left
     // padding, else ceil mode would add a window made only of padding.
     if (ceil_mode && mode == "NOTSET" && (out[d] - 1) * strides[d] >= in[d] + pads[d]) --out[d];

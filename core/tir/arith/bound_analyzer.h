@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/int_math.h"
 #include "tir/arith/interval.h"
 
 namespace lathe::arith {
@@ -24,9 +25,6 @@ IntBounds bounds_union(const IntBounds& a, const IntBounds& b);
 IntBounds bounds_intersect(const IntBounds& a, const IntBounds& b);
 // The range of an integer type ([0, 1] for bool); everything for non-integers.
 IntBounds bounds_of_type(DataType t);
-
-int64_t floordiv(int64_t a, int64_t b);
-int64_t floormod(int64_t a, int64_t b);
 
 class BoundAnalyzer {
  public:

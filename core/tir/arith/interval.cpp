@@ -16,15 +16,6 @@ std::string IntBounds::to_string() const {
   return lo + ", " + hi;
 }
 
-int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-int64_t floormod(int64_t a, int64_t b) {
-  return a - floordiv(a, b) * b;
-}
-
 namespace {
 
 IntBounds negate(const IntBounds& a) {
