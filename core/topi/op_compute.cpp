@@ -1,0 +1,105 @@
+#include "topi/op_compute.h"
+
+#include "support/error.h"
+
+namespace lathe::topi {
+
+te::DataType te_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return te::DataType::Float(32);
+    case DType::Float64: return te::DataType::Float(64);
+    case DType::Int8: return te::DataType::Int(8);
+    case DType::Int16: return te::DataType::Int(16);
+    case DType::Int32: return te::DataType::Int(32);
+    case DType::Int64: return te::DataType::Int(64);
+    case DType::UInt8: return te::DataType::UInt(8);
+    case DType::UInt16: return te::DataType::UInt(16);
+    case DType::UInt32: return te::DataType::UInt(32);
+    case DType::UInt64: return te::DataType::UInt(64);
+    case DType::Bool: return te::DataType::Bool();
+  }
+  throw Error("unknown dtype");
+}
+
+ComputeContext::ComputeContext(const Node& node, std::vector<te::Tensor> inputs,
+                               std::vector<const lathe::Tensor*> constants,
+                               std::vector<TensorType> input_types,
+                               std::vector<TensorType> output_types, std::string base_name)
+    : node_(node),
+      inputs_(std::move(inputs)),
+      constants_(std::move(constants)),
+      input_types_(std::move(input_types)),
+      output_types_(std::move(output_types)),
+      base_name_(std::move(base_name)) {
+  constants_.resize(inputs_.size(), nullptr);
+}
+
+const te::Tensor& ComputeContext::input(size_t i) const {
+  if (!has_input(i))
+    throw Error(describe_node(node_) + ": input " + std::to_string(i) +
+                (i < inputs_.size() && constants_[i] ? " is only available as a constant"
+                                                     : " is missing"));
+  return inputs_[i];
+}
+
+const lathe::Tensor* ComputeContext::constant(size_t i) const {
+  return i < constants_.size() ? constants_[i] : nullptr;
+}
+
+const lathe::Tensor& ComputeContext::require_constant(size_t i, std::string_view what) const {
+  if (const lathe::Tensor* c = constant(i)) return *c;
+  throw UnsupportedError(describe_node(node_) + ": " + std::string(what) +
+                         " must be a compile-time constant");
+}
+
+const TensorType& ComputeContext::input_type(size_t i) const {
+  if (i >= input_types_.size())
+    throw Error(describe_node(node_) + ": no input " + std::to_string(i));
+  return input_types_[i];
+}
+
+const TensorType& ComputeContext::output_type(size_t i) const {
+  if (i >= output_types_.size())
+    throw Error(describe_node(node_) + ": no output " + std::to_string(i));
+  return output_types_[i];
+}
+
+std::string ComputeContext::name(std::string_view suffix) const {
+  if (suffix.empty()) return base_name_;
+  return base_name_ + "_" + std::string(suffix);
+}
+
+const OpStrategyRegistry& OpStrategyRegistry::global() {
+  static const OpStrategyRegistry registry = [] {
+    OpStrategyRegistry r;
+    register_elementwise_computes(r);
+    register_shape_computes(r);
+    register_reduce_computes(r);
+    register_indexing_computes(r);
+    register_nn_computes(r);
+    return r;
+  }();
+  return registry;
+}
+
+void OpStrategyRegistry::define_compute(const std::string& op, OpComputeFn fn) {
+  ops_[op].compute = fn;
+}
+
+void OpStrategyRegistry::define_schedule(const std::string& op, OpScheduleFn fn) {
+  ops_[op].schedule = fn;
+}
+
+const OpStrategy* OpStrategyRegistry::find(std::string_view op) const {
+  auto it = ops_.find(op);
+  return it == ops_.end() || !it->second.compute ? nullptr : &it->second;
+}
+
+std::vector<std::string> OpStrategyRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, strategy] : ops_)
+    if (strategy.compute) out.push_back(name);
+  return out;
+}
+
+}  // namespace lathe::topi

@@ -1,0 +1,97 @@
+// TOPI's inventory: for every graph op, its compute definition in tensor
+// expressions, and for the ops that anchor a fused group (conv, dense,
+// pooling ...) an x86 default schedule for the whole group. The graph
+// compiler (core/driver) builds one TE computation per fused group by calling
+// the compute of each node in order, then schedules it with the anchor's
+// schedule or the generic apply_default_schedule.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "schedule/schedule.h"
+#include "te/tensor.h"
+
+namespace lathe::topi {
+
+// The element type of tensor expressions for a graph dtype (bool is uint1).
+te::DataType te_dtype(DType dtype);
+
+// What an op's compute definition sees of one node.
+class ComputeContext {
+ public:
+  // `inputs[i]` is undefined for an omitted input and for an input the op
+  // reads only as a constant (OpDef::shape_inputs); `constants[i]` is the
+  // value of input i when it is a compile-time constant, else nullptr.
+  ComputeContext(const Node& node, std::vector<te::Tensor> inputs,
+                 std::vector<const lathe::Tensor*> constants, std::vector<TensorType> input_types,
+                 std::vector<TensorType> output_types, std::string base_name);
+
+  const Node& node() const { return node_; }
+  const Attributes& attrs() const { return node_.attrs; }
+  size_t num_inputs() const { return inputs_.size(); }
+  bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i].defined(); }
+  // Throws lathe::Error naming the node when the input is omitted or only a constant.
+  const te::Tensor& input(size_t i) const;
+  // nullptr when input i is omitted or not a compile-time constant.
+  const lathe::Tensor* constant(size_t i) const;
+  // Throws UnsupportedError naming the node when input i is not a constant.
+  const lathe::Tensor& require_constant(size_t i, std::string_view what) const;
+  const TensorType& input_type(size_t i) const;
+  size_t num_outputs() const { return output_types_.size(); }
+  const TensorType& output_type(size_t i) const;
+
+  // A name for a stage of this node that is unique within the fused group and
+  // a Python identifier (schedule text refers to stages by it): the node's
+  // base name ("conv2d_nchwc", "add_1"), with "_suffix" when given.
+  std::string name(std::string_view suffix = {}) const;
+
+ private:
+  const Node& node_;
+  std::vector<te::Tensor> inputs_;
+  std::vector<const lathe::Tensor*> constants_;
+  std::vector<TensorType> input_types_, output_types_;
+  std::string base_name_;
+};
+
+// One te::Tensor per node output (kNoValue outputs may be left undefined).
+// Throws UnsupportedError for attribute combinations it cannot express.
+using OpComputeFn = std::vector<te::Tensor> (*)(const ComputeContext&);
+
+// A default schedule for a fused group anchored by this op. `anchor` is the
+// anchor node's (first) output tensor, `outputs` the group's output tensors;
+// the function schedules every stage of `sch` (inlining the elementwise
+// epilogue where it can) and records its primitives in the trace.
+using OpScheduleFn = void (*)(schedule::Schedule& sch, const te::Tensor& anchor,
+                              const std::vector<te::Tensor>& outputs);
+
+struct OpStrategy {
+  OpComputeFn compute = nullptr;
+  OpScheduleFn schedule = nullptr;  // nullptr: the generic apply_default_schedule
+};
+
+class OpStrategyRegistry {
+ public:
+  // Every op with a compute definition, registered on first use.
+  static const OpStrategyRegistry& global();
+
+  void define_compute(const std::string& op, OpComputeFn fn);
+  void define_schedule(const std::string& op, OpScheduleFn fn);
+  const OpStrategy* find(std::string_view op) const;  // nullptr: no compute for that op
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, OpStrategy, std::less<>> ops_;
+};
+
+// Registration of each op family, in core/topi/*_compute.cpp.
+void register_elementwise_computes(OpStrategyRegistry& registry);
+void register_shape_computes(OpStrategyRegistry& registry);
+void register_reduce_computes(OpStrategyRegistry& registry);
+void register_indexing_computes(OpStrategyRegistry& registry);
+void register_nn_computes(OpStrategyRegistry& registry);
+
+}  // namespace lathe::topi
