@@ -12,8 +12,20 @@ void usage(std::ostream& os) {
         "commands:\n"
         "  inspect MODEL [--input-shapes \"name:[d,...]\"] [--print]\n"
         "      inputs, outputs, op histogram, parameters and MACs; --print adds the graph text\n"
-        "  run MODEL --executor reference --inputs in.npz --output out.npz [--print-time]\n"
-        "      runs the model on NumPy inputs and writes its outputs\n";
+        "  compile MODEL [--target \"llvm -mcpu=...\"] [--input-shapes S] [--tuning-records F]\n"
+        "          --output module.tar\n"
+        "      graph passes, fusion, one kernel per fused group; writes mod.so, mod.json and\n"
+        "      mod.params in a tar that the runtime library loads without LLVM\n"
+        "  run MODEL|module.tar [--inputs in.npz] [--output out.npz] [--print-time --repeat N\n"
+        "          --number M] [--profile] [--executor compiled|reference] [--target T]\n"
+        "      runs a package, or compiles a model in memory first (--executor reference runs\n"
+        "      the plain reference kernels); prints TVM's time summary and per-kernel profile\n"
+        "  tasks MODEL [--input-shapes S]\n"
+        "      lists the fused groups the compiler makes kernels of: id, name, uses, FLOPs\n"
+        "  schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm] [--passes]\n"
+        "          [--measure] [--repeat N]\n"
+        "      prints a task's default schedule, lowers a given one, emits its code and\n"
+        "      measures it against the reference executor\n";
 }
 
 }  // namespace
@@ -27,6 +39,9 @@ int main(int argc, char** argv) {
   try {
     if (command == "inspect") return lathe::cli::inspect_command(argc, argv);
     if (command == "run") return lathe::cli::run_command(argc, argv);
+    if (command == "compile") return lathe::cli::compile_command(argc, argv);
+    if (command == "tasks") return lathe::cli::tasks_command(argc, argv);
+    if (command == "schedule") return lathe::cli::schedule_command(argc, argv);
     std::cerr << "lathe: unknown command '" << command << "'\n";
     usage(std::cerr);
     return 2;

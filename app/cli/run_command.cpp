@@ -1,28 +1,75 @@
-// lathe run MODEL --executor reference --inputs in.npz --output out.npz
+// lathe run MODEL|module.tar [--inputs in.npz] [--output out.npz]
+//           [--print-time --repeat N --number M] [--profile] [--executor compiled|reference]
 #include <iostream>
+#include <memory>
 
 #include "args.h"
 #include "commands.h"
+#include "driver/compiled_module.h"
 #include "driver/model_loader.h"
 #include "driver/tensor_files.h"
 #include "reference/executor.h"
+#include "runtime/package.h"
 #include "support/error.h"
 #include "support/timer.h"
 
 namespace lathe::cli {
+namespace {
 
-int run_command(int argc, char** argv) {
-  Args args(argc, argv, 2, {"executor", "inputs", "output", "input-shapes"}, {"print-time"});
-  LATHE_CHECK(args.positional().size() == 1,
-              "usage: lathe run MODEL --executor reference --inputs in.npz --output out.npz");
-  std::string executor = args.get("executor", "reference");
-  LATHE_CHECK(executor == "reference", "unknown executor '", executor,
-              "'; this build has: reference");
-  driver::LoadOptions options;
-  if (args.has("input-shapes"))
-    options.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(args.positional()[0], options);
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
+// Feeds the .npz arrays named like the executor's inputs; reports the rest.
+void set_inputs(runtime::GraphExecutor& exec, const std::string& npz) {
+  std::map<std::string, Tensor> given;
+  if (!npz.empty())
+    for (auto& [name, t] : driver::read_npz_tensors(npz)) given[name] = t;
+  for (int i = 0; i < exec.num_inputs(); ++i) {
+    std::string name = exec.input_name(i);
+    auto it = given.find(name);
+    if (it == given.end()) {
+      std::cerr << "note: input '" << name << "' not given; using zeros\n";
+      continue;
+    }
+    const Tensor& t = it->second;
+    TensorType expected{*dtype_from_name(exec.input_dtype(i).to_string()), exec.input_shape(i)};
+    LATHE_CHECK(t.type() == expected, "input '", name, "' expects ", expected.to_string(), ", got ",
+                t.type().to_string(), " from ", npz);
+    exec.set_input(name, t.raw(), t.nbytes());
+    given.erase(it);
+  }
+  for (const auto& [name, t] : given)
+    std::cerr << "note: ignoring '" << name << "' in " << npz << ": not an input of the model\n";
+}
+
+// Outputs are named as the model names them when it is at hand, else as tvmc
+// names a package's outputs: output_0, output_1 ...
+int run_compiled(runtime::GraphExecutor& exec, const Args& args,
+                 const std::vector<std::string>& output_names) {
+  set_inputs(exec, args.get("inputs"));
+  exec.run();
+  if (args.has("output")) {
+    driver::NamedTensors named;
+    for (int i = 0; i < exec.num_outputs(); ++i)
+      named.emplace_back(i < static_cast<int>(output_names.size())
+                             ? output_names[static_cast<size_t>(i)]
+                             : "output_" + std::to_string(i),
+                         driver::from_ndarray(exec.output(i)));
+    driver::write_npz_tensors(args.get("output"), named);
+  }
+  if (args.has("print-time")) {
+    runtime::TimeSummary times =
+        runtime::benchmark(exec, args.get_int("repeat", 10), args.get_int("number", 1));
+    std::cout << runtime::format_time_summary(times);
+  }
+  if (args.has("profile"))
+    std::cout << runtime::GraphExecutor::format_profile(exec.profile(args.get_int("repeat", 10)));
+  return 0;
+}
+
+int run_reference(const Graph& graph, const Args& args) {
   std::map<std::string, Tensor> inputs;
   if (args.has("inputs")) {
     for (auto& [name, t] : driver::read_npz_tensors(args.get("inputs"))) {
@@ -39,7 +86,6 @@ int run_command(int argc, char** argv) {
   Timer timer;
   std::vector<Tensor> outputs = reference::Executor(graph).run(inputs);
   double ms = timer.milliseconds();
-
   driver::NamedTensors named;
   for (size_t i = 0; i < outputs.size(); ++i)
     named.emplace_back(graph.value(graph.outputs[i]).name, outputs[i]);
@@ -50,6 +96,39 @@ int run_command(int argc, char** argv) {
   }
   if (args.has("print-time")) std::cout << "Reference run: " << ms << " ms\n";
   return 0;
+}
+
+}  // namespace
+
+int run_command(int argc, char** argv) {
+  Args args(argc, argv, 2,
+            {"executor", "inputs", "output", "input-shapes", "target", "repeat", "number"},
+            {"print-time", "profile"});
+  LATHE_CHECK(args.positional().size() == 1,
+              "usage: lathe run MODEL|module.tar [--inputs in.npz] [--output out.npz] "
+              "[--print-time --repeat N --number M] [--profile]");
+  const std::string& path = args.positional()[0];
+  std::string executor = args.get("executor", "compiled");
+  LATHE_CHECK(executor == "compiled" || executor == "reference", "unknown executor '", executor,
+              "'; expected compiled or reference");
+  if (ends_with(path, ".tar")) {
+    LATHE_CHECK(executor == "compiled", "a package runs on the compiled executor only");
+    runtime::Package package(path);
+    return run_compiled(package.executor(), args, {});
+  }
+  driver::LoadOptions options;
+  if (args.has("input-shapes"))
+    options.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
+  Graph graph = driver::load_model(path, options);
+  if (executor == "reference") return run_reference(graph, args);
+  driver::CompileOptions compile;
+  compile.target = codegen::Target::parse(args.get("target", "llvm"));
+  compile.passes.record_snapshots = false;
+  driver::CompiledGraph compiled = driver::compile_graph(graph, compile);
+  driver::JitGraphModule module(compiled, compile.target);
+  std::vector<std::string> names;
+  for (ValueId v : graph.outputs) names.push_back(graph.value(v).name);
+  return run_compiled(module.executor(), args, names);
 }
 
 }  // namespace lathe::cli

@@ -432,8 +432,10 @@ llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
                   " for a result of type ", t.to_string()));
     args.push_back(splat_to(emit_expr(a), t.lanes));
   }
-  if (!t.is_float() && n->op != te::Intrinsic::Abs)
+  if (!t.is_float() && !te::intrinsic_takes_integers(n->op))
     fail_at(str(te::intrinsic_name(n->op), " of ", t.to_string(), ": needs a float type"));
+  if (t.is_float() && (n->op == te::Intrinsic::ShiftLeft || n->op == te::Intrinsic::ShiftRight))
+    fail_at(str(te::intrinsic_name(n->op), " of ", t.to_string(), ": needs an integer type"));
   llvm::Value* x = args[0];
   switch (n->op) {
     case te::Intrinsic::Exp:
@@ -456,6 +458,37 @@ llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
         return builder_.CreateIntrinsic(llvm::Intrinsic::abs, {x->getType()},
                                         {x, builder_.getFalse()});
       return x;  // unsigned
+    case te::Intrinsic::Sin:
+      return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::sin, x);
+    case te::Intrinsic::Cos:
+      return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::cos, x);
+    case te::Intrinsic::Round:
+      return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+    case te::Intrinsic::Fmod:
+      return builder_.CreateFRem(x, args[1]);
+    case te::Intrinsic::ShiftLeft:
+      return builder_.CreateShl(x, args[1]);
+    case te::Intrinsic::ShiftRight:
+      // Right shifts of signed values keep the sign, as C++'s >>.
+      return t.is_int() ? builder_.CreateAShr(x, args[1]) : builder_.CreateLShr(x, args[1]);
+    case te::Intrinsic::Tan:
+      return emit_libm_per_lane("tanf", "tan", x);
+    case te::Intrinsic::Asin:
+      return emit_libm_per_lane("asinf", "asin", x);
+    case te::Intrinsic::Acos:
+      return emit_libm_per_lane("acosf", "acos", x);
+    case te::Intrinsic::Atan:
+      return emit_libm_per_lane("atanf", "atan", x);
+    case te::Intrinsic::Sinh:
+      return emit_libm_per_lane("sinhf", "sinh", x);
+    case te::Intrinsic::Cosh:
+      return emit_libm_per_lane("coshf", "cosh", x);
+    case te::Intrinsic::Asinh:
+      return emit_libm_per_lane("asinhf", "asinh", x);
+    case te::Intrinsic::Acosh:
+      return emit_libm_per_lane("acoshf", "acosh", x);
+    case te::Intrinsic::Atanh:
+      return emit_libm_per_lane("atanhf", "atanh", x);
     case te::Intrinsic::Tanh:
       return emit_libm_per_lane("tanhf", "tanh", x);
     case te::Intrinsic::Erf:

@@ -108,6 +108,21 @@ class JitSession {
     add("pow", address_of(static_cast<D2>(::pow)));
     add("fmaf", address_of(static_cast<F3>(::fmaf)));
     add("fma", address_of(static_cast<D3>(::fma)));
+    add("fmodf", address_of(static_cast<F2>(::fmodf)));
+    add("fmod", address_of(static_cast<D2>(::fmod)));
+    add("roundevenf", address_of(static_cast<F1>(::roundevenf)));
+    add("roundeven", address_of(static_cast<D1>(::roundeven)));
+    // Trigonometric and hyperbolic functions, as TE's intrinsics of the same names.
+    const std::pair<const char*, F1> float_math[] = {
+        {"sinf", ::sinf},     {"cosf", ::cosf},     {"tanf", ::tanf},    {"asinf", ::asinf},
+        {"acosf", ::acosf},   {"atanf", ::atanf},   {"sinhf", ::sinhf},  {"coshf", ::coshf},
+        {"asinhf", ::asinhf}, {"acoshf", ::acoshf}, {"atanhf", ::atanhf}};
+    const std::pair<const char*, D1> double_math[] = {
+        {"sin", ::sin},     {"cos", ::cos},     {"tan", ::tan},    {"asin", ::asin},
+        {"acos", ::acos},   {"atan", ::atan},   {"sinh", ::sinh},  {"cosh", ::cosh},
+        {"asinh", ::asinh}, {"acosh", ::acosh}, {"atanh", ::atanh}};
+    for (const auto& [name, fn] : float_math) add(name, address_of(fn));
+    for (const auto& [name, fn] : double_math) add(name, address_of(fn));
     if (llvm::Error error = jit_->getProcessSymbolsJITDylib()->define(
             llvm::orc::absoluteSymbols(std::move(symbols))))
       fail(str("codegen llvm: cannot define the runtime symbols: ", message_of(std::move(error))));

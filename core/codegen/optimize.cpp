@@ -109,11 +109,13 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, const T
 
 BuiltModule build_module(const std::vector<tir::PrimFunc>& funcs, const Target& target,
                          bool optimize) {
-  if (funcs.empty()) fail("codegen llvm: no kernels to compile");
+  // An empty module is legitimate: a model whose outputs all folded to
+  // constants still makes a package.
   BuiltModule built;
   built.machine = create_target_machine(target);
   built.context = std::make_unique<llvm::LLVMContext>();
-  built.module = std::make_unique<llvm::Module>(funcs.front().name, *built.context);
+  built.module = std::make_unique<llvm::Module>(
+      funcs.empty() ? std::string("lathe_module") : funcs.front().name, *built.context);
   built.module->setTargetTriple(built.machine->getTargetTriple().str());
   built.module->setDataLayout(built.machine->createDataLayout());
   CodeGenLLVM codegen(*built.module, target);

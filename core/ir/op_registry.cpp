@@ -81,6 +81,7 @@ OpRegistry& OpRegistry::global() {
     register_reduce_ops(*r);
     register_indexing_ops(*r);
     register_loss_ops(*r);
+    register_layout_ops(*r);
     return r;
   }();
   return *registry;

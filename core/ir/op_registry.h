@@ -111,5 +111,6 @@ void register_shape_ops(OpRegistry& registry);
 void register_reduce_ops(OpRegistry& registry);
 void register_indexing_ops(OpRegistry& registry);
 void register_loss_ops(OpRegistry& registry);
+void register_layout_ops(OpRegistry& registry);
 
 }  // namespace lathe

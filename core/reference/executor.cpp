@@ -13,6 +13,7 @@ OpRegistry& kernel_registry() {
     register_reduce_kernels(*r);
     register_indexing_kernels(*r);
     register_loss_kernels(*r);
+    register_layout_kernels(*r);
     return r;
   }();
   return *registry;

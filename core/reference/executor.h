@@ -40,5 +40,6 @@ void register_shape_kernels(OpRegistry& registry);
 void register_reduce_kernels(OpRegistry& registry);
 void register_indexing_kernels(OpRegistry& registry);
 void register_loss_kernels(OpRegistry& registry);
+void register_layout_kernels(OpRegistry& registry);
 
 }  // namespace lathe::reference

@@ -1,5 +1,6 @@
 #include "te/expr.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "support/error.h"
@@ -24,14 +25,23 @@ const char* kind_name(ExprKind k) {
 }
 
 const char* intrinsic_name(Intrinsic op) {
-  static const char* names[] = {"exp", "log",   "sqrt", "tanh", "erf", "sigmoid",
-                                "pow", "floor", "ceil", "abs",  "fma"};
+  static const char* names[] = {
+      "exp",  "log",   "sqrt",  "tanh",  "erf",   "sigmoid", "pow",        "floor",      "ceil",
+      "abs",  "fma",   "sin",   "cos",   "tan",   "asin",    "acos",       "atan",       "sinh",
+      "cosh", "asinh", "acosh", "atanh", "round", "fmod",    "shift_left", "shift_right"};
   return names[static_cast<int>(op)];
+}
+
+bool intrinsic_takes_integers(Intrinsic op) {
+  return op == Intrinsic::Abs || op == Intrinsic::ShiftLeft || op == Intrinsic::ShiftRight;
 }
 
 int intrinsic_arity(Intrinsic op) {
   switch (op) {
     case Intrinsic::Pow:
+    case Intrinsic::Fmod:
+    case Intrinsic::ShiftLeft:
+    case Intrinsic::ShiftRight:
       return 2;
     case Intrinsic::Fma:
       return 3;
@@ -210,11 +220,18 @@ Expr call(Intrinsic op, std::vector<Expr> args) {
   LATHE_CHECK(static_cast<int>(args.size()) == intrinsic_arity(op), intrinsic_name(op), " takes ",
               intrinsic_arity(op), " arguments");
   DataType t = args[0].type();
-  if (op != Intrinsic::Abs)
+  if (intrinsic_takes_integers(op) && op != Intrinsic::Abs)
+    LATHE_CHECK(t.is_integer(), intrinsic_name(op), " needs integer operands, got ", t.to_string());
+  if (!intrinsic_takes_integers(op))
     for (Expr& a : args) {
       if (!a.type().is_float()) a = convert(a, t.is_float() ? t : DataType::Float(32, t.lanes));
       t = a.type();
     }
+  // A scalar argument beside a vector one (a vectorized loop reading a
+  // broadcast operand) is broadcast, whichever side it is on.
+  int lanes = 1;
+  for (const Expr& a : args) lanes = std::max<int>(lanes, a.type().lanes);
+  t = t.element_of().with_lanes(lanes);
   for (Expr& a : args) a = convert(a, t);
   return Expr(std::make_shared<const CallNode>(t, op, std::move(args)));
 }

@@ -148,9 +148,40 @@ struct CastNode : ExprNode {
   Expr value;
 };
 
-enum class Intrinsic : uint8_t { Exp, Log, Sqrt, Tanh, Erf, Sigmoid, Pow, Floor, Ceil, Abs, Fma };
+// Float math unless intrinsic_takes_integers: Abs keeps any type; the shifts
+// (LLVM shl/lshr, which give poison at or past the bit width) keep integers.
+// Round is round-half-to-even (llvm.roundeven), Fmod C's fmod (frem).
+enum class Intrinsic : uint8_t {
+  Exp,
+  Log,
+  Sqrt,
+  Tanh,
+  Erf,
+  Sigmoid,
+  Pow,
+  Floor,
+  Ceil,
+  Abs,
+  Fma,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Round,
+  Fmod,
+  ShiftLeft,
+  ShiftRight,
+};
 const char* intrinsic_name(Intrinsic op);  // "exp", "fma" ...
 int intrinsic_arity(Intrinsic op);
+bool intrinsic_takes_integers(Intrinsic op);
 
 struct CallNode : ExprNode {
   CallNode(DataType t, Intrinsic o, std::vector<Expr> a)
@@ -268,6 +299,18 @@ inline Expr abs(Expr x) {
 }
 inline Expr fma(Expr a, Expr b, Expr c) {
   return call(Intrinsic::Fma, {std::move(a), std::move(b), std::move(c)});
+}
+inline Expr round(Expr x) {
+  return call(Intrinsic::Round, {std::move(x)});
+}
+inline Expr fmod(Expr x, Expr y) {
+  return call(Intrinsic::Fmod, {std::move(x), std::move(y)});
+}
+inline Expr shift_left(Expr x, Expr y) {
+  return call(Intrinsic::ShiftLeft, {std::move(x), std::move(y)});
+}
+inline Expr shift_right(Expr x, Expr y) {
+  return call(Intrinsic::ShiftRight, {std::move(x), std::move(y)});
 }
 
 // Value of an integer immediate, or nullptr.

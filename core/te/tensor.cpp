@@ -40,12 +40,17 @@ Expr reducer_identity(Reducer r, DataType t) {
       return make_zero(t);
     case Reducer::Prod:
       return make_one(t);
+    // Integer limits as exact int64 values: 2^63 - 1 has no double.
     case Reducer::Max:
-      return t.is_float() ? make_const(t, -std::numeric_limits<double>::infinity())
-                          : make_const(t, t.is_int() ? -(std::pow(2.0, t.bits - 1)) : 0);
+      if (t.is_float()) return make_const(t, -std::numeric_limits<double>::infinity());
+      if (!t.is_int()) return make_zero(t);
+      return make_int(
+          t.bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (t.bits - 1)), t);
     case Reducer::Min:
-      return t.is_float() ? make_const(t, std::numeric_limits<double>::infinity())
-                          : make_const(t, std::pow(2.0, t.bits - (t.is_int() ? 1 : 0)) - 1);
+      if (t.is_float()) return make_const(t, std::numeric_limits<double>::infinity());
+      if (t.bits == 64)  // uint64's all-ones is -1 as an int64 immediate
+        return make_int(t.is_int() ? std::numeric_limits<int64_t>::max() : -1, t);
+      return make_int((int64_t{1} << (t.bits - (t.is_int() ? 1 : 0))) - 1, t);
   }
   return Expr();
 }

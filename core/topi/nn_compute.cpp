@@ -1,7 +1,477 @@
+// Compute definitions of the nn op family (convolutions, pools,
+// normalizations, Gemm/MatMul, softmax, PRelu, LRN) read from graph nodes, and
+// the x86 schedules of the groups they anchor.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <tuple>
+
+#include "ir/ops/infer_util.h"
+#include "support/error.h"
+#include "topi/nn.h"
+#include "topi/nn_schedule_x86.h"
 #include "topi/op_compute.h"
 
 namespace lathe::topi {
+namespace {
 
-void register_nn_computes(OpStrategyRegistry& registry) { (void)registry; }
+using te::Expr;
+using te::IterVar;
+using te::Var;
+
+std::vector<Expr> exprs(const std::vector<Var>& vars) {
+  return std::vector<Expr>(vars.begin(), vars.end());
+}
+
+std::vector<std::string> axis_names(int rank) {
+  std::vector<std::string> names;
+  for (int d = 0; d < rank; ++d) names.push_back("i" + std::to_string(d));
+  return names;
+}
+
+bool wants_output(const ComputeContext& ctx, size_t i) {
+  return i < ctx.node().outputs.size() && ctx.node().outputs[i] != kNoValue;
+}
+
+// Indices into `t`, broadcast unidirectionally (right-aligned) to a tensor
+// indexed by `i`: size-1 dimensions read index 0.
+std::vector<Expr> broadcast_index(const te::Tensor& t, const std::vector<Var>& i) {
+  std::vector<Expr> idx;
+  const size_t offset = i.size() - static_cast<size_t>(t.ndim());
+  for (int d = 0; d < t.ndim(); ++d)
+    idx.push_back(t.shape()[d] == 1 ? te::make_int(0) : Expr(i[offset + d]));
+  return idx;
+}
+
+// A 2-D sliding window resolved against the node's input and output extents:
+// explicit pads, or SAME padding recovered from the output (as the reference).
+struct Window2d {
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+};
+
+Window2d resolve_window(const ComputeContext& ctx, int64_t in_h, int64_t in_w, int64_t out_h,
+                        int64_t out_w, int64_t kernel_h, int64_t kernel_w) {
+  const Attributes& attrs = ctx.attrs();
+  auto pair = [&](const char* name, int64_t fallback) {
+    std::vector<int64_t> v = attrs.get_ints(name);
+    if (v.empty()) return std::vector<int64_t>{fallback, fallback};
+    if (v.size() != 2)
+      throw UnsupportedError(describe_node(ctx.node()) + ": '" + name + "' needs 2 values");
+    return v;
+  };
+  Window2d w;
+  std::vector<int64_t> s = pair("strides", 1), d = pair("dilations", 1);
+  w.stride_h = s[0];
+  w.stride_w = s[1];
+  w.dilation_h = d[0];
+  w.dilation_w = d[1];
+  const std::string mode = attrs.get_string("auto_pad", "NOTSET");
+  if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+    auto split = [&](int64_t in, int64_t out, int64_t stride, int64_t k, int64_t dil) {
+      int64_t total = std::max<int64_t>(0, (out - 1) * stride + (k - 1) * dil + 1 - in);
+      int64_t begin = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
+      return std::pair{begin, total - begin};
+    };
+    std::tie(w.pad_top, w.pad_bottom) = split(in_h, out_h, w.stride_h, kernel_h, w.dilation_h);
+    std::tie(w.pad_left, w.pad_right) = split(in_w, out_w, w.stride_w, kernel_w, w.dilation_w);
+  } else if (mode != "VALID") {
+    std::vector<int64_t> p = attrs.get_ints("pads");
+    if (!p.empty()) {
+      if (p.size() != 4)
+        throw UnsupportedError(describe_node(ctx.node()) + ": 'pads' needs 4 values");
+      w.pad_top = p[0];
+      w.pad_left = p[1];
+      w.pad_bottom = p[2];
+      w.pad_right = p[3];
+    }
+  }
+  return w;
+}
+
+Conv2dParams conv_params(const Window2d& w, int64_t groups) {
+  Conv2dParams p;
+  p.stride_h = w.stride_h;
+  p.stride_w = w.stride_w;
+  p.dilation_h = w.dilation_h;
+  p.dilation_w = w.dilation_w;
+  p.pad_top = w.pad_top;
+  p.pad_left = w.pad_left;
+  p.pad_bottom = w.pad_bottom;
+  p.pad_right = w.pad_right;
+  p.groups = groups;
+  return p;
+}
+
+// out + bias[index(i)], a stage the schedules inline into the group's output.
+te::Tensor add_bias(const ComputeContext& ctx, const te::Tensor& out,
+                    const std::function<std::vector<Expr>(const std::vector<Var>&)>& index) {
+  if (!ctx.has_input(2)) return out;
+  const te::Tensor& bias = ctx.input(2);
+  return te::compute(
+      out.shape(), [&](const std::vector<Var>& i) { return out(exprs(i)) + bias(index(i)); },
+      ctx.name("bias"), axis_names(out.ndim()), "elemwise");
+}
+
+void require_spatial_2d(const ComputeContext& ctx, int rank) {
+  if (ctx.input_type(0).rank() != rank)
+    throw UnsupportedError(describe_node(ctx.node()) + ": only 2-D spatial inputs are compiled");
+}
+
+std::vector<te::Tensor> conv_compute(const ComputeContext& ctx) {
+  require_spatial_2d(ctx, 4);
+  const Shape& x = ctx.input_type(0).shape;
+  const Shape& w = ctx.input_type(1).shape;
+  const Shape& y = ctx.output_type(0).shape;
+  Window2d win = resolve_window(ctx, x[2], x[3], y[2], y[3], w[2], w[3]);
+  te::Tensor out = conv2d_nchw(ctx.input(0), ctx.input(1),
+                               conv_params(win, ctx.attrs().get_int("group", 1)), ctx.name());
+  return {add_bias(ctx, out, [](const std::vector<Var>& i) { return std::vector<Expr>{i[1]}; })};
+}
+
+std::vector<te::Tensor> conv_nchwc_compute(const ComputeContext& ctx) {
+  const Shape& x = ctx.input_type(0).shape;
+  const Shape& w = ctx.input_type(1).shape;
+  const Shape& y = ctx.output_type(0).shape;
+  if (x.size() != 5 || w.size() != 6)
+    throw UnsupportedError(describe_node(ctx.node()) + ": needs 5-D data and a 6-D kernel");
+  Window2d win = resolve_window(ctx, x[2], x[3], y[2], y[3], w[2], w[3]);
+  te::Tensor out = conv2d_nchwc(ctx.input(0), ctx.input(1),
+                                conv_params(win, ctx.attrs().get_int("group", 1)), ctx.name());
+  return {add_bias(ctx, out, [](const std::vector<Var>& i) {
+    return std::vector<Expr>{i[1], i[4]};
+  })};
+}
+
+// ConvTranspose as a gather: output (y, x) meets input (iy, ix) through kernel
+// tap (ky, kx) when y + pad - ky*dh = iy*sh, so every output sums its taps
+// under that divisibility condition.
+std::vector<te::Tensor> conv_transpose_compute(const ComputeContext& ctx) {
+  require_spatial_2d(ctx, 4);
+  const te::Tensor& x = ctx.input(0);
+  const te::Tensor& w = ctx.input(1);
+  const Shape& xs = ctx.input_type(0).shape;
+  const Shape& ws = ctx.input_type(1).shape;
+  const Shape& ys = ctx.output_type(0).shape;
+  const Attributes& attrs = ctx.attrs();
+  const int64_t group = attrs.get_int("group", 1);
+  const int64_t cg = xs[1] / group, mg = ws[1];
+  std::vector<int64_t> s = attrs.get_ints("strides", {1, 1});
+  std::vector<int64_t> d = attrs.get_ints("dilations", {1, 1});
+  std::vector<int64_t> op = attrs.get_ints("output_padding", {0, 0});
+  if (s.size() != 2 || d.size() != 2 || op.size() != 2)
+    throw UnsupportedError(describe_node(ctx.node()) + ": needs 2-D attributes");
+  const std::string mode = attrs.get_string("auto_pad", "NOTSET");
+  std::vector<int64_t> pads = attrs.get_ints("pads");
+  if (pads.empty() || mode == "VALID") pads.assign(4, 0);
+  const bool derived =
+      !attrs.get_ints("output_shape").empty() || mode == "SAME_UPPER" || mode == "SAME_LOWER";
+  int64_t pad_begin[2];
+  for (int k = 0; k < 2; ++k) {
+    if (derived) {
+      int64_t full = s[k] * (xs[2 + k] - 1) + op[k] + (ws[2 + k] - 1) * d[k] + 1;
+      int64_t total = full - ys[2 + k];
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      pad_begin[k] = mode == "SAME_UPPER" ? half : total - half;
+    } else {
+      pad_begin[k] = pads[k];
+    }
+  }
+  IterVar rc = te::reduce_axis(cg, "rc");
+  IterVar ry = te::reduce_axis(ws[2], "ry");
+  IterVar rx = te::reduce_axis(ws[3], "rx");
+  te::Tensor out = te::compute(
+      ys,
+      [&](const std::vector<Var>& i) {
+        Expr channel = (i[1] / te::make_int(mg)) * te::make_int(cg) + rc.var();
+        Expr ty = i[2] + te::make_int(pad_begin[0]) - ry.var() * te::make_int(d[0]);
+        Expr tx = i[3] + te::make_int(pad_begin[1]) - rx.var() * te::make_int(d[1]);
+        Expr iy = ty / te::make_int(s[0]), ix = tx / te::make_int(s[1]);
+        Expr hit = ty % te::make_int(s[0]) == 0 && tx % te::make_int(s[1]) == 0 && iy >= 0 &&
+                   iy < te::make_int(xs[2]) && ix >= 0 && ix < te::make_int(xs[3]);
+        Expr value = te::select(hit, x(i[0], channel, iy, ix), te::make_zero(x.dtype()));
+        return te::sum(value * w(channel, i[1] % te::make_int(mg), ry.var(), rx.var()),
+                       {rc, ry, rx});
+      },
+      ctx.name(), {"n", "f", "y", "x"}, "conv2d_transpose_nchw");
+  return {add_bias(ctx, out, [](const std::vector<Var>& i) { return std::vector<Expr>{i[1]}; })};
+}
+
+std::vector<te::Tensor> gemm_compute(const ComputeContext& ctx) {
+  const Attributes& attrs = ctx.attrs();
+  const bool trans_a = attrs.get_int("transA", 0) != 0;
+  const bool trans_b = attrs.get_int("transB", 0) != 0;
+  const double alpha = attrs.get_float("alpha", 1.0f), beta = attrs.get_float("beta", 1.0f);
+  te::Tensor ab = batch_matmul(ctx.input(0), ctx.input(1), trans_a, trans_b, ctx.name());
+  const bool with_c = ctx.has_input(2) && beta != 0.0;
+  if (alpha == 1.0 && !with_c) return {ab};
+  const te::DataType t = ab.dtype();
+  return {te::compute(
+      ab.shape(),
+      [&](const std::vector<Var>& i) {
+        Expr v = ab(exprs(i));
+        if (alpha != 1.0) v = te::make_const(t, alpha) * v;
+        if (with_c) {
+          Expr c = ctx.input(2)(broadcast_index(ctx.input(2), i));
+          v = v + (beta == 1.0 ? c : te::make_const(t, beta) * c);
+        }
+        return v;
+      },
+      ctx.name("scale"), {"i", "j"}, "elemwise")};
+}
+
+std::vector<te::Tensor> matmul_compute(const ComputeContext& ctx) {
+  return {batch_matmul(ctx.input(0), ctx.input(1), false, false, ctx.name())};
+}
+
+std::vector<te::Tensor> pool_compute(const ComputeContext& ctx, PoolKind kind) {
+  require_spatial_2d(ctx, 4);
+  if (kind == PoolKind::Max && wants_output(ctx, 1))
+    throw UnsupportedError(describe_node(ctx.node()) + ": MaxPool's Indices are not compiled");
+  const Shape& x = ctx.input_type(0).shape;
+  const Shape& y = ctx.output_type(0).shape;
+  std::vector<int64_t> k = ctx.attrs().get_ints("kernel_shape");
+  LATHE_CHECK(k.size() == 2, describe_node(ctx.node()), ": kernel_shape needs 2 values");
+  Window2d win = resolve_window(ctx, x[2], x[3], y[2], y[3], k[0], k[1]);
+  PoolWindow p;
+  p.kernel_h = k[0];
+  p.kernel_w = k[1];
+  p.stride_h = win.stride_h;
+  p.stride_w = win.stride_w;
+  p.dilation_h = win.dilation_h;
+  p.dilation_w = win.dilation_w;
+  p.pad_top = win.pad_top;
+  p.pad_left = win.pad_left;
+  p.pad_bottom = win.pad_bottom;
+  p.pad_right = win.pad_right;
+  p.out_h = y[2];
+  p.out_w = y[3];
+  p.count_include_pad = ctx.attrs().get_int("count_include_pad", 0) != 0;
+  std::vector<te::Tensor> out = {pool2d_window(ctx.input(0), kind, p, ctx.name())};
+  if (kind == PoolKind::Max && ctx.num_outputs() > 1) out.emplace_back();
+  return out;
+}
+
+std::vector<te::Tensor> max_pool_compute(const ComputeContext& ctx) {
+  return pool_compute(ctx, PoolKind::Max);
+}
+std::vector<te::Tensor> average_pool_compute(const ComputeContext& ctx) {
+  return pool_compute(ctx, PoolKind::Avg);
+}
+std::vector<te::Tensor> global_max_pool_compute(const ComputeContext& ctx) {
+  return {global_pool(ctx.input(0), PoolKind::Max, ctx.name())};
+}
+std::vector<te::Tensor> global_average_pool_compute(const ComputeContext& ctx) {
+  return {global_pool(ctx.input(0), PoolKind::Avg, ctx.name())};
+}
+
+std::vector<te::Tensor> batch_norm_compute(const ComputeContext& ctx) {
+  const te::Tensor& x = ctx.input(0);
+  const double epsilon = ctx.attrs().get_float("epsilon", 1e-5f);
+  const te::DataType t = x.dtype();
+  const te::Tensor &scale = ctx.input(1), &bias = ctx.input(2), &mean = ctx.input(3),
+                   &var = ctx.input(4);
+  // y = x * a + (bias - mean * a), a = scale / sqrt(var + epsilon), per channel.
+  te::Tensor a = te::compute(
+      {x.shape()[1]},
+      [&](const std::vector<Var>& i) {
+        return scale(i[0]) / te::sqrt(var(i[0]) + te::make_const(t, epsilon));
+      },
+      ctx.name("scale"), {"c"}, "elemwise");
+  te::Tensor b = te::compute(
+      {x.shape()[1]}, [&](const std::vector<Var>& i) { return bias(i[0]) - mean(i[0]) * a(i[0]); },
+      ctx.name("shift"), {"c"}, "elemwise");
+  te::Tensor y = te::compute(
+      x.shape(), [&](const std::vector<Var>& i) { return x(exprs(i)) * a(i[1]) + b(i[1]); },
+      ctx.name(), axis_names(x.ndim()), "batch_norm");
+  std::vector<te::Tensor> out = {y};
+  for (size_t k = 1; k < ctx.num_outputs(); ++k) {
+    if (wants_output(ctx, k))
+      throw UnsupportedError(describe_node(ctx.node()) + ": training outputs are not compiled");
+    out.emplace_back();
+  }
+  return out;
+}
+
+// Mean and 1/sqrt(variance + epsilon) over the dimensions from `axis` on, as
+// [d0, ..., d(axis-1), 1, ..., 1] stages (the shape of LayerNormalization's stats).
+std::pair<te::Tensor, te::Tensor> moments(const ComputeContext& ctx, const te::Tensor& x, int axis,
+                                          double epsilon) {
+  const int r = x.ndim();
+  std::vector<int64_t> stats = x.shape();
+  std::vector<IterVar> axes;
+  int64_t count = 1;
+  for (int d = axis; d < r; ++d) {
+    axes.push_back(te::reduce_axis(stats[d], "r" + std::to_string(d - axis)));
+    count *= stats[d];
+    stats[d] = 1;
+  }
+  const te::DataType t = x.dtype();
+  auto point = [&](const std::vector<Var>& i) {
+    std::vector<Expr> idx(i.begin(), i.begin() + axis);
+    for (const IterVar& k : axes) idx.push_back(k.var());
+    return idx;
+  };
+  te::Tensor sum = te::compute(
+      stats, [&](const std::vector<Var>& i) { return te::sum(x(point(i)), axes); }, ctx.name("sum"),
+      axis_names(r));
+  te::Tensor mean = te::compute(
+      stats,
+      [&](const std::vector<Var>& i) {
+        return sum(exprs(i)) * te::make_const(t, 1.0 / static_cast<double>(count));
+      },
+      ctx.name("mean"), axis_names(r));
+  std::vector<IterVar> axes2;
+  for (int d = axis; d < r; ++d)
+    axes2.push_back(te::reduce_axis(x.shape()[d], "s" + std::to_string(d - axis)));
+  te::Tensor sq = te::compute(
+      stats,
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> idx(i.begin(), i.begin() + axis);
+        for (const IterVar& k : axes2) idx.push_back(k.var());
+        Expr diff = x(idx) - mean(exprs(i));
+        return te::sum(diff * diff, axes2);
+      },
+      ctx.name("sqsum"), axis_names(r));
+  te::Tensor inv = te::compute(
+      stats,
+      [&](const std::vector<Var>& i) {
+        return te::make_one(t) /
+               te::sqrt(sq(exprs(i)) * te::make_const(t, 1.0 / static_cast<double>(count)) +
+                        te::make_const(t, epsilon));
+      },
+      ctx.name("inv_std"), axis_names(r));
+  return {mean, inv};
+}
+
+// The stats point of x's element i: the leading indices, 0 for the rest.
+std::vector<Expr> stats_index(const std::vector<Var>& i, int axis) {
+  std::vector<Expr> idx(i.begin(), i.begin() + axis);
+  for (size_t d = static_cast<size_t>(axis); d < i.size(); ++d) idx.push_back(te::make_int(0));
+  return idx;
+}
+
+std::vector<te::Tensor> instance_norm_compute(const ComputeContext& ctx) {
+  const te::Tensor& x = ctx.input(0);
+  const te::Tensor &scale = ctx.input(1), &bias = ctx.input(2);
+  auto [mean, inv] = moments(ctx, x, 2, ctx.attrs().get_float("epsilon", 1e-5f));
+  return {te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> s = stats_index(i, 2);
+        return (x(exprs(i)) - mean(s)) * inv(s) * scale(i[1]) + bias(i[1]);
+      },
+      ctx.name(), axis_names(x.ndim()), "instance_norm")};
+}
+
+std::vector<te::Tensor> layer_norm_compute(const ComputeContext& ctx) {
+  const te::Tensor& x = ctx.input(0);
+  const int axis = normalize_axis(ctx.attrs().get_int("axis", -1), x.ndim());
+  auto [mean, inv] = moments(ctx, x, axis, ctx.attrs().get_float("epsilon", 1e-5f));
+  te::Tensor y = te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> s = stats_index(i, axis);
+        Expr v = (x(exprs(i)) - mean(s)) * inv(s) * ctx.input(1)(broadcast_index(ctx.input(1), i));
+        if (ctx.has_input(2)) v = v + ctx.input(2)(broadcast_index(ctx.input(2), i));
+        return v;
+      },
+      ctx.name(), axis_names(x.ndim()), "layer_norm");
+  std::vector<te::Tensor> out = {y};
+  te::Tensor stats[2] = {mean, inv};
+  for (size_t k = 1; k < std::min<size_t>(ctx.num_outputs(), 3); ++k) {
+    if (!wants_output(ctx, k)) {
+      out.emplace_back();
+      continue;
+    }
+    const te::DataType want = te_dtype(ctx.output_type(k).dtype);
+    const te::Tensor& s = stats[k - 1];
+    out.push_back(want == s.dtype()
+                      ? s
+                      : te::compute(
+                            s.shape(),
+                            [&](const std::vector<Var>& i) { return te::cast(want, s(exprs(i))); },
+                            ctx.name(k == 1 ? "mean_out" : "inv_std_out"), axis_names(s.ndim())));
+  }
+  return out;
+}
+
+std::vector<te::Tensor> softmax_compute(const ComputeContext& ctx, bool log) {
+  const te::Tensor& x = ctx.input(0);
+  const int axis = normalize_axis(ctx.attrs().get_int("axis", -1), x.ndim());
+  return {softmax(x, axis, log, ctx.name())};
+}
+std::vector<te::Tensor> softmax_op(const ComputeContext& ctx) {
+  return softmax_compute(ctx, false);
+}
+std::vector<te::Tensor> log_softmax_op(const ComputeContext& ctx) {
+  return softmax_compute(ctx, true);
+}
+
+std::vector<te::Tensor> prelu_compute(const ComputeContext& ctx) {
+  const te::Tensor& x = ctx.input(0);
+  const te::Tensor& slope = ctx.input(1);
+  return {te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        Expr v = x(exprs(i));
+        return te::select(v < te::make_zero(x.dtype()), slope(broadcast_index(slope, i)) * v, v);
+      },
+      ctx.name(), axis_names(x.ndim()), "elemwise")};
+}
+
+std::vector<te::Tensor> lrn_compute(const ComputeContext& ctx) {
+  const te::Tensor& x = ctx.input(0);
+  const Attributes& attrs = ctx.attrs();
+  const int64_t size = attrs.get_int("size", 1);
+  const double alpha = attrs.get_float("alpha", 1e-4f), beta = attrs.get_float("beta", 0.75f);
+  const double bias = attrs.get_float("bias", 1.0f);
+  const int64_t before = (size - 1) / 2, after = size - 1 - before;
+  const te::DataType t = x.dtype();
+  te::Tensor padded = pad(x, {0, before}, {0, after}, 0.0, ctx.name("pad"));
+  IterVar k = te::reduce_axis(size, "k");
+  te::Tensor sq = te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> idx = exprs(i);
+        idx[1] = i[1] + k.var();
+        Expr v = padded(idx);
+        return te::sum(v * v, {k});
+      },
+      ctx.name("sqsum"), axis_names(x.ndim()));
+  return {te::compute(
+      x.shape(),
+      [&](const std::vector<Var>& i) {
+        Expr base = te::make_const(t, bias) +
+                    te::make_const(t, alpha / static_cast<double>(size)) * sq(exprs(i));
+        return x(exprs(i)) / te::pow(base, te::make_const(t, beta));
+      },
+      ctx.name(), axis_names(x.ndim()), "lrn")};
+}
+
+}  // namespace
+
+void register_nn_computes(OpStrategyRegistry& registry) {
+  registry.define_compute("Conv", conv_compute);
+  registry.define_schedule("Conv", schedule_conv2d_nchw_x86);
+  registry.define_compute("Conv2dNCHWc", conv_nchwc_compute);
+  registry.define_schedule("Conv2dNCHWc", schedule_conv2d_nchwc_x86);
+  registry.define_compute("ConvTranspose", conv_transpose_compute);
+  registry.define_compute("Gemm", gemm_compute);
+  registry.define_schedule("Gemm", schedule_matmul_x86);
+  registry.define_compute("MatMul", matmul_compute);
+  registry.define_schedule("MatMul", schedule_matmul_x86);
+  registry.define_compute("MaxPool", max_pool_compute);
+  registry.define_compute("AveragePool", average_pool_compute);
+  registry.define_compute("GlobalMaxPool", global_max_pool_compute);
+  registry.define_compute("GlobalAveragePool", global_average_pool_compute);
+  registry.define_compute("BatchNormalization", batch_norm_compute);
+  registry.define_compute("InstanceNormalization", instance_norm_compute);
+  registry.define_compute("LayerNormalization", layer_norm_compute);
+  registry.define_compute("Softmax", softmax_op);
+  registry.define_compute("LogSoftmax", log_softmax_op);
+  registry.define_compute("PRelu", prelu_compute);
+  registry.define_compute("LRN", lrn_compute);
+}
 
 }  // namespace lathe::topi

@@ -6,17 +6,28 @@ namespace lathe::topi {
 
 te::DataType te_dtype(DType dtype) {
   switch (dtype) {
-    case DType::Float32: return te::DataType::Float(32);
-    case DType::Float64: return te::DataType::Float(64);
-    case DType::Int8: return te::DataType::Int(8);
-    case DType::Int16: return te::DataType::Int(16);
-    case DType::Int32: return te::DataType::Int(32);
-    case DType::Int64: return te::DataType::Int(64);
-    case DType::UInt8: return te::DataType::UInt(8);
-    case DType::UInt16: return te::DataType::UInt(16);
-    case DType::UInt32: return te::DataType::UInt(32);
-    case DType::UInt64: return te::DataType::UInt(64);
-    case DType::Bool: return te::DataType::Bool();
+    case DType::Float32:
+      return te::DataType::Float(32);
+    case DType::Float64:
+      return te::DataType::Float(64);
+    case DType::Int8:
+      return te::DataType::Int(8);
+    case DType::Int16:
+      return te::DataType::Int(16);
+    case DType::Int32:
+      return te::DataType::Int(32);
+    case DType::Int64:
+      return te::DataType::Int(64);
+    case DType::UInt8:
+      return te::DataType::UInt(8);
+    case DType::UInt16:
+      return te::DataType::UInt(16);
+    case DType::UInt32:
+      return te::DataType::UInt(32);
+    case DType::UInt64:
+      return te::DataType::UInt(64);
+    case DType::Bool:
+      return te::DataType::Bool();
   }
   throw Error("unknown dtype");
 }
@@ -36,9 +47,9 @@ ComputeContext::ComputeContext(const Node& node, std::vector<te::Tensor> inputs,
 
 const te::Tensor& ComputeContext::input(size_t i) const {
   if (!has_input(i))
-    throw Error(describe_node(node_) + ": input " + std::to_string(i) +
-                (i < inputs_.size() && constants_[i] ? " is only available as a constant"
-                                                     : " is missing"));
+    throw Error(
+        describe_node(node_) + ": input " + std::to_string(i) +
+        (i < inputs_.size() && constants_[i] ? " is only available as a constant" : " is missing"));
   return inputs_[i];
 }
 
@@ -77,6 +88,7 @@ const OpStrategyRegistry& OpStrategyRegistry::global() {
     register_reduce_computes(r);
     register_indexing_computes(r);
     register_nn_computes(r);
+    register_layout_computes(r);
     return r;
   }();
   return registry;

@@ -93,5 +93,6 @@ void register_shape_computes(OpStrategyRegistry& registry);
 void register_reduce_computes(OpStrategyRegistry& registry);
 void register_indexing_computes(OpStrategyRegistry& registry);
 void register_nn_computes(OpStrategyRegistry& registry);
+void register_layout_computes(OpStrategyRegistry& registry);
 
 }  // namespace lathe::topi

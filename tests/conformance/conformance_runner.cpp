@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "driver/compiled_module.h"
 #include "frontend/onnx/onnx_import.h"
 #include "reference/executor.h"
 #include "support/error.h"
@@ -95,7 +96,7 @@ std::map<std::string, std::string> load_exceptions(const std::string& path) {
   return exceptions;
 }
 
-CaseResult run_case(const std::string& case_dir, const std::string& folder) {
+CaseResult run_case(const std::string& case_dir, const std::string& folder, ExecutorKind executor) {
   CaseResult result;
   result.folder = folder;
   result.name = fs::path(case_dir).filename().string();
@@ -126,7 +127,14 @@ CaseResult run_case(const std::string& case_dir, const std::string& folder) {
       for (auto& [name, t] : inputs)
         for (ValueId id : graph.inputs)
           if (graph.value(id).name == name) feed[name] = t;
-      std::vector<Tensor> got = reference::Executor(graph).run(feed);
+      std::vector<Tensor> got;
+      if (executor == ExecutorKind::Compiled) {
+        driver::CompileOptions compile;
+        compile.passes.record_snapshots = false;
+        got = driver::run_compiled(graph, feed, compile);
+      } else {
+        got = reference::Executor(graph).run(feed);
+      }
       std::string mismatch = outputs_mismatch(got, output_files);
       if (!mismatch.empty()) {
         result.outcome = Outcome::Failed;
@@ -161,7 +169,7 @@ std::vector<CaseResult> run_all(const RunOptions& options,
     for (const fs::path& c : cases) {
       std::string name = c.filename().string();
       if (!options.filter.empty() && name.find(options.filter) == std::string::npos) continue;
-      CaseResult r = run_case(c.string(), folder);
+      CaseResult r = run_case(c.string(), folder, options.executor);
       auto known = options.exceptions.find(folder + "/" + name);
       if (known != options.exceptions.end()) {
         if (r.outcome == Outcome::Failed) {

@@ -25,14 +25,19 @@ struct FolderSummary {
 // Known exceptions: "folder/test_name  reason" lines; '#' starts a comment.
 std::map<std::string, std::string> load_exceptions(const std::string& path);
 
-// Runs one case directory with the reference executor.
-CaseResult run_case(const std::string& case_dir, const std::string& folder);
+// Which executor runs the cases: the reference kernels, or the graph
+// compiler (passes, fusion, TOPI, LLVM JIT) and the graph executor.
+enum class ExecutorKind { Reference, Compiled };
+
+CaseResult run_case(const std::string& case_dir, const std::string& folder,
+                    ExecutorKind executor = ExecutorKind::Reference);
 
 struct RunOptions {
   std::string data_root = "/usr/share/libonnx-testdata/data";
   std::vector<std::string> folders = {"node", "pytorch-converted", "pytorch-operator", "simple"};
   std::string filter;  // substring of the case name; empty runs all
   std::map<std::string, std::string> exceptions;
+  ExecutorKind executor = ExecutorKind::Reference;
 };
 
 std::vector<CaseResult> run_all(const RunOptions& options,

@@ -1,5 +1,6 @@
 // Command-line front of the conformance runner, for working on one operator:
-//   onnx_conformance [--filter SUBSTRING] [--folder NAME]... [--verbose] [--exceptions FILE]
+//   onnx_conformance [--filter SUBSTRING] [--folder NAME]... [--compiled] [--verbose]
+//                    [--exceptions FILE]
 #include <cstring>
 #include <iostream>
 
@@ -27,12 +28,15 @@ int main(int argc, char** argv) {
       folders.push_back(value());
     else if (a == "--exceptions")
       exceptions = value();
+    else if (a == "--compiled")
+      options.executor = ExecutorKind::Compiled;
     else if (a == "--verbose" || a == "-v")
       verbose = true;
     else {
       std::cout << "usage: onnx_conformance [--filter SUBSTRING] [--folder node|pytorch-converted|"
-                   "pytorch-operator|simple]... [--verbose] [--exceptions FILE]\n"
-                   "Runs ONNX backend test cases through the reference executor; prints each\n"
+                   "pytorch-operator|simple]... [--compiled] [--verbose] [--exceptions FILE]\n"
+                   "Runs ONNX backend test cases through the reference executor (or with\n"
+                   "--compiled through the graph compiler and graph executor); prints each\n"
                    "non-passing case (all cases with --verbose) and counts per folder.\n";
       return a == "--help" || a == "-h" ? 0 : 2;
     }

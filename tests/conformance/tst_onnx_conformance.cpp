@@ -35,6 +35,32 @@ class TestOnnxConformance : public QObject {
     QVERIFY2(s.passed > 0, "no case passed: is libonnx-testdata installed?");
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
   }
+
+  // The same cases through the graph compiler: every case whose ops all have
+  // compiled kernels must pass with the same rule, else be listed in
+  // known_exceptions_compiled.txt with the reason.
+  void compiledExecutorPassesEverySupportedCase_data() {
+    referenceExecutorPassesEverySupportedCase_data();
+  }
+
+  void compiledExecutorPassesEverySupportedCase() {
+    QFETCH(QString, folder);
+    RunOptions options;
+    options.folders = {folder.toStdString()};
+    options.executor = ExecutorKind::Compiled;
+    options.exceptions = load_exceptions(LATHE_CONFORMANCE_COMPILED_EXCEPTIONS);
+    QStringList failures;
+    auto results = run_all(options, [&](const CaseResult& r) {
+      if (r.outcome == Outcome::Failed || r.outcome == Outcome::UnexpectedPass)
+        failures << QString::fromStdString(r.folder + "/" + r.name + ": " + r.message);
+    });
+    const FolderSummary s = summarize(results)[folder.toStdString()];
+    std::cout << folder.toStdString() << " (compiled): " << s.passed << " passed, " << s.failed
+              << " failed, " << s.unsupported << " unsupported, " << s.known << " known failures"
+              << std::endl;
+    QVERIFY2(s.passed > 0, "no case passed through the compiler");
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestOnnxConformance)

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
+#include <type_traits>
 
 #include "codegen/codegen.h"
 #include "reference/executor.h"
@@ -20,6 +22,29 @@ std::vector<Tensor> random_inputs(const std::vector<te::Tensor>& inputs, std::mt
     values.push_back(v);
   }
   return values;
+}
+
+Tensor random_tensor(DType dtype, const Shape& shape, std::mt19937& rng, double lo, double hi) {
+  Tensor v(dtype, shape);
+  visit_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = v.data<T>();
+    if constexpr (std::is_same_v<T, bool>) {
+      for (int64_t i = 0; i < v.numel(); ++i) p[i] = rng() % 2 != 0;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      std::uniform_real_distribution<double> dist(lo, hi);
+      for (int64_t i = 0; i < v.numel(); ++i) p[i] = static_cast<T>(dist(rng));
+    } else {
+      const double min =
+          std::max(std::ceil(lo), static_cast<double>(std::numeric_limits<T>::lowest()));
+      const double max =
+          std::min(std::floor(hi), static_cast<double>(std::numeric_limits<T>::max()));
+      std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(min),
+                                                  static_cast<int64_t>(max));
+      for (int64_t i = 0; i < v.numel(); ++i) p[i] = static_cast<T>(dist(rng));
+    }
+  });
+  return v;
 }
 
 std::vector<Tensor> run_compiled(schedule::Schedule& sch, const std::vector<te::Tensor>& args,

@@ -16,6 +16,11 @@ namespace lathe::testing {
 // Random float32 values in [-1, 1] for every input tensor.
 std::vector<Tensor> random_inputs(const std::vector<te::Tensor>& inputs, std::mt19937& rng);
 
+// Random values of any dtype: floats uniform in [lo, hi], integers uniform
+// in [ceil(lo), floor(hi)] clamped to the type's range, bools true or false.
+Tensor random_tensor(DType dtype, const Shape& shape, std::mt19937& rng, double lo = -1.0,
+                     double hi = 1.0);
+
 // Lowers `sch` for `args` (inputs then outputs), JIT-compiles it for the host
 // and runs it; returns the outputs (args after the first `inputs.size()`).
 std::vector<Tensor> run_compiled(schedule::Schedule& sch, const std::vector<te::Tensor>& args,

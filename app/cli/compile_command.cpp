@@ -1,0 +1,41 @@
+// lathe compile MODEL [--target T] [--input-shapes S] --output module.tar
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "driver/compiled_module.h"
+#include "driver/model_loader.h"
+#include "driver/tuning_records.h"
+#include "support/error.h"
+#include "support/timer.h"
+
+namespace lathe::cli {
+
+int compile_command(int argc, char** argv) {
+  Args args(argc, argv, 2, {"target", "input-shapes", "output", "tuning-records"}, {"no-layout"});
+  LATHE_CHECK(args.positional().size() == 1,
+              "usage: lathe compile MODEL [--target \"llvm -mcpu=...\"] [--input-shapes S] "
+              "--output module.tar");
+  Timer total;
+  driver::LoadOptions load;
+  if (args.has("input-shapes"))
+    load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
+  Graph graph = driver::load_model(args.positional()[0], load);
+  driver::CompileOptions options;
+  options.target = codegen::Target::parse(args.get("target", "llvm"));
+  options.passes.alter_layout = !args.has("no-layout");
+  if (args.has("tuning-records"))
+    options.schedule_for = driver::best_schedules_from_records(args.get("tuning-records"));
+  driver::CompiledGraph compiled = driver::compile_graph(graph, options);
+  std::string output = args.get("output", "module.tar");
+  double llvm_ms = driver::export_package(compiled, options.target, output);
+  std::cout << "compiled " << args.positional()[0] << " for " << options.target.to_string() << ": "
+            << compiled.optimized.groups.size() << " fused groups, " << compiled.tasks.size()
+            << " kernels, " << compiled.params.size() << " parameters\n"
+            << "  graph passes " << compiled.passes_ms << " ms, lowering " << compiled.lower_ms
+            << " ms, LLVM " << llvm_ms << " ms, total " << total.milliseconds() << " ms\n"
+            << "wrote " << output << "\n";
+  return 0;
+}
+
+}  // namespace lathe::cli

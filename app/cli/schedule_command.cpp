@@ -1,0 +1,86 @@
+// lathe schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm] [--measure]
+// The command-line twin of the studio's schedule editor.
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "args.h"
+#include "commands.h"
+#include "driver/model_loader.h"
+#include "driver/task_workbench.h"
+#include "schedule/schedule_text.h"
+#include "support/error.h"
+#include "tir/printer.h"
+
+namespace lathe::cli {
+
+int schedule_command(int argc, char** argv) {
+  Args args(argc, argv, 2, {"task", "schedule", "emit", "target", "input-shapes", "repeat"},
+            {"measure", "no-layout", "passes"});
+  LATHE_CHECK(args.positional().size() == 1 && args.has("task"),
+              "usage: lathe schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm] "
+              "[--measure]");
+  driver::LoadOptions load;
+  if (args.has("input-shapes"))
+    load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
+  Graph graph = driver::load_model(args.positional()[0], load);
+  passes::PassOptions pass_options;
+  pass_options.alter_layout = !args.has("no-layout");
+  pass_options.record_snapshots = false;
+  passes::OptimizedGraph optimized = passes::optimize_graph(graph, pass_options);
+  std::vector<driver::KernelTask> tasks = driver::extract_tasks(optimized.graph, optimized.groups);
+  int id = args.get_int("task", -1);
+  LATHE_CHECK(id >= 0 && id < static_cast<int>(tasks.size()), "no task ", args.get("task"),
+              "; the model has tasks 0 to ", tasks.size() - 1, " (see lathe tasks)");
+  driver::TaskWorkbench bench(optimized.graph, optimized.groups, tasks[static_cast<size_t>(id)]);
+  codegen::Target target = codegen::Target::parse(args.get("target", "llvm"));
+
+  std::string text;
+  if (args.has("schedule")) {
+    std::ifstream in(args.get("schedule"));
+    LATHE_CHECK(in, "cannot read schedule file ", args.get("schedule"));
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    text = buffer.str();
+  } else {
+    text = bench.default_schedule_text();
+  }
+  std::cout << "# task " << id << ": " << bench.task().func_name << "  " << bench.task().signature
+            << "\n";
+  tir::LoweredFunc lowered;
+  try {
+    lowered = bench.lower(text, args.has("passes"));
+  } catch (const schedule::ScheduleTextError& e) {
+    throw Error(args.get("schedule", "default schedule") + ":\n" + e.what());
+  }
+  std::string emit = args.get("emit");
+  if (emit.empty() && !args.has("measure")) emit = "schedule";
+  if (emit == "schedule") {
+    std::cout << text;
+  } else if (emit == "tir") {
+    if (args.has("passes"))
+      for (const tir::PassSnapshot& p : lowered.passes)
+        std::cout << "# after " << p.pass << " (" << p.milliseconds << " ms)\n" << p.ir << "\n";
+    else
+      std::cout << tir::to_string(lowered.func);
+  } else if (emit == "llvm") {
+    std::cout << codegen::emit_llvm_ir({lowered.func}, target);
+  } else if (emit == "asm") {
+    std::cout << codegen::emit_assembly({lowered.func}, target);
+  } else if (!emit.empty()) {
+    fail(str("unknown --emit '", emit, "'; expected tir, llvm or asm"));
+  }
+  if (args.has("measure")) {
+    driver::KernelMeasurement m = bench.measure(lowered.func, target, args.get_int("repeat", 50));
+    std::cout << std::fixed << std::setprecision(4) << "median " << m.median_ms << " ms, best "
+              << m.best_ms << " ms over " << m.runs << " runs, " << std::setprecision(2) << m.gflops
+              << " GFLOPS, max normalized error against the reference " << std::scientific
+              << std::setprecision(2) << m.max_error
+              << (m.max_error <= 1e-4 ? " (ok)" : " (MISMATCH)") << "\n";
+    if (m.max_error > 1e-4) return 3;
+  }
+  return 0;
+}
+
+}  // namespace lathe::cli

@@ -1,0 +1,146 @@
+// Whole-model benchmark: for each shared model, compile time, the median
+// latency of >= 50 runs of the compiled graph executor on all cores,
+// effective GFLOPS and fraction of the machine's peak FP32 FMA throughput
+// measured in the same run, the executor's memory, and the speed-up over the
+// reference executor; the compiled outputs are checked against the model's
+// reference outputs first. Ratios come from one run: the machine is shared.
+//   bench_models [--models DIR] [--runs N] [--only NAME]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "driver/compiled_module.h"
+#include "driver/model_loader.h"
+#include "driver/tensor_files.h"
+#include "peak_flops.h"
+#include "reference/executor.h"
+#include "support/timer.h"
+
+using namespace lathe;
+namespace fs = std::filesystem;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double normalized_error(const Tensor& got, const Tensor& want) {
+  double diff = 0, ref = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double g = got.data<float>()[i], w = want.data<float>()[i];
+    diff = std::max(diff, std::isnan(g) ? INFINITY : std::abs(g - w));
+    ref = std::max(ref, std::abs(w));
+  }
+  return ref == 0 ? diff : diff / ref;
+}
+
+struct Row {
+  std::string model;
+  double compile_ms = 0, median_ms = 0, gflops = 0, peak_fraction = 0, reference_ms = 0;
+  double activation_mib = 0, param_mib = 0, error = 0;
+  int kernels = 0, groups = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = LATHE_SHARED_MODELS_DIR;
+  int runs = 50;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--models") && i + 1 < argc)
+      dir = argv[++i];
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::max(50, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: bench_models [--models DIR] [--runs N>=50] [--only NAME]\n");
+      return 2;
+    }
+  }
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<Row> rows;
+  std::vector<fs::path> models;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".onnx" &&
+        (only.empty() || entry.path().stem().string().find(only) != std::string::npos))
+      models.push_back(entry.path());
+  std::sort(models.begin(), models.end());
+  try {
+    for (const fs::path& model : models) {
+      Row row;
+      row.model = model.stem().string();
+      Graph graph = driver::load_model(model.string());
+      // Reference inputs and outputs: NAME.io.npz (see the models' README).
+      std::map<std::string, Tensor> io;
+      fs::path npz = model.parent_path() / (row.model + ".io.npz");
+      if (fs::exists(npz))
+        for (auto& [name, t] : driver::read_npz_tensors(npz.string())) io[name] = t;
+
+      Timer timer;
+      driver::CompiledGraph compiled = driver::compile_graph(graph);
+      driver::JitGraphModule module(compiled, codegen::Target::host());
+      row.compile_ms = timer.milliseconds();
+      row.kernels = static_cast<int>(compiled.tasks.size());
+      row.groups = static_cast<int>(compiled.optimized.groups.size());
+      int64_t flops = 0;
+      for (const driver::KernelTask& t : compiled.tasks)
+        flops += t.flops * static_cast<int64_t>(t.groups.size());
+
+      runtime::GraphExecutor& exec = module.executor();
+      std::map<std::string, Tensor> inputs;
+      for (int i = 0; i < exec.num_inputs(); ++i) {
+        auto it = io.find(exec.input_name(i));
+        if (it == io.end()) continue;
+        exec.set_input(exec.input_name(i), it->second.raw(), it->second.nbytes());
+        inputs[it->first] = it->second;
+      }
+      exec.run();
+      // The .io.npz files call the single output "output".
+      if (auto it = io.find("output"); it != io.end())
+        row.error = normalized_error(driver::from_ndarray(exec.output(0)), it->second);
+      timer.restart();
+      reference::Executor(graph).run(inputs);
+      row.reference_ms = timer.milliseconds();
+
+      // Peak measured right before the timed runs, so both see the same machine.
+      bench::PeakFlops peak = bench::measure_peak_flops(threads);
+      std::vector<double> times;
+      for (int r = 0; r < runs; ++r) {
+        timer.restart();
+        exec.run();
+        times.push_back(timer.milliseconds());
+      }
+      row.median_ms = median(times);
+      row.gflops = static_cast<double>(flops) / (row.median_ms * 1e6);
+      row.peak_fraction = row.gflops / peak.gflops_all_cores;
+      row.activation_mib = static_cast<double>(exec.storage_bytes()) / (1 << 20);
+      size_t param_bytes = 0;
+      for (const auto& [name, a] : compiled.params) param_bytes += a.nbytes();
+      row.param_mib = static_cast<double>(param_bytes) / (1 << 20);
+      std::printf("%s: peak %.1f GFLOPS on %d threads\n", row.model.c_str(), peak.gflops_all_cores,
+                  threads);
+      std::fflush(stdout);
+      rows.push_back(row);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_models: %s\n", e.what());
+    return 1;
+  }
+  std::printf("\n%-20s %8s %7s %11s %10s %9s %8s %11s %10s %9s %9s\n", "model", "kernels", "groups",
+              "compile ms", "median ms", "GFLOPS", "% peak", "vs ref (x)", "act MiB", "param MiB",
+              "error");
+  for (const Row& r : rows)
+    std::printf("%-20s %8d %7d %11.0f %10.3f %9.1f %7.1f%% %11.1f %10.1f %9.1f %9.1e\n",
+                r.model.c_str(), r.kernels, r.groups, r.compile_ms, r.median_ms, r.gflops,
+                100 * r.peak_fraction, r.reference_ms / r.median_ms, r.activation_mib, r.param_mib,
+                r.error);
+  return 0;
+}

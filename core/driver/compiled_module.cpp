@@ -1,0 +1,46 @@
+#include "driver/compiled_module.h"
+
+#include "driver/package_writer.h"
+#include "support/timer.h"
+
+namespace lathe::driver {
+
+JitGraphModule::JitGraphModule(const CompiledGraph& compiled, const codegen::Target& target) {
+  Timer timer;
+  module_ = codegen::jit_compile(compiled.funcs, target);
+  jit_ms_ = timer.milliseconds();
+  const codegen::CompiledModule& module = module_;
+  executor_ = std::make_unique<runtime::GraphExecutor>(
+      compiled.desc,
+      [&module](const std::string& name) -> runtime::KernelFunction {
+        return module.has_kernel(name) ? module.kernel(name).function() : nullptr;
+      },
+      compiled.params);
+}
+
+std::vector<Tensor> run_compiled(const Graph& graph, const std::map<std::string, Tensor>& inputs,
+                                 const CompileOptions& options) {
+  CompiledGraph compiled = compile_graph(graph, options);
+  JitGraphModule module(compiled, options.target);
+  runtime::GraphExecutor& exec = module.executor();
+  for (int i = 0; i < exec.num_inputs(); ++i) {
+    auto it = inputs.find(exec.input_name(i));
+    if (it != inputs.end()) exec.set_input(it->first, it->second.raw(), it->second.nbytes());
+  }
+  exec.run();
+  std::vector<Tensor> outputs;
+  for (int i = 0; i < exec.num_outputs(); ++i) outputs.push_back(from_ndarray(exec.output(i)));
+  return outputs;
+}
+
+double export_package(const CompiledGraph& compiled, const codegen::Target& target,
+                      const std::string& path) {
+  Timer timer;
+  std::vector<char> object = codegen::emit_object(compiled.funcs, target);
+  double ms = timer.milliseconds();
+  write_package(path, object, compiled.desc, compiled.params, target.to_string(),
+                target.features());
+  return ms;
+}
+
+}  // namespace lathe::driver

@@ -1,0 +1,221 @@
+#include "driver/graph_compiler.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "driver/group_computation.h"
+#include "driver/memory_plan.h"
+#include "ir/op_registry.h"
+#include "schedule/schedule_text.h"
+#include "support/error.h"
+#include "support/timer.h"
+#include "tir/lower.h"
+
+namespace lathe::driver {
+namespace {
+
+int64_t group_flops(const Graph& graph, const passes::FusedGroup& group) {
+  const OpRegistry& registry = OpRegistry::global();
+  int64_t flops = 0;
+  for (int n : group.nodes) {
+    const Node& node = graph.nodes[static_cast<size_t>(n)];
+    std::vector<TensorType> in, out;
+    for (ValueId v : node.inputs) in.push_back(v == kNoValue ? TensorType{} : graph.type(v));
+    for (ValueId v : node.outputs) out.push_back(v == kNoValue ? TensorType{} : graph.type(v));
+    const OpDef* op = registry.find(node.op);
+    if (op && op->macs) {
+      flops += 2 * op->macs(node, in, out);
+    } else if (!out.empty()) {
+      // One operation per output element for everything that is not a
+      // multiply-accumulate kernel.
+      flops += out[0].numel();
+    }
+  }
+  return flops;
+}
+
+std::string group_signature(const Graph& graph, const passes::FusedGroup& group) {
+  std::ostringstream s;
+  bool first = true;
+  for (ValueId v : group.inputs) {
+    if (graph.value(v).is_constant() && graph.value(v).constant.numel() <= 1) continue;
+    s << (first ? "" : ", ") << graph.type(v).to_string();
+    first = false;
+  }
+  s << " -> ";
+  first = true;
+  for (ValueId v : group.outputs) {
+    s << (first ? "" : ", ") << graph.type(v).to_string();
+    first = false;
+  }
+  return s.str();
+}
+
+// Groups in an order where each runs after the groups producing its inputs.
+std::vector<int> topological_group_order(const Graph& graph,
+                                         const std::vector<passes::FusedGroup>& groups) {
+  std::unordered_map<ValueId, int> producer_group;
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (ValueId v : groups[g].outputs) producer_group[v] = static_cast<int>(g);
+  std::vector<int> state(groups.size(), 0), order;  // 0 new, 1 visiting, 2 done
+  std::function<void(int)> visit = [&](int g) {
+    if (state[static_cast<size_t>(g)] == 2) return;
+    LATHE_CHECK(state[static_cast<size_t>(g)] != 1, "fused groups form a cycle at ",
+                groups[static_cast<size_t>(g)].name);
+    state[static_cast<size_t>(g)] = 1;
+    for (ValueId v : groups[static_cast<size_t>(g)].inputs)
+      if (auto it = producer_group.find(v); it != producer_group.end()) visit(it->second);
+    state[static_cast<size_t>(g)] = 2;
+    order.push_back(g);
+  };
+  (void)graph;
+  for (size_t g = 0; g < groups.size(); ++g) visit(static_cast<int>(g));
+  return order;
+}
+
+}  // namespace
+
+std::string dltype_name(DType dtype) {
+  return std::string(lathe::dtype_name(dtype));
+}
+
+runtime::NDArray to_ndarray(const Tensor& tensor) {
+  runtime::NDArray array(tensor.shape(), runtime::DataType::parse(dltype_name(tensor.dtype())));
+  if (tensor.nbytes()) std::memcpy(array.data(), tensor.raw(), tensor.nbytes());
+  return array;
+}
+
+Tensor from_ndarray(const runtime::NDArray& array) {
+  std::string name = array.dtype().to_string();
+  std::optional<DType> dtype = dtype_from_name(name);
+  LATHE_CHECK(dtype, "arrays of ", name, " have no tensor type in Lathe");
+  Tensor tensor(*dtype, array.shape());
+  LATHE_CHECK(tensor.nbytes() == array.nbytes(), "array of ", name, " has ", array.nbytes(),
+              " bytes, expected ", tensor.nbytes());
+  if (tensor.nbytes()) std::memcpy(tensor.raw(), array.data(), tensor.nbytes());
+  return tensor;
+}
+
+std::vector<KernelTask> extract_tasks(const Graph& graph,
+                                      const std::vector<passes::FusedGroup>& groups) {
+  std::vector<KernelTask> tasks;
+  std::map<std::string, int> by_key;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const passes::FusedGroup& group = groups[g];
+    std::string key = group_structure_key(graph, group);
+    auto [it, fresh] = by_key.emplace(key, static_cast<int>(tasks.size()));
+    if (fresh) {
+      KernelTask task;
+      task.id = static_cast<int>(tasks.size());
+      task.func_name = group.name;
+      task.key = key;
+      for (int n : group.nodes) task.ops.push_back(graph.nodes[static_cast<size_t>(n)].op);
+      task.signature = group_signature(graph, group);
+      task.flops = group_flops(graph, group);
+      tasks.push_back(std::move(task));
+    }
+    tasks[static_cast<size_t>(it->second)].groups.push_back(static_cast<int>(g));
+  }
+  return tasks;
+}
+
+CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
+  CompiledGraph result;
+  Timer timer;
+  result.optimized = passes::optimize_graph(graph, options.passes);
+  result.passes_ms = timer.milliseconds();
+  const Graph& g = result.optimized.graph;
+  const std::vector<passes::FusedGroup>& groups = result.optimized.groups;
+  result.tasks = extract_tasks(g, groups);
+
+  // Build and lower one kernel per task; remember each group's computation
+  // for its parameter order.
+  timer.restart();
+  std::vector<GroupComputation> computations(groups.size());
+  std::vector<int> task_of_group(groups.size(), -1);
+  for (const KernelTask& task : result.tasks) {
+    for (int gi : task.groups) {
+      computations[static_cast<size_t>(gi)] =
+          build_group_computation(g, groups[static_cast<size_t>(gi)]);
+      task_of_group[static_cast<size_t>(gi)] = task.id;
+    }
+    const GroupComputation& comp = computations[static_cast<size_t>(task.groups[0])];
+    std::optional<std::string> text;
+    if (options.schedule_for) text = options.schedule_for(task);
+    std::unique_ptr<schedule::Schedule> sch;
+    if (text) {
+      try {
+        sch = parse_group_schedule(comp, *text);
+      } catch (const schedule::ScheduleTextError& e) {
+        throw Error("schedule of task " + std::to_string(task.id) + " (" + task.func_name + "):\n" +
+                    e.what());
+      }
+    } else {
+      sch = default_group_schedule(comp);
+    }
+    result.funcs.push_back(
+        tir::lower(*sch, comp.args(), task.func_name, {.record_ir = false}).func);
+  }
+  result.lower_ms = timer.milliseconds();
+
+  // The graph executor's description: graph inputs and parameters as "null"
+  // nodes, then one "tvm_op" node per group in dependency order.
+  runtime::GraphModuleDesc& desc = result.desc;
+  std::unordered_map<ValueId, runtime::GraphEntryRef> entry_of;
+  auto add_null_node = [&](ValueId v) {
+    runtime::GraphNode node;
+    node.op = "null";
+    node.name = g.value(v).name;
+    node.num_outputs = 1;
+    entry_of[v] = {static_cast<uint32_t>(desc.nodes.size()), 0, 0};
+    desc.arg_nodes.push_back(static_cast<uint32_t>(desc.nodes.size()));
+    desc.nodes.push_back(node);
+  };
+  auto ensure_param = [&](ValueId v) {
+    if (entry_of.count(v)) return;
+    const Value& value = g.value(v);
+    LATHE_CHECK(value.is_constant(), "value ", value.name, " has no producer");
+    result.params.emplace(value.name, to_ndarray(value.constant));
+    add_null_node(v);
+  };
+  for (ValueId v : g.inputs) add_null_node(v);
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    for (ValueId v : computations[gi].input_values)
+      if (g.value(v).is_constant()) ensure_param(v);
+  for (int gi : topological_group_order(g, groups)) {
+    const GroupComputation& comp = computations[static_cast<size_t>(gi)];
+    const KernelTask& task =
+        result.tasks[static_cast<size_t>(task_of_group[static_cast<size_t>(gi)])];
+    runtime::GraphNode node;
+    node.op = "tvm_op";
+    node.name = groups[static_cast<size_t>(gi)].name;
+    node.func_name = task.func_name;
+    for (ValueId v : comp.input_values) node.inputs.push_back(entry_of.at(v));
+    node.num_inputs = static_cast<uint32_t>(comp.input_values.size());
+    node.num_outputs = static_cast<uint32_t>(comp.output_values.size());
+    uint32_t id = static_cast<uint32_t>(desc.nodes.size());
+    for (size_t i = 0; i < comp.output_values.size(); ++i)
+      entry_of[comp.output_values[i]] = {id, static_cast<uint32_t>(i), 0};
+    desc.nodes.push_back(node);
+  }
+  for (ValueId v : g.outputs) {
+    if (!entry_of.count(v)) ensure_param(v);
+    desc.heads.push_back(entry_of.at(v));
+  }
+  // Entry attributes in node order.
+  runtime::finalize(desc);
+  desc.dltype.assign(desc.num_entries(), "");
+  desc.shape.assign(desc.num_entries(), {});
+  for (const auto& [v, e] : entry_of) {
+    uint32_t id = desc.entry_id(e);
+    desc.dltype[id] = dltype_name(g.type(v).dtype);
+    desc.shape[id] = g.type(v).shape;
+  }
+  plan_memory(desc);
+  return result;
+}
+
+}  // namespace lathe::driver

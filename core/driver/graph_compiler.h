@@ -1,0 +1,65 @@
+// The graph compiler: an imported graph through the graph passes, each fused
+// group through TOPI, a schedule and lowering, into the pieces of a package —
+// loop-IR functions (one per distinct kernel), the graph executor's JSON
+// description and the parameters.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "ir/graph.h"
+#include "passes/pipeline.h"
+#include "runtime/graph_json.h"
+#include "runtime/ndarray.h"
+#include "tir/stmt.h"
+
+namespace lathe::driver {
+
+// A distinct kernel of the model: structurally equal fused groups share one
+// (TVM's tuning task).
+struct KernelTask {
+  int id = 0;
+  std::string func_name;         // the compiled function: the first group's name
+  std::string key;               // group_structure_key
+  std::vector<int> groups;       // indices into the optimized graph's groups running it
+  std::vector<std::string> ops;  // the op of each node, in order
+  std::string signature;         // "float32[1,64,56,56], ... -> float32[1,64,56,56]"
+  int64_t flops = 0;             // floating-point operations of one run
+};
+
+struct CompileOptions {
+  codegen::Target target = codegen::Target::host();
+  passes::PassOptions passes;
+  // Schedule text for a task instead of its default schedule (tuning records,
+  // `lathe schedule`); nullopt keeps the default.
+  std::function<std::optional<std::string>(const KernelTask&)> schedule_for;
+};
+
+struct CompiledGraph {
+  passes::OptimizedGraph optimized;
+  std::vector<KernelTask> tasks;
+  std::vector<tir::PrimFunc> funcs;  // funcs[i] implements tasks[i]
+  runtime::GraphModuleDesc desc;     // memory-planned
+  std::map<std::string, runtime::NDArray> params;
+  double passes_ms = 0, lower_ms = 0;
+};
+
+// The tasks of an optimized graph, in first-occurrence order.
+std::vector<KernelTask> extract_tasks(const Graph& graph,
+                                      const std::vector<passes::FusedGroup>& groups);
+
+// Runs the graph passes, then builds, schedules and lowers every task. Throws
+// UnsupportedError naming the first node without a compiled kernel, and
+// ScheduleTextError for bad schedule text (naming the task).
+CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options = {});
+
+// Conversions between the compiler's tensors and the runtime's arrays.
+runtime::NDArray to_ndarray(const Tensor& tensor);
+Tensor from_ndarray(const runtime::NDArray& array);
+std::string dltype_name(DType dtype);  // "float32", "int64", "bool" ...
+
+}  // namespace lathe::driver

@@ -1,0 +1,51 @@
+// One fused group of the optimized graph as a tensor-expression computation:
+// a placeholder per kernel parameter, each node's TOPI compute chained, and
+// the group's default schedule (its anchor op's x86 schedule, or the generic
+// one). What `lathe schedule`, the studio's schedule editor and the tuner
+// start from.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "passes/fuse_ops.h"
+#include "schedule/schedule.h"
+#include "te/tensor.h"
+#include "topi/op_compute.h"
+
+namespace lathe::driver {
+
+struct GroupComputation {
+  std::vector<te::Tensor> inputs;      // placeholders p0, p1 ...: the kernel's input buffers
+  std::vector<ValueId> input_values;   // the graph value each placeholder stands for
+  std::vector<te::Tensor> outputs;     // the kernel's output buffers
+  std::vector<ValueId> output_values;  // the graph value of each
+  te::Tensor anchor;                   // the anchor node's first output
+  const topi::OpStrategy* anchor_strategy = nullptr;
+  std::map<std::string, te::Tensor> tensors;  // every tensor by name, for schedule text
+
+  // Kernel parameters as tvm.lower takes them: inputs then outputs.
+  std::vector<te::Tensor> args() const;
+};
+
+// Throws UnsupportedError naming the node when an op has no compute definition.
+GroupComputation build_group_computation(const Graph& graph, const passes::FusedGroup& group);
+
+// The group's default schedule: the anchor op's registered schedule when it
+// has one, else topi::apply_default_schedule. Primitives land in the trace.
+std::unique_ptr<schedule::Schedule> default_group_schedule(const GroupComputation& computation);
+
+// A schedule from text in TVM's syntax, over the group's tensors; throws
+// schedule::ScheduleTextError with line:column diagnostics.
+std::unique_ptr<schedule::Schedule> parse_group_schedule(const GroupComputation& computation,
+                                                         const std::string& text);
+
+// A string that is equal for two groups exactly when they compute the same
+// kernel (same ops, attributes, types, parameter layout and inlined
+// constants), so structurally equal groups share one compiled function.
+std::string group_structure_key(const Graph& graph, const passes::FusedGroup& group);
+
+}  // namespace lathe::driver

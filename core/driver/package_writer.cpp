@@ -1,0 +1,214 @@
+// module.tar: link the kernels into mod.so with the system C compiler (spawned
+// directly, no shell), then tar mod.so, mod.json and mod.params with
+// libarchive in the ustar format TVM's tvmc writes.
+#include "driver/package_writer.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+#include "runtime/params.h"
+#include "support/error.h"
+
+extern char** environ;
+
+namespace lathe::driver {
+
+namespace {
+
+// A mkdtemp folder removed with everything in it when the writer is done.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    path_ = std::string(tmp && *tmp ? tmp : "/tmp") + "/lathe-link-XXXXXX";
+    if (!mkdtemp(path_.data()))
+      fail(str("cannot create a temporary folder ", path_, ": ", std::strerror(errno)));
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+void write_file(const std::string& path, const char* data, size_t size) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(data, static_cast<std::streamsize>(size));
+  LATHE_CHECK(out.good(), "cannot write ", path);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  LATHE_CHECK(in.good(), "cannot read ", path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A C string literal holding `text`.
+std::string c_literal(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\%03o", c);
+      out += escaped;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+// Runs argv (searched on PATH), returning its exit status and everything it
+// wrote to stdout and stderr.
+int run_program(const std::vector<std::string>& argv, std::string& output) {
+  int fds[2];
+  LATHE_CHECK(pipe2(fds, O_CLOEXEC) == 0, "pipe: ", std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (spawned != 0) {
+    close(fds[0]);
+    if (spawned == ENOENT)
+      fail(str("cannot link the package: no C compiler '", argv[0],
+               "' on PATH (install gcc or clang, or set LATHE_CC)"));
+    fail(str("cannot run ", argv[0], ": ", std::strerror(spawned)));
+  }
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n > 0) {
+      output.append(buffer, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+void write_tar(const std::string& tar_path,
+               const std::vector<std::pair<std::string, std::string>>& members) {
+  std::unique_ptr<archive, int (*)(archive*)> writer(archive_write_new(), archive_write_free);
+  archive* a = writer.get();
+  auto check = [&](int r, const char* what) {
+    if (r != ARCHIVE_OK)
+      fail(str("cannot write ", tar_path, " (", what,
+               "): ", archive_error_string(a) ? archive_error_string(a) : "?"));
+  };
+  check(archive_write_set_format_ustar(a), "format");
+  check(archive_write_open_filename(a, tar_path.c_str()), "open");
+  const time_t now = std::time(nullptr);
+  for (const auto& [name, data] : members) {
+    std::unique_ptr<archive_entry, void (*)(archive_entry*)> entry(archive_entry_new(),
+                                                                   archive_entry_free);
+    archive_entry_set_pathname(entry.get(), name.c_str());
+    archive_entry_set_size(entry.get(), static_cast<la_int64_t>(data.size()));
+    archive_entry_set_filetype(entry.get(), AE_IFREG);
+    archive_entry_set_perm(entry.get(), name == "mod.so" ? 0755 : 0644);
+    archive_entry_set_mtime(entry.get(), now, 0);
+    check(archive_write_header(a, entry.get()), name.c_str());
+    if (archive_write_data(a, data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
+      check(ARCHIVE_FATAL, name.c_str());
+  }
+  check(archive_write_close(a), "close");
+}
+
+}  // namespace
+
+void write_package(const std::string& tar_path, const std::vector<char>& object,
+                   const runtime::GraphModuleDesc& desc,
+                   const std::map<std::string, runtime::NDArray>& params,
+                   const std::string& target_text, const std::string& target_features) {
+  LATHE_CHECK(!object.empty(), "write_package: empty kernel object");
+  runtime::GraphModuleDesc graph = desc;
+  runtime::finalize(graph);
+  try {
+    runtime::validate(graph);
+  } catch (const runtime::Error& e) {
+    fail(str("write_package: ", e.what()));
+  }
+
+  // Catch here what the loader would refuse: a parameter the graph does not
+  // take, or one of another shape or type.
+  for (const auto& [name, value] : params) {
+    bool found = false;
+    for (uint32_t node_id : graph.arg_nodes) {
+      if (graph.nodes[node_id].name != name) continue;
+      const uint32_t e = graph.entry_id(node_id, 0);
+      LATHE_CHECK(value.defined() && value.shape() == graph.shape[e] &&
+                      value.dtype().to_string() == graph.dltype[e],
+                  "write_package: parameter '", name, "' is ",
+                  value.defined() ? value.dtype().to_string() : std::string("empty"),
+                  runtime::shape_to_string(value.shape()), "; the graph expects ", graph.dltype[e],
+                  runtime::shape_to_string(graph.shape[e]));
+      found = true;
+    }
+    LATHE_CHECK(found, "write_package: parameter '", name, "' is not an argument of the graph");
+  }
+
+  ScratchDir dir;
+  write_file(dir.file("kernels.o"), object.data(), object.size());
+  const std::string meta =
+      str("/* Generated by Lathe: what mod.so was compiled for. */\n",
+          "const char lathe_module_target[] = ", c_literal(target_text), ";\n",
+          "const char lathe_module_features[] = ", c_literal(target_features), ";\n");
+  write_file(dir.file("meta.c"), meta.data(), meta.size());
+
+  const char* cc_env = std::getenv("LATHE_CC");
+  const std::string cc = cc_env && *cc_env ? cc_env : "cc";
+  std::string output;
+  const int status = run_program({cc, "-shared", "-fPIC", "-o", dir.file("mod.so"),
+                                  dir.file("kernels.o"), dir.file("meta.c"), "-lm"},
+                                 output);
+  if (status != 0)
+    fail(str("linking mod.so failed (", cc, " exited with ", status, "):\n", output));
+
+  std::vector<std::pair<std::string, std::string>> members = {
+      {"mod.so", read_file(dir.file("mod.so"))},
+      {"mod.json", runtime::to_json(graph)},
+      {"mod.params", runtime::save_params(params)},
+  };
+  try {
+    write_tar(tar_path, members);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(tar_path, ignored);
+    throw;
+  }
+}
+
+}  // namespace lathe::driver

@@ -1,0 +1,30 @@
+// Writes a compiled package: module.tar holding mod.so (the kernels' object
+// linked with the system C compiler), mod.json (runtime::to_json) and
+// mod.params (runtime::save_params), as runtime::Package reads it.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/graph_json.h"
+#include "runtime/ndarray.h"
+
+namespace lathe::driver {
+
+// `object` is codegen::emit_object's ELF relocatable holding every kernel
+// `desc` names; `desc` must be complete (shapes, dltypes and storage ids:
+// run plan_memory first); `params` are the arg nodes to bind. mod.so also defines
+// `const char lathe_module_target[]` (target_text, e.g. "llvm -mcpu=znver4")
+// and `lathe_module_features[]` (target_features, LLVM's "+avx2,+avx512f,..."),
+// which the loader checks against the host CPU. Linking runs
+// `cc -shared -fPIC -o mod.so kernels.o meta.c -lm` ($LATHE_CC instead of cc
+// when set) without a shell. Throws lathe::Error with the linker's output,
+// or saying that no C compiler was found, or naming the file it could not
+// write.
+void write_package(const std::string& tar_path, const std::vector<char>& object,
+                   const runtime::GraphModuleDesc& desc,
+                   const std::map<std::string, runtime::NDArray>& params,
+                   const std::string& target_text, const std::string& target_features);
+
+}  // namespace lathe::driver

@@ -1,0 +1,54 @@
+// One kernel task on the workbench: its tensor-expression computation, its
+// default schedule as text, lowering of any schedule text with the IR after
+// every pass, the emitted code, and a measurement checked against the
+// reference executor. What `lathe schedule` and the studio's schedule editor
+// both drive.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "driver/graph_compiler.h"
+#include "driver/group_computation.h"
+#include "tir/lower.h"
+
+namespace lathe::driver {
+
+struct KernelMeasurement {
+  double median_ms = 0;
+  double best_ms = 0;
+  double gflops = 0;     // at the median
+  double max_error = 0;  // normalized, against the reference executor
+  int runs = 0;
+};
+
+class TaskWorkbench {
+ public:
+  // `graph` is the optimized graph the task's groups index into.
+  TaskWorkbench(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+                const KernelTask& task);
+
+  const KernelTask& task() const { return task_; }
+  const GroupComputation& computation() const { return computation_; }
+  std::string default_schedule_text() const;
+
+  // Parses the text (the default schedule when empty) and lowers it; throws
+  // schedule::ScheduleTextError (line:column) for a bad text.
+  tir::LoweredFunc lower(const std::string& schedule_text, bool record_ir = true) const;
+
+  // Compiles and runs the kernel `repeat` times on the task's real parameters
+  // and random activations, and checks its outputs against the reference
+  // kernels of the group's nodes.
+  KernelMeasurement measure(const tir::PrimFunc& func, const codegen::Target& target,
+                            int repeat = 20) const;
+
+ private:
+  const Graph& graph_;
+  const passes::FusedGroup& group_;
+  KernelTask task_;
+  GroupComputation computation_;
+};
+
+}  // namespace lathe::driver

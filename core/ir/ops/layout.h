@@ -1,0 +1,47 @@
+// Blocked tensor layouts for the CPU convolution (TVM's conv2d_NCHWc): the
+// names LayoutTransform's attributes use, their shapes and element offsets.
+// Shared by the op's inference, its reference kernel and the layout pass.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ir/tensor.h"
+
+namespace lathe {
+
+// "NCHW", "NCHW16c" (data: [N, C/16, H, W, 16]), "OIHW" and "OIHW8i16o"
+// (weights: [O/16, I/8, KH, KW, 8, 16]). Logical indices are always
+// (n, c, h, w) or (o, i, kh, kw).
+struct TensorLayout {
+  enum class Kind { NCHW, NCHWc, OIHW, OIHWio };
+  Kind kind = Kind::NCHW;
+  int64_t block = 1;      // NCHWc: channels per block; OIHWio: input channels per block
+  int64_t out_block = 1;  // OIHWio: output channels per block
+
+  // Throws naming the text when it is not one of the forms above.
+  static TensorLayout parse(std::string_view text);
+  std::string to_string() const;
+  bool is_weight() const { return kind == Kind::OIHW || kind == Kind::OIHWio; }
+  int physical_rank() const;
+
+  // The stored shape of a tensor of this layout whose logical (4-D) shape is
+  // `logical`; throws when a block does not divide its channel count.
+  Shape physical_shape(const Shape& logical) const;
+  // The logical 4-D shape of a stored shape; throws when the rank is wrong.
+  Shape logical_shape(const Shape& physical) const;
+  // Row-major element offset of logical index `i` in a tensor of this layout
+  // whose stored shape is `physical`.
+  int64_t offset(const std::array<int64_t, 4>& i, const Shape& physical) const;
+};
+
+// The channel block the layout pass uses: the largest divisor of `channels`
+// that is at most 16 (3 -> 3, 24 -> 12, 64 -> 16, 1000 -> 10).
+int64_t channel_block(int64_t channels);
+
+std::string nchwc_layout(int64_t block);                         // "NCHW16c"
+std::string oihwio_layout(int64_t in_block, int64_t out_block);  // "OIHW8i16o"
+
+}  // namespace lathe

@@ -1,0 +1,223 @@
+#include "passes/alter_conv_layout.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "ir/ops/layout.h"
+#include "passes/graph_edit.h"
+#include "support/error.h"
+
+namespace lathe::passes {
+namespace {
+
+struct BlockedValue {
+  ValueId blocked = kNoValue;  // the NCHW{block}c value a back transform reads
+  int64_t block = 0;
+};
+
+class LayoutRewriter {
+ public:
+  explicit LayoutRewriter(Graph& graph) : graph_(graph), names_(graph) {}
+
+  void run() {
+    std::vector<Node> old_nodes = std::move(graph_.nodes);
+    graph_.nodes.clear();
+    for (Node& node : old_nodes) {
+      if (convert_conv(node)) continue;
+      if (sink_back_transforms(node)) continue;
+      emit(std::move(node));
+    }
+    reset_producers(graph_);
+    graph_.remove_unused_values();
+  }
+
+ private:
+  // Appends a node, typing its outputs that have no type yet by inference.
+  ValueId emit(Node node) {
+    for (ValueId out : node.outputs)
+      if (out != kNoValue) graph_.value(out).producer = static_cast<int>(graph_.nodes.size());
+    graph_.nodes.push_back(std::move(node));
+    return graph_.nodes.back().outputs.empty() ? kNoValue : graph_.nodes.back().outputs[0];
+  }
+
+  // A new node `op` reading `inputs` whose one output is a new value, typed.
+  ValueId emit_new(const std::string& op, const std::string& node_name, std::vector<ValueId> inputs,
+                   Attributes attrs, const std::string& value_name) {
+    Node node;
+    node.name = names_.node(node_name);
+    node.op = op;
+    node.inputs = std::move(inputs);
+    node.attrs = std::move(attrs);
+    node.outputs = {graph_.add_value(names_.value(value_name), TensorType{})};
+    graph_.value(node.outputs[0]).type = infer_types(graph_, node)[0];
+    return emit(std::move(node));
+  }
+
+  ValueId transform(ValueId x, const std::string& src, const std::string& dst,
+                    const std::string& node_name) {
+    Attributes attrs;
+    attrs.set("src_layout", src);
+    attrs.set("dst_layout", dst);
+    return emit_new("LayoutTransform", node_name, {x}, std::move(attrs),
+                    graph_.value(x).name + "_" + dst);
+  }
+
+  // The back transform NCHW{block}c -> NCHW producing the existing value `y`.
+  void transform_back(ValueId blocked, int64_t block, ValueId y, const std::string& node_name) {
+    Node node;
+    node.name = names_.node(node_name + "_to_NCHW");
+    node.op = "LayoutTransform";
+    node.inputs = {blocked};
+    node.attrs.set("src_layout", nchwc_layout(block));
+    node.attrs.set("dst_layout", std::string("NCHW"));
+    node.outputs = {y};
+    LATHE_CHECK(infer_types(graph_, node)[0] == graph_.type(y), "node ", describe_node(node),
+                ": back transform does not restore ", graph_.type(y).to_string());
+    emit(std::move(node));
+    blocked_[y] = {blocked, block};
+  }
+
+  // Explicit [top, left, bottom, right] pads for the Conv, auto_pad resolved
+  // as the reference kernel resolves it.
+  static std::vector<int64_t> explicit_pads(const Node& conv, const Shape& x, const Shape& w,
+                                            const Shape& y) {
+    const std::string mode = conv.attrs.get_string("auto_pad", "NOTSET");
+    std::vector<int64_t> pads = conv.attrs.get_ints("pads");
+    if (pads.empty() || mode != "NOTSET") pads.assign(4, 0);
+    if (mode != "SAME_UPPER" && mode != "SAME_LOWER") return pads;
+    const std::vector<int64_t> strides = conv.attrs.get_ints("strides", {1, 1});
+    const std::vector<int64_t> dilations = conv.attrs.get_ints("dilations", {1, 1});
+    for (size_t d = 0; d < 2; ++d) {
+      const int64_t extent = (w[2 + d] - 1) * dilations[d] + 1;
+      const int64_t total = std::max<int64_t>(0, (y[2 + d] - 1) * strides[d] + extent - x[2 + d]);
+      pads[d] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[2 + d] = total - pads[d];
+    }
+    return pads;
+  }
+
+  bool convert_conv(Node& conv) {
+    if (conv.op != "Conv" || conv.outputs.size() != 1 || !conv.has_input(0) || !conv.has_input(1))
+      return false;
+    const TensorType& xt = graph_.type(conv.inputs[0]);
+    const TensorType& wt = graph_.type(conv.inputs[1]);
+    if (xt.dtype != DType::Float32 || xt.rank() != 4 || wt.rank() != 4) return false;
+    const int64_t channels = xt.shape[1], filters = wt.shape[0];
+    const int64_t group = conv.attrs.get_int("group", 1);
+    if (group != 1 && !(group == channels && filters == channels)) return false;
+    const Shape x_shape = xt.shape, w_shape = wt.shape;
+    const ValueId y = conv.outputs[0];
+    const int64_t xb = channel_block(channels), ob = channel_block(filters);
+    const int64_t ib = channel_block(channels / group);
+
+    const ValueId x = transform(conv.inputs[0], "NCHW", nchwc_layout(xb), conv.name + "_data");
+    const ValueId w =
+        transform(conv.inputs[1], "OIHW", oihwio_layout(ib, ob), conv.name + "_weight");
+    std::vector<ValueId> inputs = {x, w};
+    if (conv.has_input(2)) {
+      const ValueId shape =
+          graph_.add_constant(names_.value(conv.name + "_bias_shape"),
+                              Tensor::from_vector<int64_t>({filters / ob, ob}, {2}));
+      inputs.push_back(emit_new("Reshape", conv.name + "_bias", {conv.inputs[2], shape}, {},
+                                graph_.value(conv.inputs[2]).name + "_blocked"));
+    }
+    Attributes attrs;
+    attrs.set("strides", conv.attrs.get_ints("strides", {1, 1}));
+    attrs.set("dilations", conv.attrs.get_ints("dilations", {1, 1}));
+    attrs.set("pads", explicit_pads(conv, x_shape, w_shape, graph_.type(y).shape));
+    attrs.set("group", group);
+    Node blocked_conv;
+    blocked_conv.name = conv.name;
+    blocked_conv.op = "Conv2dNCHWc";
+    blocked_conv.inputs = std::move(inputs);
+    blocked_conv.attrs = std::move(attrs);
+    blocked_conv.outputs = {
+        graph_.add_value(names_.value(graph_.value(y).name + "_" + nchwc_layout(ob)), {})};
+    graph_.value(blocked_conv.outputs[0]).type = infer_types(graph_, blocked_conv)[0];
+    const ValueId out = emit(std::move(blocked_conv));
+    transform_back(out, ob, y, conv.name);
+    return true;
+  }
+
+  bool sink_back_transforms(Node& node) {
+    const FusionKind kind = op_kind(node.op);
+    if ((kind != FusionKind::ElemWise && kind != FusionKind::Broadcast) ||
+        node.op == "BatchNormalization" || node.outputs.size() != 1 || node.outputs[0] == kNoValue)
+      return false;
+    const TensorType out = graph_.type(node.outputs[0]);
+    if (out.rank() != 4) return false;
+    // The block of the back transforms read, which must agree.
+    int64_t block = 0;
+    for (ValueId in : node.inputs) {
+      auto it = in == kNoValue ? blocked_.end() : blocked_.find(in);
+      if (it == blocked_.end()) continue;
+      if (graph_.type(in).shape != out.shape || (block != 0 && block != it->second.block))
+        return false;
+      block = it->second.block;
+    }
+    if (block == 0) return false;
+    enum class Role { Blocked, Scalar, PerChannel, Nchw };
+    std::vector<Role> roles;
+    for (ValueId in : node.inputs) {
+      if (in == kNoValue) {
+        roles.push_back(Role::Scalar);
+        continue;
+      }
+      const Value& v = graph_.value(in);
+      const Shape& s = v.type.shape;
+      if (blocked_.count(in))
+        roles.push_back(Role::Blocked);
+      else if (v.type.numel() == 1 && v.type.rank() <= 4)
+        roles.push_back(Role::Scalar);
+      else if (v.is_constant() &&
+               (s == Shape{out.shape[1], 1, 1} || s == Shape{1, out.shape[1], 1, 1}))
+        roles.push_back(Role::PerChannel);
+      else if (s == out.shape)
+        roles.push_back(Role::Nchw);
+      else
+        return false;
+    }
+    const std::string layout = nchwc_layout(block);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ValueId in = node.inputs[i];
+      switch (roles[i]) {
+        case Role::Blocked:
+          node.inputs[i] = blocked_[in].blocked;
+          break;
+        case Role::Scalar:
+          break;
+        case Role::PerChannel: {
+          // Channel c of [C] sits at [c / b, c % b]: the same order, reshaped.
+          const Value& v = graph_.value(in);
+          Tensor t = v.constant.reshaped({1, out.shape[1] / block, 1, 1, block});
+          node.inputs[i] = graph_.add_constant(names_.value(v.name + "_" + layout), std::move(t));
+          break;
+        }
+        case Role::Nchw:
+          node.inputs[i] = transform(in, "NCHW", layout, node.name + "_input" + std::to_string(i));
+          break;
+      }
+    }
+    const ValueId y = node.outputs[0];
+    node.outputs[0] = graph_.add_value(names_.value(graph_.value(y).name + "_" + layout), {});
+    graph_.value(node.outputs[0]).type = infer_types(graph_, node)[0];
+    const std::string name = node.name;
+    const ValueId blocked = emit(std::move(node));
+    transform_back(blocked, block, y, name);
+    return true;
+  }
+
+  Graph& graph_;
+  NameTable names_;
+  std::unordered_map<ValueId, BlockedValue> blocked_;
+};
+
+}  // namespace
+
+Graph alter_conv_layout(const Graph& input) {
+  Graph graph = input;
+  LayoutRewriter(graph).run();
+  return graph;
+}
+
+}  // namespace lathe::passes

@@ -1,0 +1,26 @@
+// The CPU layout pass (TVM's AlterOpLayout for x86 conv2d_NCHWc): 2-D float32
+// convolutions run on channel-blocked data, and layout-agnostic elementwise
+// and broadcast ops after them run blocked too, so that the transforms back
+// to NCHW move down the graph to where a layout-sensitive op needs them.
+#pragma once
+
+#include "ir/graph.h"
+
+namespace lathe::passes {
+
+// Every float32 2-D Conv whose group is 1 or depthwise (group = C = OC)
+// becomes
+//   LayoutTransform(X: NCHW -> NCHW{xb}c)
+//   -> Conv2dNCHWc(X', LayoutTransform(W: OIHW -> OIHW{ib}i{ob}o), Reshape(B, [OC/ob, ob]))
+//   -> LayoutTransform(NCHW{ob}c -> NCHW)
+// with xb = channel_block(C), ob = channel_block(OC), ib = channel_block(C / group).
+// The Conv2dNCHWc keeps the Conv's node name and the back transform produces
+// the Conv's output value. An ElemWise or Broadcast op reading such back
+// transforms (all with one block; its other inputs scalars, per-channel
+// constants, or NCHW values of the output's shape, which get a forward
+// transform) then runs blocked with its own back transform after it. Run
+// fold_constants after it to pack constant weights, and
+// cancel_layout_transforms to drop the pairs that meet.
+Graph alter_conv_layout(const Graph& graph);
+
+}  // namespace lathe::passes

@@ -1,0 +1,46 @@
+// Small graph-editing helpers the passes share: who reads a value, rewiring
+// uses, dropping nodes, fresh names, and re-running type inference.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/op_registry.h"
+
+namespace lathe::passes {
+
+// Per value, the nodes reading it, in node order (a node reading a value
+// twice is listed twice).
+std::vector<std::vector<int>> value_consumers(const Graph& graph);
+bool is_graph_output(const Graph& graph, ValueId id);
+bool is_graph_input(const Graph& graph, ValueId id);
+// Every node input and graph output reading `from` reads `to` instead.
+void replace_uses(Graph& graph, ValueId from, ValueId to);
+// Re-derives every value's producer from the node list.
+void reset_producers(Graph& graph);
+// Keeps the nodes with keep[i], resets producers and drops unused values.
+void remove_nodes(Graph& graph, const std::vector<bool>& keep);
+
+// The op's pattern kind; Opaque for ops the registry does not know.
+FusionKind op_kind(std::string_view op);
+// Output types of `node` from its op's inference; throws naming the node.
+std::vector<TensorType> infer_types(const Graph& graph, const Node& node);
+// The constant behind input i, nullptr when it is omitted or not constant.
+const Tensor* constant_input(const Graph& graph, const Node& node, size_t i);
+
+// Fresh value and node names: `base` when unused, else base_1, base_2 ...
+class NameTable {
+ public:
+  explicit NameTable(const Graph& graph);
+  std::string value(const std::string& base);
+  std::string node(const std::string& base);
+
+ private:
+  static std::string fresh(std::unordered_set<std::string>& used, const std::string& base);
+  std::unordered_set<std::string> values_, nodes_;
+};
+
+}  // namespace lathe::passes

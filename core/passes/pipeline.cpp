@@ -1,0 +1,47 @@
+#include "passes/pipeline.h"
+
+#include "passes/alter_conv_layout.h"
+#include "passes/cancel_layout_transforms.h"
+#include "passes/eliminate_dead_code.h"
+#include "passes/fold_constants.h"
+#include "passes/simplify.h"
+#include "support/error.h"
+#include "support/timer.h"
+
+namespace lathe::passes {
+
+OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
+  OptimizedGraph result;
+  Graph graph = input;
+  auto run = [&](const char* name, Graph (*pass)(const Graph&)) {
+    Timer timer;
+    try {
+      graph = pass(graph);
+      graph.verify();
+    } catch (const UnsupportedError& e) {
+      throw UnsupportedError(str("graph pass ", name, ": ", e.what()));
+    } catch (const Error& e) {
+      throw Error(str("graph pass ", name, ": ", e.what()));
+    }
+    const double ms = timer.milliseconds();
+    if (options.record_snapshots) result.snapshots.push_back({name, graph, {}, ms});
+  };
+
+  run("eliminate_dead_code", eliminate_dead_code);
+  run("fold_constants", fold_constants);
+  run("simplify", simplify);
+  run("fold_constants", fold_constants);
+  if (options.alter_layout) run("alter_conv_layout", alter_conv_layout);
+  run("fold_constants", fold_constants);
+  run("cancel_layout_transforms", cancel_layout_transforms);
+  run("eliminate_dead_code", eliminate_dead_code);
+
+  Timer timer;
+  result.groups = fuse_ops(graph);
+  if (options.record_snapshots)
+    result.snapshots.push_back({"fuse_ops", graph, result.groups, timer.milliseconds()});
+  result.graph = std::move(graph);
+  return result;
+}
+
+}  // namespace lathe::passes

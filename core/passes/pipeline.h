@@ -1,0 +1,33 @@
+// The graph-level pipeline: one straight list of named passes, each a
+// function Graph -> Graph, with the graph and the time recorded after each.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "passes/fuse_ops.h"
+
+namespace lathe::passes {
+
+struct GraphSnapshot {
+  std::string pass;
+  Graph graph;
+  std::vector<FusedGroup> groups;  // empty before fusion
+  double milliseconds = 0;
+};
+
+struct PassOptions {
+  bool alter_layout = true;  // the CPU layout pass (Conv -> Conv2dNCHWc)
+  bool record_snapshots = true;
+};
+
+struct OptimizedGraph {
+  Graph graph;
+  std::vector<FusedGroup> groups;
+  std::vector<GraphSnapshot> snapshots;
+};
+
+OptimizedGraph optimize_graph(const Graph& graph, const PassOptions& options = {});
+
+}  // namespace lathe::passes

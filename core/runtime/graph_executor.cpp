@@ -1,0 +1,291 @@
+// The graph executor's memory plan binding, kernel calls, per-kernel profile
+// and TVM-format timing text.
+#include "runtime/graph_executor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace lathe::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double elapsed_us(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+// Python's format(text, "^width"): the odd space goes to the right.
+std::string center(const std::string& text, size_t width) {
+  if (text.size() >= width) return text;
+  const size_t pad = width - text.size();
+  return std::string(pad / 2, ' ') + text + std::string(pad - pad / 2, ' ');
+}
+
+std::string node_label(const GraphModuleDesc& desc, uint32_t node_id) {
+  return "node " + std::to_string(node_id) + " ('" + desc.nodes[node_id].name + "')";
+}
+
+}  // namespace
+
+GraphExecutor::GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
+                             const std::map<std::string, NDArray>& params)
+    : desc_(std::move(desc)) {
+  validate(desc_);
+  const uint32_t num_entries = desc_.num_entries();
+
+  // One pool per storage id, as large as the largest entry placed in it.
+  std::vector<size_t> pool_bytes;
+  std::vector<int> users;
+  std::vector<DataType> dtypes(num_entries);
+  for (uint32_t e = 0; e < num_entries; ++e) {
+    dtypes[e] = DataType::parse(desc_.dltype[e]);
+    const size_t sid = static_cast<size_t>(desc_.storage_id[e]);
+    if (sid >= pool_bytes.size()) {
+      pool_bytes.resize(sid + 1, 0);
+      users.resize(sid + 1, 0);
+    }
+    const size_t bytes = static_cast<size_t>(num_elements(desc_.shape[e]) * dtypes[e].bytes());
+    pool_bytes[sid] = std::max(pool_bytes[sid], bytes);
+    ++users[sid];
+  }
+  pools_.resize(pool_bytes.size());
+  for (size_t sid = 0; sid < pool_bytes.size(); ++sid)
+    if (users[sid]) pools_[sid] = NDArray({static_cast<int64_t>(pool_bytes[sid])}, {1, 8, 1});
+  for (uint32_t e = 0; e < num_entries; ++e)
+    entries_.push_back(NDArray::view(pools_[desc_.storage_id[e]], desc_.shape[e], dtypes[e]));
+
+  // Arguments: parameters are bound now, the rest are the graph's inputs. An
+  // argument's storage must be its own, or a kernel would overwrite it.
+  std::set<std::string> bound;
+  for (uint32_t node_id : desc_.arg_nodes) {
+    const GraphNode& node = desc_.nodes[node_id];
+    const uint32_t e = desc_.entry_id(node_id, 0);
+    if (users[desc_.storage_id[e]] != 1)
+      throw Error("graph: the storage of argument " + node_label(desc_, node_id) +
+                  " is shared with other entries");
+    auto it = params.find(node.name);
+    if (it == params.end()) {
+      inputs_.push_back({node.name, e});
+      continue;
+    }
+    const NDArray& value = it->second;
+    if (value.shape() != entries_[e].shape() || value.dtype() != entries_[e].dtype())
+      throw Error("parameter '" + node.name + "' is " + value.dtype().to_string() +
+                  shape_to_string(value.shape()) + "; the graph expects " +
+                  entries_[e].dtype().to_string() + shape_to_string(entries_[e].shape()));
+    entries_[e].copy_from(value.data(), value.nbytes());
+    bound.insert(node.name);
+  }
+  for (const auto& [name, value] : params)
+    if (!bound.count(name)) throw Error("parameter '" + name + "' is not an argument of the graph");
+
+  for (uint32_t node_id = 0; node_id < desc_.nodes.size(); ++node_id) {
+    const GraphNode& node = desc_.nodes[node_id];
+    if (!node.is_op()) continue;
+    Step step{node_id, lookup ? lookup(node.func_name) : nullptr, {}};
+    if (!step.function)
+      throw Error("kernel '" + node.func_name + "' of " + node_label(desc_, node_id) +
+                  " is not in the module");
+    for (const GraphEntryRef& in : node.inputs)
+      step.args.push_back(entries_[desc_.entry_id(in)].data());
+    for (uint32_t k = 0; k < node.num_outputs; ++k)
+      step.args.push_back(entries_[desc_.entry_id(node_id, k)].data());
+    steps_.push_back(std::move(step));
+  }
+  for (const GraphEntryRef& head : desc_.heads) outputs_.push_back(entries_[desc_.entry_id(head)]);
+}
+
+const GraphExecutor::Port& GraphExecutor::input_port(int index) const {
+  if (index < 0 || index >= num_inputs())
+    throw Error("input index " + std::to_string(index) + " out of range (the graph has " +
+                std::to_string(num_inputs()) + " inputs)");
+  return inputs_[static_cast<size_t>(index)];
+}
+
+const std::string& GraphExecutor::input_name(int index) const {
+  return input_port(index).name;
+}
+
+const std::vector<int64_t>& GraphExecutor::input_shape(int index) const {
+  return entries_[input_port(index).entry].shape();
+}
+
+DataType GraphExecutor::input_dtype(int index) const {
+  return entries_[input_port(index).entry].dtype();
+}
+
+size_t GraphExecutor::input_nbytes(int index) const {
+  return entries_[input_port(index).entry].nbytes();
+}
+
+int GraphExecutor::input_index(const std::string& name) const {
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    if (inputs_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+void GraphExecutor::set_input(int index, const void* data, size_t nbytes) {
+  const Port& port = input_port(index);
+  NDArray& entry = entries_[port.entry];
+  if (nbytes != entry.nbytes())
+    throw Error("input '" + port.name + "' (" + entry.dtype().to_string() +
+                shape_to_string(entry.shape()) + ") takes " + std::to_string(entry.nbytes()) +
+                " bytes; got " + std::to_string(nbytes));
+  entry.copy_from(data, nbytes);
+}
+
+void GraphExecutor::set_input(const std::string& name, const void* data, size_t nbytes) {
+  const int index = input_index(name);
+  if (index < 0) {
+    std::string names;
+    for (const Port& p : inputs_) names += (names.empty() ? "" : ", ") + p.name;
+    throw Error("the graph has no input '" + name + "' (inputs: " + names + ")");
+  }
+  set_input(index, data, nbytes);
+}
+
+void GraphExecutor::run() {
+  for (Step& step : steps_) step.function(step.args.data());
+}
+
+const NDArray& GraphExecutor::output(int index) const {
+  if (index < 0 || index >= num_outputs())
+    throw Error("output index " + std::to_string(index) + " out of range (the graph has " +
+                std::to_string(num_outputs()) + " outputs)");
+  return outputs_[static_cast<size_t>(index)];
+}
+
+void GraphExecutor::copy_output(int index, void* data, size_t nbytes) const {
+  const NDArray& out = output(index);
+  if (nbytes != out.nbytes())
+    throw Error("output " + std::to_string(index) + " (" + out.dtype().to_string() +
+                shape_to_string(out.shape()) + ") holds " + std::to_string(out.nbytes()) +
+                " bytes; the destination has " + std::to_string(nbytes));
+  out.copy_to(data, nbytes);
+}
+
+const std::vector<int64_t>& GraphExecutor::output_shape(int index) const {
+  return output(index).shape();
+}
+
+DataType GraphExecutor::output_dtype(int index) const {
+  return output(index).dtype();
+}
+
+size_t GraphExecutor::storage_bytes() const {
+  size_t total = 0;
+  for (const NDArray& pool : pools_)
+    if (pool.defined()) total += pool.nbytes();
+  return total;
+}
+
+std::vector<KernelProfile> GraphExecutor::profile(int repeat) {
+  if (repeat < 1) throw Error("profile: repeat must be at least 1");
+  std::vector<double> total_us(steps_.size(), 0.0);
+  for (int r = 0; r < repeat; ++r) {
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      const Clock::time_point start = Clock::now();
+      steps_[i].function(steps_[i].args.data());
+      total_us[i] += elapsed_us(start);
+    }
+  }
+  std::vector<KernelProfile> rows;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const GraphNode& node = desc_.nodes[steps_[i].node_id];
+    rows.push_back({node.name, node.func_name, total_us[i] / repeat,
+                    desc_.shape[desc_.entry_id(steps_[i].node_id, 0)]});
+  }
+  return rows;
+}
+
+std::string GraphExecutor::format_profile(const std::vector<KernelProfile>& rows) {
+  std::vector<KernelProfile> sorted = rows;
+  std::stable_sort(
+      sorted.begin(), sorted.end(),
+      [](const KernelProfile& a, const KernelProfile& b) { return a.time_us > b.time_us; });
+  double total = 0;
+  for (const KernelProfile& row : sorted) total += row.time_us;
+
+  std::vector<std::vector<std::string>> table = {
+      {"Node Name", "Ops", "Time(us)", "Time(%)", "Shape"},
+      {"---------", "---", "--------", "-------", "-----"}};
+  for (const KernelProfile& row : sorted)
+    table.push_back({row.node_name, row.func_name, fixed(row.time_us, 3),
+                     fixed(total > 0 ? row.time_us / total * 100 : 0, 3),
+                     shape_to_string(row.shape)});
+  table.push_back({"Total_time", "-", fixed(total, 3), "-", "-"});
+
+  std::vector<size_t> width(5, 0);
+  for (const auto& line : table)
+    for (size_t c = 0; c < line.size(); ++c) width[c] = std::max(width[c], line[c].size());
+  std::string text;
+  for (const auto& line : table) {
+    std::string row;
+    for (size_t c = 0; c < line.size(); ++c)
+      row += line[c] + std::string(width[c] + 2 - line[c].size(), ' ');
+    text += row + "\n";
+  }
+  return text;
+}
+
+TimeSummary TimeSummary::from_samples(std::vector<double> samples_ms) {
+  TimeSummary s;
+  s.results = samples_ms;
+  if (samples_ms.empty()) return s;
+  std::sort(samples_ms.begin(), samples_ms.end());
+  const size_t n = samples_ms.size();
+  double sum = 0;
+  for (double v : samples_ms) sum += v;
+  s.mean = sum / static_cast<double>(n);
+  s.median = n % 2 ? samples_ms[n / 2] : (samples_ms[n / 2 - 1] + samples_ms[n / 2]) / 2;
+  s.min = samples_ms.front();
+  s.max = samples_ms.back();
+  double squares = 0;
+  for (double v : samples_ms) squares += (v - s.mean) * (v - s.mean);
+  s.std = std::sqrt(squares / static_cast<double>(n));  // NumPy's np.std: population
+  return s;
+}
+
+TimeSummary benchmark(GraphExecutor& executor, int repeat, int number) {
+  if (repeat < 1 || number < 1)
+    throw Error("benchmark: repeat and number must be at least 1 (got " + std::to_string(repeat) +
+                ", " + std::to_string(number) + ")");
+  executor.run();  // warm-up, as time_evaluator does
+  std::vector<double> samples;
+  for (int r = 0; r < repeat; ++r) {
+    const Clock::time_point start = Clock::now();
+    for (int k = 0; k < number; ++k) executor.run();
+    samples.push_back(elapsed_us(start) / 1000.0 / number);
+  }
+  return TimeSummary::from_samples(std::move(samples));
+}
+
+std::string format_time_summary(const TimeSummary& s) {
+  constexpr size_t kWidth = 12;
+  std::string text = "Execution time summary:\n";
+  const char* headers[] = {"mean (ms)", "median (ms)", "max (ms)", "min (ms)", "std (ms)"};
+  const double values[] = {s.mean, s.median, s.max, s.min, s.std};
+  for (int i = 0; i < 5; ++i) {
+    if (i) text += ' ';
+    text += center(headers[i], kWidth);
+  }
+  text += '\n';
+  for (int i = 0; i < 5; ++i) {
+    if (i) text += ' ';
+    text += center(fixed(values[i], 4), kWidth);
+  }
+  // TVM's BenchmarkResult.__str__ ends its value line with 15 spaces.
+  return text + std::string(15, ' ');
+}
+
+}  // namespace lathe::runtime

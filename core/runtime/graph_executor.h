@@ -1,0 +1,114 @@
+// The graph executor: runs the kernels of a GraphModuleDesc in node order on
+// a static memory plan, as TVM's graph executor does. One 64-byte aligned pool
+// per storage_id, sized for the largest entry mapped to it; parameters are
+// copied into their storage once, at construction; each kernel is called as
+// `void f(void** args)` with its input entries' pointers, then its outputs'.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/graph_json.h"
+#include "runtime/ndarray.h"
+
+namespace lathe::runtime {
+
+using KernelFunction = void (*)(void** args);
+// Returns the kernel for a func_name, or nullptr when there is none.
+using KernelLookup = std::function<KernelFunction(const std::string& func_name)>;
+
+struct KernelProfile {
+  std::string node_name;
+  std::string func_name;
+  double time_us = 0;          // mean over the repeats
+  std::vector<int64_t> shape;  // of the node's first output
+};
+
+// Milliseconds, as TVM's BenchmarkResult reports them.
+struct TimeSummary {
+  double mean = 0, median = 0, max = 0, min = 0, std = 0;
+  std::vector<double> results;  // every sample, in ms
+  static TimeSummary from_samples(std::vector<double> samples_ms);
+};
+
+class GraphExecutor {
+ public:
+  // Resolves every kernel and binds the parameters (arg nodes named in
+  // `params`). Throws Error for a missing kernel (naming it), a parameter
+  // whose shape, type or name does not match the graph, or storage shared
+  // by an input or parameter with another entry.
+  GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
+                const std::map<std::string, NDArray>& params = {});
+  GraphExecutor(const GraphExecutor&) = delete;
+  GraphExecutor& operator=(const GraphExecutor&) = delete;
+
+  // Graph inputs: the arg nodes that are not parameters, in arg_nodes order.
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const std::string& input_name(int index) const;
+  const std::vector<int64_t>& input_shape(int index) const;
+  DataType input_dtype(int index) const;
+  size_t input_nbytes(int index) const;
+  int input_index(const std::string& name) const;  // -1 when there is no such input
+  // Copies the data in; Error when nbytes is not the input's size.
+  void set_input(int index, const void* data, size_t nbytes);
+  void set_input(const std::string& name, const void* data, size_t nbytes);
+
+  void run();
+
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  // A view of the output's storage, valid until the next run().
+  const NDArray& output(int index) const;
+  void copy_output(int index, void* data, size_t nbytes) const;
+  const std::vector<int64_t>& output_shape(int index) const;
+  DataType output_dtype(int index) const;
+
+  // Bytes of all storage pools: the executor's memory for inputs, parameters
+  // and activations.
+  size_t storage_bytes() const;
+  size_t num_storages() const { return pools_.size(); }
+
+  // Runs the graph `repeat` times timing every kernel call; one row per
+  // kernel node in node order with its mean time.
+  std::vector<KernelProfile> profile(int repeat = 1);
+  // TVM's debug-executor table: Node Name, Ops, Time(us), Time(%), Shape,
+  // sorted by time descending, then a Total_time row.
+  static std::string format_profile(const std::vector<KernelProfile>& rows);
+
+  const GraphModuleDesc& graph() const { return desc_; }
+
+ private:
+  struct Step {
+    uint32_t node_id;
+    KernelFunction function;
+    std::vector<void*> args;
+  };
+  struct Port {
+    std::string name;
+    uint32_t entry;
+  };
+  const Port& input_port(int index) const;
+
+  GraphModuleDesc desc_;
+  std::vector<NDArray> pools_;    // by storage_id
+  std::vector<NDArray> entries_;  // views of the pools, by entry id
+  std::vector<Step> steps_;
+  std::vector<Port> inputs_;
+  std::vector<NDArray> outputs_;
+};
+
+// Runs `repeat` samples, each the mean of `number` runs, after one warm-up
+// run, as TVM's time_evaluator.
+TimeSummary benchmark(GraphExecutor& executor, int repeat, int number);
+
+// Exactly the text tvmc prints for --print-time (TVM's BenchmarkResult):
+//   Execution time summary:
+//    mean (ms)   median (ms)    max (ms)     min (ms)     std (ms)
+//      1.2345       1.2000       1.5000       1.1000       0.1000
+// with each column centred in 12 characters (the header and value lines end
+// in spaces, as TVM's do).
+std::string format_time_summary(const TimeSummary& summary);
+
+}  // namespace lathe::runtime

@@ -1,0 +1,70 @@
+// TVM's graph-executor JSON (mod.json): the nodes in execution order, which of
+// them are arguments, the graph outputs, and per output entry its data type,
+// shape and storage. Read and written field by field as TVM does, so packages
+// open in tools that read TVM's (Netron among them).
+//
+//   {"nodes": [{"op": "null", "name": "x", "inputs": []},
+//              {"op": "tvm_op", "name": "fused_add", "inputs": [[0, 0, 0], [1, 0, 0]],
+//               "attrs": {"func_name": "fused_add", "num_inputs": "2",
+//                         "num_outputs": "1", "flatten_data": "0"}}, ...],
+//    "arg_nodes": [0, 1], "heads": [[2, 0, 0]],
+//    "attrs": {"dltype": ["list_str", ["float32", ...]],
+//              "storage_id": ["list_int", [0, 1, 2]],
+//              "shape": ["list_shape", [[1, 4], ...]]},
+//    "node_row_ptr": [0, 1, 2, 3]}
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lathe::runtime {
+
+// One output of one node: TVM's NodeEntry [node_id, index, version].
+struct GraphEntryRef {
+  uint32_t node_id = 0, index = 0, version = 0;
+  bool operator==(const GraphEntryRef&) const = default;
+};
+
+struct GraphNode {
+  std::string op;  // "null" (graph input or parameter) or "tvm_op" (a kernel call)
+  std::string name;
+  std::vector<GraphEntryRef> inputs;
+  // tvm_op only: the kernel's symbol and its buffer counts.
+  std::string func_name;
+  uint32_t num_inputs = 0, num_outputs = 1;
+  bool flatten_data = false;
+  bool is_op() const { return op == "tvm_op"; }
+};
+
+struct GraphModuleDesc {
+  std::vector<GraphNode> nodes;  // in execution order; inputs refer to earlier nodes
+  std::vector<uint32_t> arg_nodes;
+  std::vector<GraphEntryRef> heads;
+  std::vector<uint32_t> node_row_ptr;       // entry id of node i's first output; size nodes+1
+  std::vector<std::string> dltype;          // per entry
+  std::vector<std::vector<int64_t>> shape;  // per entry
+  std::vector<int32_t> storage_id;          // per entry
+
+  uint32_t entry_id(const GraphEntryRef& e) const { return node_row_ptr[e.node_id] + e.index; }
+  uint32_t entry_id(uint32_t node_id, uint32_t index) const {
+    return node_row_ptr[node_id] + index;
+  }
+  uint32_t num_entries() const { return node_row_ptr.empty() ? 0 : node_row_ptr.back(); }
+};
+
+// Recomputes node_row_ptr from the nodes' output counts ("null" nodes have one).
+void finalize(GraphModuleDesc& desc);
+
+// Checks what the executor relies on: inputs refer to earlier nodes' existing
+// outputs, arg_nodes are "null" nodes, heads exist, the per-entry attributes
+// have one value per entry, data types parse. Throws Error naming the node/key.
+void validate(const GraphModuleDesc& desc);
+
+// Pretty-printed JSON in TVM's layout (keys as TVM writes them).
+std::string to_json(const GraphModuleDesc& desc);
+// Throws Error naming the missing or malformed key and, for nodes, the node
+// index and name. The result is validated.
+GraphModuleDesc parse_graph_json(const std::string& text);
+
+}  // namespace lathe::runtime

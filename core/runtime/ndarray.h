@@ -1,0 +1,86 @@
+// The runtime's tensor: a shape, a DLPack data type and 64-byte aligned
+// storage. Copies share the storage, as TVM's NDArray does; clone() copies it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace lathe::runtime {
+
+// Everything the runtime reports (bad package, wrong input size ...). The
+// runtime links no other lathe library, so this is its own error type; like
+// lathe::Error it is a std::runtime_error.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// DLPack's DLDataType. Text as TVM writes it in mod.json: "float32", "int64",
+// "uint8", "bool" (uint1), "float16x4" for vectors.
+struct DataType {
+  enum Code : uint8_t { kInt = 0, kUInt = 1, kFloat = 2 };
+  uint8_t code = kFloat;
+  uint8_t bits = 32;
+  uint16_t lanes = 1;
+
+  static DataType parse(const std::string& text);  // throws Error naming the text
+  std::string to_string() const;
+  // Bytes one element takes in memory and in mod.params: bool takes a byte.
+  int64_t bytes() const { return (bits + 7) / 8 * lanes; }
+  bool operator==(const DataType&) const = default;
+
+  static DataType float32() { return {kFloat, 32, 1}; }
+  static DataType int64() { return {kInt, 64, 1}; }
+  static DataType boolean() { return {kUInt, 1, 1}; }
+};
+
+// NumPy's text for a shape: "(1, 3, 224, 224)", "(16,)", "()".
+std::string shape_to_string(const std::vector<int64_t>& shape);
+// Product of the extents; Error for a negative extent or an overflow.
+int64_t num_elements(const std::vector<int64_t>& shape);
+
+class NDArray {
+ public:
+  NDArray() = default;
+  // Zero-filled storage of num_elements(shape) * dtype.bytes() bytes.
+  NDArray(std::vector<int64_t> shape, DataType dtype);
+  // An array of the given shape over `base`'s storage (which must be large
+  // enough); shares base's lifetime. The executor's outputs are such views.
+  static NDArray view(const NDArray& base, std::vector<int64_t> shape, DataType dtype);
+
+  bool defined() const { return data_ != nullptr; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  DataType dtype() const { return dtype_; }
+  int64_t numel() const { return num_elements(shape_); }
+  size_t nbytes() const { return static_cast<size_t>(numel() * dtype_.bytes()); }
+
+  void* data() { return data_; }
+  const void* data() const { return data_; }
+  template <typename T>
+  T* data_as() {
+    return static_cast<T*>(data_);
+  }
+  template <typename T>
+  const T* data_as() const {
+    return static_cast<const T*>(data_);
+  }
+
+  // A copy with storage of its own.
+  NDArray clone() const;
+  // Copies nbytes() bytes in or out; Error when nbytes differs.
+  void copy_from(const void* src, size_t nbytes);
+  void copy_to(void* dst, size_t nbytes) const;
+
+ private:
+  std::shared_ptr<void> storage_;  // keeps data_ alive
+  void* data_ = nullptr;
+  std::vector<int64_t> shape_;
+  DataType dtype_;
+};
+
+}  // namespace lathe::runtime

@@ -1,0 +1,52 @@
+// A compiled package (module.tar, as tvmc writes it): mod.so with the kernels,
+// mod.json with the graph, mod.params with the weights. Loading extracts the
+// tar into a private temporary folder, checks that this CPU has every
+// instruction-set extension mod.so was compiled for, dlopens it and builds a
+// GraphExecutor whose kernels are mod.so's symbols.
+//
+// mod.so leaves lathe_parallel_for, lathe_alloc and lathe_free undefined: they
+// resolve to liblathe_runtime.so, which the host process has loaded (linked
+// against it, or dlopen'ed RTLD_GLOBAL).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runtime/graph_executor.h"
+
+namespace lathe::runtime {
+
+// The C symbols mod.so defines besides the kernels.
+inline constexpr const char* kModuleTargetSymbol = "lathe_module_target";      // "llvm -mcpu=..."
+inline constexpr const char* kModuleFeaturesSymbol = "lathe_module_features";  // "+avx2,..."
+
+class Package {
+ public:
+  // Throws Error naming the file for: no such file, not a tar, a truncated
+  // tar or member, a missing member, a mod.so that does not load (dlerror's
+  // text), a CPU lacking features ("module.tar was built for -mcpu=X; this
+  // CPU lacks avx512f, amx-tile"), a bad mod.json or mod.params, a kernel
+  // mod.json names that mod.so lacks.
+  explicit Package(const std::string& tar_path);
+  ~Package();
+  Package(const Package&) = delete;
+  Package& operator=(const Package&) = delete;
+
+  GraphExecutor& executor() { return *executor_; }
+  const GraphExecutor& executor() const { return *executor_; }
+  const std::string& path() const { return path_; }
+  const std::string& target() const { return target_; }      // lathe_module_target
+  const std::string& features() const { return features_; }  // lathe_module_features
+
+ private:
+  void load();
+  void release();
+
+  std::string path_;
+  std::string dir_;  // the private extraction folder, removed at destruction
+  void* library_ = nullptr;
+  std::string target_, features_;
+  std::unique_ptr<GraphExecutor> executor_;
+};
+
+}  // namespace lathe::runtime

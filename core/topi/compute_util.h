@@ -1,0 +1,225 @@
+// Helpers shared by the compute definitions of core/topi/*_compute.cpp:
+// NumPy broadcasting and reshaping as index maps, attribute and constant
+// input access, integer division with C semantics, and compile-time tables
+// (a value per output position, known when the kernel is built) as trees of
+// selects.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ir/ops/infer_util.h"
+#include "support/error.h"
+#include "te/tensor.h"
+#include "topi/op_compute.h"
+
+namespace lathe::topi::detail {
+
+using te::DataType;
+using te::Expr;
+using te::Var;
+
+inline std::vector<Expr> as_exprs(const std::vector<Var>& vars) {
+  return std::vector<Expr>(vars.begin(), vars.end());
+}
+
+// The index into a tensor of shape `in` that output index `out` reads under
+// NumPy broadcasting (shapes aligned at the back, size-1 dimensions at 0).
+inline std::vector<Expr> broadcast_index(const std::vector<int64_t>& in,
+                                         const std::vector<Expr>& out) {
+  std::vector<Expr> index;
+  const size_t skip = out.size() - in.size();
+  for (size_t d = 0; d < in.size(); ++d)
+    index.push_back(in[d] == 1 ? te::make_int(0) : out[skip + d]);
+  return index;
+}
+
+inline Expr broadcast_read(const te::Tensor& t, const std::vector<Expr>& out) {
+  return t(broadcast_index(t.shape(), out));
+}
+
+// The first element of a tensor (a scalar operand such as Clip's bounds).
+inline Expr read_first(const te::Tensor& t) {
+  return t(std::vector<Expr>(static_cast<size_t>(t.ndim()), te::make_int(0)));
+}
+
+// Row-major linear position of `index` in `shape`.
+inline Expr flat_index(const std::vector<int64_t>& shape, const std::vector<Expr>& index) {
+  Expr flat = te::make_int(0, DataType::Int(64));
+  for (size_t d = 0; d < shape.size(); ++d)
+    flat = flat * te::make_int(shape[d], DataType::Int(64)) + index[d];
+  return flat;
+}
+
+// The multi-index of linear position `flat` in `shape`.
+inline std::vector<Expr> unflatten(const std::vector<int64_t>& shape, const Expr& flat) {
+  std::vector<Expr> index(shape.size());
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    Expr i = stride == 1 ? flat : flat / te::make_int(stride, flat.type());
+    // The outermost dimension needs no modulo; size-1 dimensions are 0.
+    if (shape[d] == 1)
+      index[d] = te::make_int(0);
+    else
+      index[d] = d == 0 ? i : i % te::make_int(shape[d], flat.type());
+    stride *= shape[d];
+  }
+  return index;
+}
+
+// The input index that output index `out` of a row-major reshape reads. When
+// the shapes differ only by size-1 dimensions (Squeeze, Unsqueeze), each
+// dimension maps directly; otherwise through the linear position.
+inline std::vector<Expr> reshape_index(const std::vector<int64_t>& in,
+                                       const std::vector<int64_t>& out,
+                                       const std::vector<Expr>& index) {
+  std::vector<int64_t> in_kept, out_kept;
+  for (int64_t d : in)
+    if (d != 1) in_kept.push_back(d);
+  for (int64_t d : out)
+    if (d != 1) out_kept.push_back(d);
+  if (in_kept == out_kept) {
+    std::vector<Expr> kept;
+    for (size_t d = 0; d < out.size(); ++d)
+      if (out[d] != 1) kept.push_back(index[d]);
+    std::vector<Expr> result;
+    size_t next = 0;
+    for (int64_t d : in) result.push_back(d == 1 ? te::make_int(0) : kept[next++]);
+    return result;
+  }
+  return unflatten(in, flat_index(out, index));
+}
+
+// Integer division and remainder truncating towards zero, as C++ (TE's / and
+// % floor on integers); unsigned and float operands divide plainly.
+inline Expr trunc_div(const Expr& a, const Expr& b) {
+  if (!a.type().is_int()) return a / b;
+  Expr zero = te::make_zero(a.type());
+  Expr inexact = a % b != zero;
+  Expr signs_differ = (a < zero) != (b < zero);
+  return te::select(inexact && signs_differ, a / b + te::make_one(a.type()), a / b);
+}
+
+inline Expr trunc_mod(const Expr& a, const Expr& b) {
+  if (!a.type().is_int()) return a % b;
+  return a - trunc_div(a, b) * b;
+}
+
+// Largest and smallest value of an integer type, as immediates of that type.
+inline Expr int_max(DataType t) {
+  if (t.is_uint()) return te::make_int(t.bits == 64 ? -1 : (int64_t{1} << t.bits) - 1, t);
+  return te::make_int(
+      t.bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (t.bits - 1)) - 1, t);
+}
+inline Expr int_min(DataType t) {
+  if (t.is_uint()) return te::make_int(0, t);
+  return te::make_int(
+      t.bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (t.bits - 1)), t);
+}
+
+// A float64 result converted to `t`: integers truncate, with NaN pinned to 0
+// and out-of-range values saturated (the reference kernels' from_double).
+inline Expr from_double(const Expr& v, DataType t) {
+  if (t.is_float()) return te::cast(t, v);
+  if (t.is_bool()) return v != te::make_zero(v.type());
+  const double hi = t.is_uint() ? std::ldexp(1.0, t.bits) - 1 : std::ldexp(1.0, t.bits - 1) - 1;
+  const double lo = t.is_uint() ? 0.0 : -std::ldexp(1.0, t.bits - 1);
+  Expr f64 = te::cast(DataType::Float(64), v);
+  Expr in_range =
+      te::select(f64 <= te::make_const(DataType::Float(64), lo), int_min(t), te::cast(t, f64));
+  return te::select(
+      f64 != f64, te::make_zero(t),
+      te::select(f64 >= te::make_const(DataType::Float(64), hi), int_max(t), in_range));
+}
+
+// Element i of a constant tensor as an immediate of type `t`.
+inline Expr constant_element(const lathe::Tensor& value, int64_t i, DataType t) {
+  if (t.is_float()) return te::make_const(t, value.element_as_double(i));
+  if (is_float(value.dtype())) return te::make_const(t, value.element_as_double(i));
+  if (t.is_bool()) return te::make_int(value.element_as_double(i) != 0, t);
+  if (value.dtype() == DType::UInt64)
+    return te::make_int(static_cast<int64_t>(value.data<uint64_t>()[i]), t);
+  return te::make_int(value.to_int64_vector()[static_cast<size_t>(i)], t);
+}
+
+// A compile-time table indexed by `position` (an integer expression in
+// [0, values.size())), with no memory: the table is cut into runs that are
+// either constant or step by one with the position (gather and scatter maps),
+// and the runs form a balanced tree of selects, so that a lookup costs
+// log2(runs) comparisons.
+inline Expr table_lookup(const std::vector<int64_t>& values, const Expr& position) {
+  struct Run {
+    int64_t start, first;
+    int slope;  // 0 or 1; a run of one element has slope 0
+  };
+  std::vector<Run> runs;
+  for (size_t p = 0; p < values.size(); ++p) {
+    const int64_t at = static_cast<int64_t>(p);
+    if (!runs.empty()) {
+      Run& r = runs.back();
+      const bool single = r.start == at - 1;
+      if (values[p] == r.first + r.slope * (at - r.start) && (!single || r.slope == 0)) continue;
+      if (single && values[p] == r.first + 1) {
+        r.slope = 1;
+        continue;
+      }
+    }
+    runs.push_back({at, values[p], 0});
+  }
+  DataType i64 = DataType::Int(64);
+  Expr pos = te::cast(i64, position);
+  auto leaf = [&](const Run& r) {
+    if (r.slope == 0) return te::make_int(r.first, i64);
+    return pos + te::make_int(r.first - r.start, i64);
+  };
+  std::function<Expr(size_t, size_t)> tree = [&](size_t lo, size_t hi) -> Expr {
+    if (lo == hi) return leaf(runs[lo]);
+    size_t mid = (lo + hi + 1) / 2;
+    return te::select(pos < te::make_int(runs[mid].start, i64), tree(lo, mid - 1), tree(mid, hi));
+  };
+  return runs.empty() ? te::make_int(0, i64) : tree(0, runs.size() - 1);
+}
+
+// The same for a table of floats of type `t` (resize weights).
+inline Expr float_table_lookup(const std::vector<double>& values, const Expr& position,
+                               DataType t) {
+  std::vector<size_t> starts;
+  for (size_t p = 0; p < values.size(); ++p)
+    if (p == 0 || values[p] != values[p - 1]) starts.push_back(p);
+  Expr pos = te::cast(DataType::Int(64), position);
+  std::function<Expr(size_t, size_t)> tree = [&](size_t lo, size_t hi) -> Expr {
+    if (lo == hi) return te::make_const(t, values[starts[lo]]);
+    size_t mid = (lo + hi + 1) / 2;
+    return te::select(pos < te::make_int(int64_t(starts[mid]), DataType::Int(64)),
+                      tree(lo, mid - 1), tree(mid, hi));
+  };
+  return starts.empty() ? te::make_zero(t) : tree(0, starts.size() - 1);
+}
+
+// Integer values of a shape-deciding constant input.
+inline std::vector<int64_t> constant_ints(const ComputeContext& ctx, size_t i,
+                                          std::string_view what) {
+  return ctx.require_constant(i, what).to_int64_vector();
+}
+
+// Input i as an operand: a read through broadcasting when it is a tensor, an
+// immediate of element 0 when it is only a constant; undefined when omitted.
+inline Expr scalar_operand(const ComputeContext& ctx, size_t i, DataType t) {
+  if (ctx.has_input(i)) return read_first(ctx.input(i));
+  if (const lathe::Tensor* c = ctx.constant(i)) return constant_element(*c, 0, t);
+  return Expr();
+}
+
+inline std::vector<int64_t> out_shape(const ComputeContext& ctx, size_t i = 0) {
+  return ctx.output_type(i).shape;
+}
+
+inline DataType out_dtype(const ComputeContext& ctx, size_t i = 0) {
+  return te_dtype(ctx.output_type(i).dtype);
+}
+
+}  // namespace lathe::topi::detail

@@ -1,0 +1,593 @@
+// The graph passes on small hand-built graphs: the layout ops against the
+// NCHW Conv, and each pass's exact rewrite checked structurally and, where it
+// computes, against the reference executor on the original graph.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ir/ops/layout.h"
+#include "passes/alter_conv_layout.h"
+#include "passes/cancel_layout_transforms.h"
+#include "passes/eliminate_dead_code.h"
+#include "passes/fold_constants.h"
+#include "passes/fuse_ops.h"
+#include "passes/graph_edit.h"
+#include "passes/pipeline.h"
+#include "passes/simplify.h"
+#include "reference/executor.h"
+#include "support/error.h"
+
+using namespace lathe;
+
+namespace {
+
+// Deterministic values in [-1, 1).
+Tensor random_tensor(Shape shape, uint32_t seed) {
+  Tensor t(DType::Float32, std::move(shape));
+  uint32_t s = seed * 2654435761u + 12345u;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    t.data<float>()[i] = static_cast<float>(s >> 8) / static_cast<float>(1u << 23) - 1.0f;
+  }
+  return t;
+}
+
+Attributes attrs_of(std::initializer_list<std::pair<std::string, Attribute>> list) {
+  Attributes a;
+  for (const auto& [k, v] : list) a.set(k, v);
+  return a;
+}
+
+// Builds graphs node by node, typing each output by inference.
+struct Builder {
+  Graph g;
+  ValueId input(const std::string& name, Shape shape) {
+    ValueId id = g.add_value(name, {DType::Float32, std::move(shape)});
+    g.inputs.push_back(id);
+    return id;
+  }
+  ValueId constant(const std::string& name, Tensor t) { return g.add_constant(name, std::move(t)); }
+  std::vector<ValueId> node_n(const std::string& op, const std::string& name,
+                              std::vector<ValueId> inputs, Attributes attrs, size_t outputs) {
+    Node n;
+    n.name = name;
+    n.op = op;
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    for (size_t k = 0; k < outputs; ++k)
+      n.outputs.push_back(
+          g.add_value(outputs == 1 ? name + "_out" : name + "_out" + std::to_string(k), {}));
+    std::vector<TensorType> types = passes::infer_types(g, n);
+    for (size_t k = 0; k < outputs; ++k) g.value(n.outputs[k]).type = types[k];
+    std::vector<ValueId> outs = n.outputs;
+    g.add_node(std::move(n));
+    return outs;
+  }
+  ValueId node(const std::string& op, const std::string& name, std::vector<ValueId> inputs,
+               Attributes attrs = {}) {
+    return node_n(op, name, std::move(inputs), std::move(attrs), 1)[0];
+  }
+  Graph finish(std::vector<ValueId> outputs) {
+    g.outputs = std::move(outputs);
+    g.verify();
+    return g;
+  }
+};
+
+std::vector<Tensor> run(const Graph& g, const std::map<std::string, Tensor>& inputs) {
+  return reference::Executor(g).run(inputs);
+}
+
+double normalized_error(const Tensor& got, const Tensor& ref) {
+  if (got.shape() != ref.shape()) return INFINITY;
+  double max_diff = 0, max_ref = 0;
+  for (int64_t i = 0; i < ref.numel(); ++i) {
+    const double diff = std::abs(static_cast<double>(got.data<float>()[i]) - ref.data<float>()[i]);
+    if (std::isnan(diff)) return INFINITY;  // std::max would skip it
+    max_diff = std::max(max_diff, diff);
+    max_ref = std::max(max_ref, std::abs(static_cast<double>(ref.data<float>()[i])));
+  }
+  return max_diff / std::max(max_ref, 1e-30);
+}
+
+int count_op(const Graph& g, const std::string& op) {
+  return static_cast<int>(
+      std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.op == op; }));
+}
+
+std::vector<std::string> ops_of(const Graph& g) {
+  std::vector<std::string> ops;
+  for (const Node& n : g.nodes) ops.push_back(n.op);
+  return ops;
+}
+
+QString joined(const std::vector<std::string>& v) {
+  QStringList l;
+  for (const auto& s : v) l << QString::fromStdString(s);
+  return l.join(' ');
+}
+
+Attributes transform_attrs(const std::string& src, const std::string& dst) {
+  return attrs_of({{"src_layout", src}, {"dst_layout", dst}});
+}
+
+}  // namespace
+
+class TestPasses : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void channelBlocks() {
+    const std::vector<std::pair<int64_t, int64_t>> cases = {
+        {3, 3}, {64, 16}, {96, 16}, {144, 16}, {24, 12}, {960, 16}, {1000, 10}, {17, 1}, {1, 1}};
+    for (auto [c, b] : cases) QCOMPARE(channel_block(c), b);
+    QCOMPARE(TensorLayout::parse("NCHW16c").to_string(), std::string("NCHW16c"));
+    QCOMPARE(TensorLayout::parse("OIHW4i16o").out_block, int64_t{16});
+    QVERIFY_THROWS_EXCEPTION(Error, TensorLayout::parse("NHWC"));
+    QVERIFY_THROWS_EXCEPTION(Error, TensorLayout::parse("NCHW0c"));
+  }
+
+  void layoutTransformPlacesElements() {
+    Builder b;
+    ValueId x = b.input("x", {2, 8, 3, 5});
+    ValueId w = b.input("w", {8, 6, 3, 2});
+    ValueId xb = b.node("LayoutTransform", "to4c", {x}, transform_attrs("NCHW", "NCHW4c"));
+    ValueId x2 = b.node("LayoutTransform", "to2c", {xb}, transform_attrs("NCHW4c", "NCHW2c"));
+    ValueId back = b.node("LayoutTransform", "back", {x2}, transform_attrs("NCHW2c", "NCHW"));
+    ValueId wb = b.node("LayoutTransform", "wt", {w}, transform_attrs("OIHW", "OIHW3i4o"));
+    Graph g = b.finish({xb, back, wb});
+    QCOMPARE(g.type(xb).shape, Shape({2, 2, 3, 5, 4}));
+    QCOMPARE(g.type(wb).shape, Shape({2, 2, 3, 2, 3, 4}));
+    Tensor tx = random_tensor({2, 8, 3, 5}, 1), tw = random_tensor({8, 6, 3, 2}, 2);
+    std::vector<Tensor> out = run(g, {{"x", tx}, {"w", tw}});
+    const float* px = tx.data<float>();
+    const float* pb = out[0].data<float>();
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t c = 0; c < 8; ++c)
+        for (int64_t h = 0; h < 3; ++h)
+          for (int64_t x5 = 0; x5 < 5; ++x5)
+            QCOMPARE(pb[(((n * 2 + c / 4) * 3 + h) * 5 + x5) * 4 + c % 4],
+                     px[((n * 8 + c) * 3 + h) * 5 + x5]);
+    QCOMPARE(normalized_error(out[1], tx), 0.0);
+    const float* pw = tw.data<float>();
+    const float* pwb = out[2].data<float>();
+    for (int64_t o = 0; o < 8; ++o)
+      for (int64_t i = 0; i < 6; ++i)
+        for (int64_t kh = 0; kh < 3; ++kh)
+          for (int64_t kw = 0; kw < 2; ++kw)
+            QCOMPARE(pwb[((((o / 4) * 2 + i / 3) * 3 + kh) * 2 + kw) * 12 + (i % 3) * 4 + o % 4],
+                     pw[((o * 6 + i) * 3 + kh) * 2 + kw]);
+  }
+
+  void layoutTransformRejectsBlockNotDividing() {
+    Builder b;
+    ValueId x = b.input("x", {1, 6, 2, 2});
+    try {
+      b.node("LayoutTransform", "bad_block", {x}, transform_attrs("NCHW", "NCHW4c"));
+      QFAIL("no error");
+    } catch (const Error& e) {
+      const QString msg = e.what();
+      QVERIFY2(msg.contains("bad_block") && msg.contains("does not divide"), e.what());
+    }
+  }
+
+  void conv2dNchwcMatchesConv_data() {
+    QTest::addColumn<int>("channels");
+    QTest::addColumn<int>("filters");
+    QTest::addColumn<int>("group");
+    QTest::addColumn<int>("xb");
+    QTest::addColumn<int>("ib");
+    QTest::addColumn<int>("ob");
+    QTest::addColumn<int>("stride");
+    QTest::addColumn<int>("pad");
+    QTest::addColumn<int>("dilation");
+    QTest::newRow("dense 3x3") << 8 << 16 << 1 << 4 << 8 << 16 << 1 << 1 << 1;
+    QTest::newRow("mixed blocks, stride 2") << 12 << 6 << 1 << 3 << 4 << 2 << 2 << 1 << 1;
+    QTest::newRow("dilated") << 6 << 5 << 1 << 2 << 3 << 5 << 1 << 2 << 2;
+    QTest::newRow("depthwise") << 16 << 16 << 16 << 8 << 1 << 16 << 1 << 1 << 1;
+    QTest::newRow("depthwise, odd blocks") << 12 << 12 << 12 << 4 << 1 << 6 << 2 << 1 << 1;
+    QTest::newRow("grouped") << 8 << 8 << 2 << 4 << 2 << 4 << 1 << 0 << 1;
+    QTest::newRow("grouped, block spans groups") << 8 << 8 << 2 << 4 << 2 << 8 << 1 << 1 << 1;
+  }
+
+  void conv2dNchwcMatchesConv() {
+    QFETCH(int, channels);
+    QFETCH(int, filters);
+    QFETCH(int, group);
+    QFETCH(int, xb);
+    QFETCH(int, ib);
+    QFETCH(int, ob);
+    QFETCH(int, stride);
+    QFETCH(int, pad);
+    QFETCH(int, dilation);
+    const int64_t c = channels, oc = filters, cg = channels / group;
+    Tensor tx = random_tensor({2, c, 9, 7}, 3);
+    Tensor tw = random_tensor({oc, cg, 3, 3}, 4);
+    Tensor tb = random_tensor({oc}, 5);
+    Attributes conv_attrs = attrs_of({{"strides", std::vector<int64_t>{stride, stride}},
+                                      {"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+                                      {"dilations", std::vector<int64_t>{dilation, dilation}},
+                                      {"group", int64_t{group}}});
+    Builder ref;
+    {
+      ValueId x = ref.input("x", tx.shape());
+      ValueId y =
+          ref.node("Conv", "conv", {x, ref.constant("w", tw), ref.constant("b", tb)}, conv_attrs);
+      ref.finish({y});
+    }
+    Builder blk;
+    {
+      ValueId x = blk.input("x", tx.shape());
+      ValueId xt =
+          blk.node("LayoutTransform", "tx", {x}, transform_attrs("NCHW", nchwc_layout(xb)));
+      ValueId wt = blk.node("LayoutTransform", "tw", {blk.constant("w", tw)},
+                            transform_attrs("OIHW", oihwio_layout(ib, ob)));
+      ValueId bt = blk.constant("b", tb.reshaped({oc / ob, ob}));
+      ValueId y = blk.node("Conv2dNCHWc", "conv", {xt, wt, bt}, conv_attrs);
+      ValueId back =
+          blk.node("LayoutTransform", "ty", {y}, transform_attrs(nchwc_layout(ob), "NCHW"));
+      blk.finish({back});
+    }
+    const Tensor want = run(ref.g, {{"x", tx}})[0];
+    const Tensor got = run(blk.g, {{"x", tx}})[0];
+    QCOMPARE(got.shape(), want.shape());
+    const double err = normalized_error(got, want);
+    QVERIFY2(err <= 1e-6, qPrintable(QString("normalized error %1").arg(err)));
+    const OpDef* op = OpRegistry::global().find("Conv2dNCHWc");
+    QCOMPARE(op->kind, FusionKind::OutEWiseFusable);
+    const Node& conv = blk.g.nodes[static_cast<size_t>(blk.g.find_node("conv"))];
+    std::vector<TensorType> in_types, out_types = {blk.g.type(conv.outputs[0])};
+    for (ValueId v : conv.inputs) in_types.push_back(blk.g.type(v));
+    QCOMPARE(op->macs(conv, in_types, out_types), want.numel() * cg * 9);
+  }
+
+  void conv2dNchwcChecksNameTheNode() {
+    Builder b;
+    ValueId x = b.input("x", {1, 2, 4, 4, 4});
+    ValueId w = b.constant("w", Tensor(DType::Float32, {1, 1, 3, 3, 4, 8}));  // 4 in, x has 8
+    try {
+      b.node("Conv2dNCHWc", "odd_conv", {x, w});
+      QFAIL("no error");
+    } catch (const Error& e) {
+      QVERIFY2(QString(e.what()).contains("odd_conv"), e.what());
+    }
+  }
+
+  void deadCodeGoes() {
+    Builder b;
+    ValueId x = b.input("x", {4});
+    ValueId used = b.node("Relu", "used", {x});
+    ValueId dead = b.node("Exp", "dead", {x});
+    b.node("Neg", "dead_too", {dead});
+    Graph g = passes::eliminate_dead_code(b.finish({used}));
+    g.verify();
+    QCOMPARE(joined(ops_of(g)), QString("Relu"));
+    QCOMPARE(g.find_value("dead_out"), kNoValue);
+    QCOMPARE(g.find_value("dead_too_out"), kNoValue);
+    QCOMPARE(g.values.size(), size_t{2});
+  }
+
+  void constantsFold() {
+    Builder b;
+    ValueId x = b.input("x", {3});
+    ValueId c1 = b.constant("c1", Tensor::from_vector<float>({1, 2, 3}, {3}));
+    ValueId c2 = b.constant("c2", Tensor::from_vector<float>({10, 20, 30}, {3}));
+    ValueId sum = b.node("Add", "sum", {c1, c2});
+    ValueId sq = b.node("Mul", "square", {sum, sum});
+    ValueId y = b.node("Mul", "scale", {x, sq});
+    Graph g = passes::fold_constants(b.finish({y}));
+    g.verify();
+    QCOMPARE(joined(ops_of(g)), QString("Mul"));
+    ValueId folded = g.find_value("square_out");
+    QVERIFY(folded != kNoValue && g.value(folded).is_constant());
+    QCOMPARE(g.value(folded).constant.data<float>()[2], 33.0f * 33.0f);
+    QCOMPARE(g.find_value("sum_out"), kNoValue);  // no reader left
+  }
+
+  void identityAndDropoutGo() {
+    Builder b;
+    ValueId x = b.input("x", {2, 3});
+    ValueId r = b.node("Relu", "relu", {x});
+    ValueId i1 = b.node("Identity", "id1", {r});
+    std::vector<ValueId> drop = b.node_n("Dropout", "drop", {i1}, {}, 2);
+    ValueId e = b.node("Exp", "exp", {drop[0]});
+    ValueId out = b.node("Identity", "id_out", {e});  // a graph output: its name must stay
+    ValueId passthrough = b.node("Identity", "id_input", {x});  // input and output: stays
+    Graph original = b.finish({out, passthrough});
+    Graph g = passes::simplify(original);
+    g.verify();
+    QCOMPARE(joined(ops_of(g)), QString("Relu Exp Identity"));
+    QCOMPARE(g.value(g.outputs[0]).name, std::string("id_out_out"));
+    QCOMPARE(g.value(g.outputs[1]).name, std::string("id_input_out"));
+    const Node& exp = g.nodes[static_cast<size_t>(g.find_node("exp"))];
+    QCOMPARE(g.value(exp.inputs[0]).name, std::string("relu_out"));
+    Tensor tx = random_tensor({2, 3}, 9);
+    QCOMPARE(normalized_error(run(g, {{"x", tx}})[0], run(original, {{"x", tx}})[0]), 0.0);
+  }
+
+  void batchNormFoldsIntoConv() {
+    Builder b;
+    ValueId x = b.input("x", {1, 3, 6, 6});
+    ValueId c = b.node("Conv", "conv",
+                       {x, b.constant("w", random_tensor({4, 3, 3, 3}, 1)),
+                        b.constant("b", random_tensor({4}, 2))},
+                       attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+    Tensor var = random_tensor({4}, 6);
+    for (int64_t i = 0; i < 4; ++i) var.data<float>()[i] = std::abs(var.data<float>()[i]) + 0.5f;
+    ValueId bn = b.node(
+        "BatchNormalization", "bn",
+        {c, b.constant("s", random_tensor({4}, 3)), b.constant("beta", random_tensor({4}, 4)),
+         b.constant("mean", random_tensor({4}, 5)), b.constant("var", var)},
+        attrs_of({{"epsilon", 1e-3f}}));
+    ValueId y = b.node("Relu", "relu", {bn});
+    Graph original = b.finish({y});
+    Graph g = passes::simplify(original);
+    g.verify();
+    QCOMPARE(joined(ops_of(g)), QString("Conv Relu"));
+    QCOMPARE(g.nodes[0].name, std::string("conv"));
+    QCOMPARE(g.value(g.nodes[0].outputs[0]).name, std::string("bn_out"));
+    Tensor tx = random_tensor({1, 3, 6, 6}, 7);
+    const double err = normalized_error(run(g, {{"x", tx}})[0], run(original, {{"x", tx}})[0]);
+    QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
+  }
+
+  void batchNormStaysWhenConvOutputIsShared() {
+    Builder b;
+    ValueId x = b.input("x", {1, 2, 4, 4});
+    ValueId c = b.node("Conv", "conv", {x, b.constant("w", random_tensor({2, 2, 1, 1}, 1))});
+    Tensor one = Tensor::from_vector<float>({1, 1}, {2});
+    ValueId bn = b.node("BatchNormalization", "bn",
+                        {c, b.constant("s", one), b.constant("beta", one), b.constant("mean", one),
+                         b.constant("var", one)});
+    ValueId y = b.node("Add", "add", {bn, c});
+    Graph g = passes::simplify(b.finish({y}));
+    QCOMPARE(count_op(g, "BatchNormalization"), 1);
+  }
+
+  void scaleAndShiftFoldIntoConv() {
+    Builder b;
+    ValueId x = b.input("x", {1, 2, 5, 5});
+    ValueId c = b.node("Conv", "conv", {x, b.constant("w", random_tensor({3, 2, 3, 3}, 1))});
+    ValueId m = b.node("Mul", "scale", {b.constant("k", random_tensor({3, 1, 1}, 2)), c});
+    ValueId a = b.node("Add", "shift", {m, b.constant("t", random_tensor({1, 3, 1, 1}, 3))});
+    ValueId s = b.node("Mul", "half", {a, b.constant("h", Tensor::scalar<float>(0.5f))});
+    ValueId y = b.node("Add", "not_per_channel", {s, b.constant("u", random_tensor({3}, 4))});
+    Graph original = b.finish({y});
+    Graph g = passes::simplify(original);
+    g.verify();
+    QCOMPARE(joined(ops_of(g)), QString("Conv Add"));
+    QCOMPARE(g.value(g.nodes[0].outputs[0]).name, std::string("half_out"));
+    QVERIFY(g.nodes[0].has_input(2));  // the shift made a bias
+    Tensor tx = random_tensor({1, 2, 5, 5}, 7);
+    const double err = normalized_error(run(g, {{"x", tx}})[0], run(original, {{"x", tx}})[0]);
+    QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
+  }
+
+  void scaleAndShiftFoldIntoGemm_data() {
+    QTest::addColumn<int>("transB");
+    QTest::addColumn<bool>("withC");
+    QTest::newRow("transB, C") << 1 << true;
+    QTest::newRow("B, no C") << 0 << false;
+  }
+
+  void scaleAndShiftFoldIntoGemm() {
+    QFETCH(int, transB);
+    QFETCH(bool, withC);
+    Builder b;
+    ValueId x = b.input("x", {3, 4});
+    std::vector<ValueId> in = {
+        x, b.constant("w", random_tensor(transB ? Shape{5, 4} : Shape{4, 5}, 1))};
+    if (withC) in.push_back(b.constant("c", random_tensor({1, 5}, 2)));
+    ValueId gm = b.node("Gemm", "gemm", in,
+                        attrs_of({{"transB", int64_t{transB}}, {"alpha", 0.5f}, {"beta", 2.0f}}));
+    ValueId m = b.node("Mul", "scale", {gm, b.constant("k", random_tensor({5}, 3))});
+    ValueId a = b.node("Add", "shift", {m, b.constant("t", random_tensor({1, 5}, 4))});
+    Graph original = b.finish({a});
+    Graph g = passes::simplify(original);
+    g.verify();
+    QCOMPARE(joined(ops_of(g)), QString("Gemm"));
+    QCOMPARE(g.value(g.outputs[0]).name, std::string("shift_out"));
+    Tensor tx = random_tensor({3, 4}, 7);
+    const double err = normalized_error(run(g, {{"x", tx}})[0], run(original, {{"x", tx}})[0]);
+    QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
+  }
+
+  void matmulOfTransposeBecomesGemm() {
+    Builder b;
+    ValueId x = b.input("x", {3, 4});
+    ValueId w = b.input("w", {5, 4});
+    ValueId wt = b.node("Transpose", "wt", {w}, attrs_of({{"perm", std::vector<int64_t>{1, 0}}}));
+    ValueId xt = b.node("Transpose", "xt", {x});
+    ValueId y = b.node("MatMul", "mm", {x, wt});
+    ValueId z = b.node("MatMul", "mm2", {xt, b.constant("k", random_tensor({3, 2}, 1))});
+    Graph original = b.finish({y, z});
+    Graph g = passes::simplify(original);
+    g.verify();
+    QCOMPARE(joined(ops_of(g)), QString("Gemm Gemm"));
+    QCOMPARE(g.nodes[0].attrs.get_int("transB", 0), int64_t{1});
+    QCOMPARE(g.nodes[1].attrs.get_int("transA", 0), int64_t{1});
+    QCOMPARE(g.nodes[0].inputs[1], g.find_value("w"));
+    Tensor tx = random_tensor({3, 4}, 7), tw = random_tensor({5, 4}, 8);
+    auto got = run(g, {{"x", tx}, {"w", tw}});
+    auto want = run(original, {{"x", tx}, {"w", tw}});
+    QVERIFY(normalized_error(got[0], want[0]) <= 1e-6);
+    QVERIFY(normalized_error(got[1], want[1]) <= 1e-6);
+  }
+
+  void convLayoutIsAlteredAndSunk() {
+    Builder b;
+    ValueId x = b.input("x", {1, 3, 8, 8});
+    ValueId c1 = b.node("Conv", "conv1",
+                        {x, b.constant("w1", random_tensor({24, 3, 3, 3}, 1)),
+                         b.constant("b1", random_tensor({24}, 2))},
+                        attrs_of({{"auto_pad", std::string("SAME_UPPER")},
+                                  {"strides", std::vector<int64_t>{2, 2}}}));
+    ValueId r1 = b.node("Relu", "relu1", {c1});
+    ValueId dw =
+        b.node("Conv", "dw", {r1, b.constant("w2", random_tensor({24, 1, 3, 3}, 3))},
+               attrs_of({{"group", int64_t{24}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+    ValueId clip = b.node("Clip", "clip",
+                          {dw, b.constant("lo", Tensor::scalar<float>(0.0f)),
+                           b.constant("hi", Tensor::scalar<float>(0.5f))});
+    ValueId sc =
+        b.node("Mul", "per_channel", {clip, b.constant("k", random_tensor({24, 1, 1}, 4))});
+    ValueId add = b.node("Add", "residual", {sc, r1});
+    ValueId pool = b.node("GlobalAveragePool", "pool", {add});
+    Graph original = b.finish({pool});
+
+    Graph altered = passes::alter_conv_layout(original);
+    altered.verify();
+    QCOMPARE(count_op(altered, "Conv"), 0);
+    QCOMPARE(count_op(altered, "Conv2dNCHWc"), 2);
+    const Node& conv1 = altered.nodes[static_cast<size_t>(altered.find_node("conv1"))];
+    QCOMPARE(conv1.op, std::string("Conv2dNCHWc"));
+    QCOMPARE(altered.type(conv1.outputs[0]).shape, Shape({1, 2, 4, 4, 12}));
+    QCOMPARE(altered.type(conv1.inputs[1]).shape, Shape({2, 1, 3, 3, 3, 12}));
+    QCOMPARE(conv1.attrs.get_ints("pads"), std::vector<int64_t>({0, 0, 1, 1}));
+    const Node& depthwise = altered.nodes[static_cast<size_t>(altered.find_node("dw"))];
+    QCOMPARE(altered.type(depthwise.inputs[1]).shape, Shape({2, 1, 3, 3, 1, 12}));
+    for (const char* sunk : {"relu1", "clip", "per_channel", "residual"}) {
+      const Node& n = altered.nodes[static_cast<size_t>(altered.find_node(sunk))];
+      QVERIFY2(altered.type(n.outputs[0]).rank() == 5, sunk);
+    }
+    // The pool still reads NCHW, under the name it always read.
+    const Node& pool_node = altered.nodes[static_cast<size_t>(altered.find_node("pool"))];
+    QCOMPARE(altered.value(pool_node.inputs[0]).name, std::string("residual_out"));
+
+    Graph folded = passes::fold_constants(altered);
+    Graph cancelled = passes::cancel_layout_transforms(folded);
+    cancelled.verify();
+    // Left: the input's transform and the one before the pool.
+    QCOMPARE(count_op(cancelled, "LayoutTransform"), 2);
+    QCOMPARE(count_op(cancelled, "Reshape"), 0);
+    Tensor tx = random_tensor({1, 3, 8, 8}, 9);
+    const Tensor want = run(original, {{"x", tx}})[0];
+    for (const Graph* g : {&altered, &cancelled}) {
+      const double err = normalized_error(run(*g, {{"x", tx}})[0], want);
+      QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
+    }
+  }
+
+  void groupedConvStaysNchw() {
+    Builder b;
+    ValueId x = b.input("x", {1, 8, 4, 4});
+    ValueId c = b.node("Conv", "grouped", {x, b.constant("w", random_tensor({8, 4, 1, 1}, 1))},
+                       attrs_of({{"group", int64_t{2}}}));
+    Graph g = passes::alter_conv_layout(b.finish({c}));
+    QCOMPARE(joined(ops_of(g)), QString("Conv"));
+  }
+
+  void inverseTransformsCancelAndDuplicatesMerge() {
+    Builder b;
+    ValueId x = b.input("x", {1, 8, 2, 2});
+    ValueId t1 = b.node("LayoutTransform", "t1", {x}, transform_attrs("NCHW", "NCHW4c"));
+    ValueId r = b.node("Relu", "relu", {t1});
+    ValueId back = b.node("LayoutTransform", "back", {r}, transform_attrs("NCHW4c", "NCHW"));
+    ValueId again = b.node("LayoutTransform", "again", {back}, transform_attrs("NCHW", "NCHW4c"));
+    ValueId twin = b.node("LayoutTransform", "twin", {x}, transform_attrs("NCHW", "NCHW4c"));
+    ValueId a = b.node("Add", "add", {again, twin});
+    ValueId out = b.node("LayoutTransform", "out", {a}, transform_attrs("NCHW4c", "NCHW"));
+    Graph original = b.finish({out});
+    Graph g = passes::cancel_layout_transforms(original);
+    g.verify();
+    QCOMPARE(joined(ops_of(g)), QString("LayoutTransform Relu Add LayoutTransform"));
+    const Node& add = g.nodes[static_cast<size_t>(g.find_node("add"))];
+    QCOMPARE(g.value(add.inputs[0]).name, std::string("relu_out"));
+    QCOMPARE(g.value(add.inputs[1]).name, std::string("t1_out"));
+    Tensor tx = random_tensor({1, 8, 2, 2}, 3);
+    QCOMPARE(normalized_error(run(g, {{"x", tx}})[0], run(original, {{"x", tx}})[0]), 0.0);
+  }
+
+  void snakeCaseNames() {
+    QCOMPARE(passes::snake_case_op("Conv2dNCHWc"), std::string("conv2dnchwc"));
+    QCOMPARE(passes::snake_case_op("LayoutTransform"), std::string("layout_transform"));
+    QCOMPARE(passes::snake_case_op("GlobalAveragePool"), std::string("global_average_pool"));
+    QCOMPARE(passes::snake_case_op("Relu"), std::string("relu"));
+  }
+
+  void fusionFollowsTvmRules() {
+    // conv -> add(bias) -> relu -> [exp, neg] -> add: a diamond after relu;
+    // softmax (opaque) alone; transpose -> reshape -> reduce.
+    Builder b;
+    ValueId x = b.input("x", {1, 2, 4, 4});
+    ValueId c = b.node("Conv", "conv", {x, b.constant("w", random_tensor({2, 2, 1, 1}, 1))});
+    ValueId a = b.node("Add", "bias", {c, b.constant("bias", random_tensor({2, 1, 1}, 2))});
+    ValueId r = b.node("Relu", "relu", {a});
+    ValueId e = b.node("Exp", "exp", {r});
+    ValueId n = b.node("Neg", "neg", {r});
+    ValueId s = b.node("Add", "join", {e, n});
+    ValueId sm = b.node("Softmax", "softmax", {s}, attrs_of({{"axis", int64_t{1}}}));
+    ValueId t = b.node("Transpose", "transpose", {sm},
+                       attrs_of({{"perm", std::vector<int64_t>{0, 2, 3, 1}}}));
+    ValueId sq = b.node("Sqrt", "sqrt", {t});
+    ValueId red = b.node("ReduceSum", "sum",
+                         {sq, b.constant("axes", Tensor::from_vector<int64_t>({3}, {1}))});
+    ValueId conv2 = b.node("Conv", "conv2", {x, b.constant("w2", random_tensor({2, 2, 1, 1}, 3))});
+    ValueId r2 = b.node("Relu", "relu2", {conv2});
+    Graph g = b.finish({red, r2, conv2});
+    std::vector<passes::FusedGroup> groups = passes::fuse_ops(g);
+    QStringList names;
+    for (const auto& grp : groups) names << QString::fromStdString(grp.name);
+    QCOMPARE(
+        names.join(' '),
+        QString("fused_conv_add_relu_exp_neg_add fused_softmax fused_transpose_sqrt_reduce_sum "
+                "fused_conv fused_relu"));
+    QCOMPARE(groups[0].anchor, g.find_node("conv"));
+    QCOMPARE(groups[0].kind, FusionKind::OutEWiseFusable);
+    QCOMPARE(groups[0].inputs, std::vector<ValueId>({x, g.find_value("w"), g.find_value("bias")}));
+    QCOMPARE(groups[0].outputs, std::vector<ValueId>({s}));
+    QCOMPARE(groups[2].anchor, g.find_node("sum"));
+    QCOMPARE(groups[2].kind, FusionKind::CommReduce);
+    QCOMPARE(groups[3].outputs, std::vector<ValueId>({conv2}));  // a graph output ends its group
+    QCOMPARE(groups[4].inputs, std::vector<ValueId>({conv2}));
+    for (size_t k = 0; k < groups.size(); ++k) QCOMPARE(groups[k].id, static_cast<int>(k));
+  }
+
+  void fusionNamesAreUnique() {
+    Builder b;
+    ValueId x = b.input("x", {4});
+    ValueId y = b.node("Softmax", "s1", {x});
+    ValueId z = b.node("Softmax", "s2", {y});
+    ValueId w = b.node("Softmax", "s3", {z});
+    std::vector<passes::FusedGroup> groups = passes::fuse_ops(b.finish({w}));
+    QCOMPARE(groups.size(), size_t{3});
+    QCOMPARE(groups[0].name, std::string("fused_softmax"));
+    QCOMPARE(groups[1].name, std::string("fused_softmax_1"));
+    QCOMPARE(groups[2].name, std::string("fused_softmax_2"));
+  }
+
+  void pipelineRecordsEveryPass() {
+    Builder b;
+    ValueId x = b.input("x", {1, 4, 4, 4});
+    ValueId c = b.node("Conv", "conv", {x, b.constant("w", random_tensor({16, 4, 3, 3}, 1))},
+                       attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+    ValueId id = b.node("Identity", "id", {c});
+    ValueId r = b.node("Relu", "relu", {id});
+    Graph original = b.finish({r});
+    passes::OptimizedGraph opt = passes::optimize_graph(original);
+    QStringList passes_run;
+    for (const auto& s : opt.snapshots) passes_run << QString::fromStdString(s.pass);
+    QCOMPARE(passes_run.join(' '),
+             QString("eliminate_dead_code fold_constants simplify fold_constants alter_conv_layout "
+                     "fold_constants cancel_layout_transforms eliminate_dead_code fuse_ops"));
+    for (size_t k = 0; k + 1 < opt.snapshots.size(); ++k) QVERIFY(opt.snapshots[k].groups.empty());
+    QCOMPARE(opt.snapshots.back().groups.size(), opt.groups.size());
+    QCOMPARE(joined(ops_of(opt.graph)),
+             QString("LayoutTransform Conv2dNCHWc Relu LayoutTransform"));
+    QCOMPARE(opt.groups.size(), size_t{3});
+    QCOMPARE(opt.groups[1].name, std::string("fused_conv2dnchwc_relu"));
+    QCOMPARE(opt.graph.value(opt.graph.outputs[0]).name, std::string("relu_out"));
+    Tensor tx = random_tensor({1, 4, 4, 4}, 2);
+    const double err =
+        normalized_error(run(opt.graph, {{"x", tx}})[0], run(original, {{"x", tx}})[0]);
+    QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
+
+    passes::OptimizedGraph plain = passes::optimize_graph(original, {false, false});
+    QVERIFY(plain.snapshots.empty());
+    QCOMPARE(joined(ops_of(plain.graph)), QString("Conv Relu"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestPasses)
+#include "tst_passes.moc"

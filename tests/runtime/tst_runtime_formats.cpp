@@ -1,0 +1,300 @@
+// The package's file formats, byte for byte: TVM's parameter blob, TVM's
+// graph-executor JSON, DLPack data type text, and the CPU feature check.
+#include <QtTest>
+#include <cstring>
+
+#include "runtime/cpu_features.h"
+#include "runtime/graph_json.h"
+#include "runtime/params.h"
+
+using namespace lathe::runtime;
+
+namespace {
+
+template <typename T>
+void append(std::string& out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+// What TVM's SaveParams writes for {"b": int64 [7, -1], "w": float32 (1, 2) [1.5, -2]},
+// assembled field by field from its source (SaveDLTensor).
+std::string expected_blob() {
+  std::string b;
+  append<uint64_t>(b, 0xF7E58D4F05049CB7ULL);  // kTVMNDArrayListMagic
+  append<uint64_t>(b, 0);                      // reserved
+  append<uint64_t>(b, 2);                      // names
+  append<uint64_t>(b, 1);
+  b += "b";
+  append<uint64_t>(b, 1);
+  b += "w";
+  append<uint64_t>(b, 2);  // arrays
+  // "b"
+  append<uint64_t>(b, 0xDD5E40F096B4A13FULL);  // kTVMNDArrayMagic
+  append<uint64_t>(b, 0);
+  append<int32_t>(b, 1);  // kDLCPU
+  append<int32_t>(b, 0);  // device id
+  append<int32_t>(b, 1);  // ndim
+  append<uint8_t>(b, 0);  // kDLInt
+  append<uint8_t>(b, 64);
+  append<uint16_t>(b, 1);
+  append<int64_t>(b, 2);   // shape
+  append<int64_t>(b, 16);  // data bytes
+  append<int64_t>(b, 7);
+  append<int64_t>(b, -1);
+  // "w"
+  append<uint64_t>(b, 0xDD5E40F096B4A13FULL);
+  append<uint64_t>(b, 0);
+  append<int32_t>(b, 1);
+  append<int32_t>(b, 0);
+  append<int32_t>(b, 2);
+  append<uint8_t>(b, 2);  // kDLFloat
+  append<uint8_t>(b, 32);
+  append<uint16_t>(b, 1);
+  append<int64_t>(b, 1);
+  append<int64_t>(b, 2);
+  append<int64_t>(b, 8);
+  append<float>(b, 1.5f);
+  append<float>(b, -2.0f);
+  return b;
+}
+
+ParamMap tiny_params() {
+  NDArray b({2}, DataType::int64());
+  b.data_as<int64_t>()[0] = 7;
+  b.data_as<int64_t>()[1] = -1;
+  NDArray w({1, 2}, DataType::float32());
+  w.data_as<float>()[0] = 1.5f;
+  w.data_as<float>()[1] = -2.0f;
+  return {{"b", b}, {"w", w}};
+}
+
+// Expects `body` to throw an Error whose message contains `part`.
+template <typename F>
+QString error_of(F&& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
+  return QStringLiteral("<no error>");
+}
+
+GraphModuleDesc two_node_graph() {
+  GraphModuleDesc d;
+  d.nodes.push_back({"null", "x", {}, "", 0, 1, false});
+  d.nodes.push_back({"null", "w", {}, "", 0, 1, false});
+  d.nodes.push_back({"tvm_op", "fused_add", {{0, 0, 0}, {1, 0, 0}}, "fused_add", 2, 1, false});
+  d.arg_nodes = {0, 1};
+  d.heads = {{2, 0, 0}};
+  d.dltype = {"float32", "float32", "float32"};
+  d.shape = {{1, 4}, {1, 4}, {1, 4}};
+  d.storage_id = {0, 1, 2};
+  finalize(d);
+  return d;
+}
+
+}  // namespace
+
+class TestRuntimeFormats : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void dataTypeText() {
+    QCOMPARE(DataType::parse("float32"), DataType::float32());
+    QCOMPARE(DataType::parse("int64"), DataType::int64());
+    QCOMPARE(DataType::parse("bool"), (DataType{1, 1, 1}));
+    QCOMPARE(DataType::parse("uint8"), (DataType{1, 8, 1}));
+    QCOMPARE(DataType::parse("float16x4"), (DataType{2, 16, 4}));
+    for (const char* text : {"float32", "float64", "int8", "int32", "uint8", "bool", "float32x8"})
+      QCOMPARE(QString::fromStdString(DataType::parse(text).to_string()), QString(text));
+    QCOMPARE(DataType::boolean().bytes(), 1);
+    QCOMPARE(DataType::parse("float16x4").bytes(), 8);
+    QVERIFY(error_of([] { DataType::parse("complex64"); }).contains("complex64"));
+    QVERIFY(error_of([] { DataType::parse("int0"); }).contains("int0"));
+  }
+
+  void shapeTextIsNumpys() {
+    QCOMPARE(QString::fromStdString(shape_to_string({1, 3, 224, 224})),
+             QString("(1, 3, 224, 224)"));
+    QCOMPARE(QString::fromStdString(shape_to_string({16})), QString("(16,)"));
+    QCOMPARE(QString::fromStdString(shape_to_string({})), QString("()"));
+  }
+
+  void ndarrayIsAlignedAndZeroed() {
+    NDArray a({3, 5}, DataType::float32());
+    QCOMPARE(a.nbytes(), size_t(60));
+    QCOMPARE(reinterpret_cast<uintptr_t>(a.data()) % 64, uintptr_t(0));
+    for (int i = 0; i < 15; ++i) QCOMPARE(a.data_as<float>()[i], 0.0f);
+    NDArray shared = a;
+    NDArray copy = a.clone();
+    a.data_as<float>()[0] = 3;
+    QCOMPARE(shared.data_as<float>()[0], 3.0f);
+    QCOMPARE(copy.data_as<float>()[0], 0.0f);
+    QVERIFY(error_of([&] { a.copy_from(copy.data(), 59); }).contains("60 bytes"));
+  }
+
+  void paramsHaveTvmsByteLayout() {
+    const std::string blob = save_params(tiny_params());
+    const std::string want = expected_blob();
+    QCOMPARE(blob.size(), want.size());
+    QVERIFY(blob == want);
+  }
+
+  void paramsRoundTrip() {
+    ParamMap loaded = load_params(expected_blob());
+    QCOMPARE(loaded.size(), size_t(2));
+    QCOMPARE(loaded["b"].dtype(), DataType::int64());
+    QCOMPARE(loaded["b"].shape(), std::vector<int64_t>({2}));
+    QCOMPARE(loaded["b"].data_as<int64_t>()[1], int64_t(-1));
+    QCOMPARE(loaded["w"].shape(), std::vector<int64_t>({1, 2}));
+    QCOMPARE(loaded["w"].data_as<float>()[0], 1.5f);
+    QCOMPARE(loaded["w"].data_as<float>()[1], -2.0f);
+    QVERIFY(save_params(loaded) == expected_blob());
+
+    NDArray flags({3}, DataType::boolean());
+    flags.data_as<uint8_t>()[1] = 1;
+    ParamMap one = load_params(save_params({{"flags", flags}}));
+    QCOMPARE(one["flags"].dtype().to_string(), std::string("bool"));
+    QCOMPARE(one["flags"].data_as<uint8_t>()[1], uint8_t(1));
+    QVERIFY(load_params(save_params({})).empty());
+  }
+
+  void paramsErrorsSayWhatIsWrong() {
+    std::string wrong_magic = expected_blob();
+    wrong_magic[0] = 0x12;
+    QString e = error_of([&] { load_params(wrong_magic); });
+    QVERIFY2(e.startsWith("mod.params: not a TVM parameter file (magic 0xF7E58D4F05049C12"),
+             qPrintable(e));
+
+    const std::string blob = expected_blob();
+    e = error_of([&] { load_params(blob.substr(0, blob.size() - 3)); });
+    QVERIFY2(e.contains("mod.params: truncated in array 'w'"), qPrintable(e));
+    e = error_of([&] { load_params(blob.substr(0, 30)); });
+    QVERIFY2(e.contains("truncated in the name list"), qPrintable(e));
+    e = error_of([&] { load_params(blob.substr(0, 4), "weights.bin"); });
+    QVERIFY2(e.startsWith("weights.bin: not a TVM parameter file"), qPrintable(e));
+    e = error_of([&] { load_params(blob + "xx"); });
+    QVERIFY2(e.contains("2 unexpected bytes"), qPrintable(e));
+
+    std::string bad_size = blob;
+    // "b"'s data byte count sits right after its shape: claim 24 bytes, not 16.
+    const size_t b_size_at = 8 + 8 + 8 + 9 + 9 + 8 + 8 + 8 + 8 + 4 + 4 + 8;
+    bad_size[b_size_at] = 24;
+    e = error_of([&] { load_params(bad_size); });
+    QVERIFY2(e.contains("array 'b' (int64(2,)) says 24 data bytes; expected 16"), qPrintable(e));
+
+    std::string gpu = blob;
+    gpu[8 + 8 + 8 + 9 + 9 + 8 + 8 + 8] = 2;  // device_type of "b": kDLCUDA
+    e = error_of([&] { load_params(gpu); });
+    QVERIFY2(e.contains("device type 2"), qPrintable(e));
+  }
+
+  void graphJsonRoundTrip() {
+    const GraphModuleDesc d = two_node_graph();
+    const std::string text = to_json(d);
+    QVERIFY2(text.find("\"op\": \"tvm_op\"") != std::string::npos, text.c_str());
+    QVERIFY(text.find("\"num_inputs\": \"2\"") != std::string::npos);
+    QVERIFY(text.find("\"flatten_data\": \"0\"") != std::string::npos);
+    QVERIFY(text.find("\"list_shape\"") != std::string::npos);
+    QVERIFY(text.find("\"node_row_ptr\"") != std::string::npos);
+    const GraphModuleDesc back = parse_graph_json(text);
+    QCOMPARE(back.nodes.size(), size_t(3));
+    QCOMPARE(back.nodes[2].func_name, std::string("fused_add"));
+    QCOMPARE(back.nodes[2].num_inputs, 2u);
+    QVERIFY(back.nodes[2].inputs[1] == (GraphEntryRef{1, 0, 0}));
+    QCOMPARE(back.arg_nodes, d.arg_nodes);
+    QVERIFY(back.heads == d.heads);
+    QCOMPARE(back.node_row_ptr, std::vector<uint32_t>({0, 1, 2, 3}));
+    QCOMPARE(back.shape, d.shape);
+    QCOMPARE(back.dltype, d.dltype);
+    QCOMPARE(back.storage_id, d.storage_id);
+    QCOMPARE(to_json(back), text);
+  }
+
+  void graphJsonAsTvmWritesIt() {
+    // A graph in the shape relay.build's executor codegen produces, with
+    // TVM's extra keys (hash, device_index, metadata) and no node_row_ptr.
+    const std::string tvm = R"({
+      "nodes": [
+        {"op": "null", "name": "data", "inputs": []},
+        {"op": "null", "name": "p0", "inputs": []},
+        {"op": "tvm_op", "name": "tvmgen_default_fused_nn_dense_add",
+         "attrs": {"num_outputs": "1", "num_inputs": "2", "flatten_data": "0",
+                   "func_name": "tvmgen_default_fused_nn_dense_add", "hash": "1c2d"},
+         "inputs": [[0, 0, 0], [1, 0, 0]]}],
+      "arg_nodes": [0, 1],
+      "heads": [[2, 0, 0]],
+      "attrs": {"dltype": ["list_str", ["float32", "float32", "float32"]],
+                "device_index": ["list_int", [1, 1, 1]],
+                "storage_id": ["list_int", [0, 1, 2]],
+                "shape": ["list_shape", [[1, 8], [4, 8], [1, 4]]]},
+      "metadata": {"signatures": {}}
+    })";
+    const GraphModuleDesc d = parse_graph_json(tvm);
+    QCOMPARE(d.nodes[2].func_name, std::string("tvmgen_default_fused_nn_dense_add"));
+    QCOMPARE(d.num_entries(), 3u);
+    QCOMPARE(d.shape[1], std::vector<int64_t>({4, 8}));
+  }
+
+  void graphJsonErrorsNameTheKey() {
+    QString e = error_of([] { parse_graph_json("{\"nodes\": ["); });
+    QVERIFY2(e.contains("not valid JSON"), qPrintable(e));
+
+    std::string text = to_json(two_node_graph());
+    std::string no_func = text;
+    no_func.replace(no_func.find("\"func_name\""), 11, "\"func_nam\"");
+    e = error_of([&] { parse_graph_json(no_func); });
+    QVERIFY2(e.contains("node 2 ('fused_add')") && e.contains("missing key 'func_name'"),
+             qPrintable(e));
+
+    std::string bad_tag = text;
+    bad_tag.replace(bad_tag.find("\"list_int\""), 10, "\"list_str\"");
+    e = error_of([&] { parse_graph_json(bad_tag); });
+    QVERIFY2(e.contains("attrs.storage_id"), qPrintable(e));
+
+    GraphModuleDesc forward = two_node_graph();
+    forward.nodes[2].inputs[0] = {2, 0, 0};
+    e = error_of([&] { parse_graph_json(to_json(forward)); });
+    QVERIFY2(e.contains("does not refer to an earlier node"), qPrintable(e));
+
+    GraphModuleDesc short_shapes = two_node_graph();
+    short_shapes.shape.pop_back();
+    e = error_of([&] { parse_graph_json(to_json(short_shapes)); });
+    QVERIFY2(e.contains("attrs.shape") && e.contains("2 values for 3 entries"), qPrintable(e));
+
+    GraphModuleDesc bad_dtype = two_node_graph();
+    bad_dtype.dltype[1] = "float31x";
+    e = error_of([&] { parse_graph_json(to_json(bad_dtype)); });
+    QVERIFY2(e.contains("entry 1") && e.contains("float31x"), qPrintable(e));
+  }
+
+  void cpuFeatureNamesMapToCpuinfo() {
+    QCOMPARE(cpuinfo_flag_for("sse4.1"), std::string("sse4_1"));
+    QCOMPARE(cpuinfo_flag_for("avx512vnni"), std::string("avx512_vnni"));
+    QCOMPARE(cpuinfo_flag_for("lzcnt"), std::string("abm"));
+    QCOMPARE(cpuinfo_flag_for("sahf"), std::string("lahf_lm"));
+    QCOMPARE(cpuinfo_flag_for("amx-tile"), std::string("amx_tile"));
+    QCOMPARE(cpuinfo_flag_for("fast-gather"), std::string());  // a tuning flag
+
+    const std::set<std::string> flags = {"sse4_1", "avx2", "abm", "fma"};
+    QCOMPARE(missing_cpu_features("+sse4.1,+avx2,-avx512f,+lzcnt,+fast-gather,+fma", flags),
+             std::vector<std::string>());
+    QCOMPARE(missing_cpu_features("+avx2,+avx512f,+amx-tile,-sse4a", flags),
+             std::vector<std::string>({"avx512f", "amx-tile"}));
+    QCOMPARE(missing_cpu_features("+avx512f", {}), std::vector<std::string>());
+
+    // This machine: whatever it has passes; AMX (absent here) does not.
+    const std::set<std::string> host = host_cpu_flags();
+    if (host.empty()) QSKIP("no flags in /proc/cpuinfo");
+    for (const char* f : {"sse2", "avx2", "avx512f", "avx512vnni", "sse4.2", "amx-tile"}) {
+      const bool present = host.count(cpuinfo_flag_for(f)) > 0;
+      const std::vector<std::string> missing = missing_cpu_features(std::string("+") + f);
+      QCOMPARE(missing.empty(), present);
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRuntimeFormats)
+#include "tst_runtime_formats.moc"
