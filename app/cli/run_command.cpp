@@ -62,7 +62,7 @@ int run_compiled(runtime::GraphExecutor& exec, const Args& args,
   if (args.has("print-time")) {
     runtime::TimeSummary times =
         runtime::benchmark(exec, args.get_int("repeat", 10), args.get_int("number", 1));
-    std::cout << runtime::format_time_summary(times);
+    std::cout << runtime::format_time_summary(times) << "\n";
   }
   if (args.has("profile"))
     std::cout << runtime::GraphExecutor::format_profile(exec.profile(args.get_int("repeat", 10)));

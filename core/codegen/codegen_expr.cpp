@@ -439,6 +439,7 @@ llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
   llvm::Value* x = args[0];
   switch (n->op) {
     case te::Intrinsic::Exp:
+      if (t.is_float() && t.bits == 32 && t.lanes > 1) return emit_vector_expf(builder_, x);
       return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
     case te::Intrinsic::Log:
       return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::log, x);

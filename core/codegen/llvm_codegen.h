@@ -50,6 +50,9 @@ struct BufferFacts {
 //   void f(void** args)                  external: the packed entry point
 //   void f_compute_(ptr A, ptr B, ...)   internal, noinline, noalias/align 64 params
 //   void f_parallel_N(i64, i64, ptr)     internal: a parallel loop's body for the runtime
+// Vector float32 exp without libm calls (vector_math.cpp).
+llvm::Value* emit_vector_expf(llvm::IRBuilder<>& builder, llvm::Value* x);
+
 class CodeGenLLVM {
  public:
   CodeGenLLVM(llvm::Module& module, const Target& target);

@@ -38,8 +38,11 @@ double export_package(const CompiledGraph& compiled, const codegen::Target& targ
   Timer timer;
   std::vector<char> object = codegen::emit_object(compiled.funcs, target);
   double ms = timer.milliseconds();
-  write_package(path, object, compiled.desc, compiled.params, target.to_string(),
-                target.features());
+  // The package names the CPU it was built for even when the target said
+  // "the host", so a load elsewhere can say which CPU it needs.
+  codegen::Target named = target;
+  if (named.mcpu.empty()) named.mcpu = target.cpu();
+  write_package(path, object, compiled.desc, compiled.params, named.to_string(), target.features());
   return ms;
 }
 

@@ -277,11 +277,6 @@ void schedule_matmul_x86(Schedule& sch, const te::Tensor& anchor,
   const int64_t* k_extent = te::as_const_int(mm.op().as_compute()->reduce_axis[0]->dom.extent);
   const int64_t k = k_extent ? *k_extent : 1;
   const int64_t nb = n % 32 == 0 ? 32 : largest_divisor(n, kDefaultVectorLanes);
-  const int64_t mb = largest_divisor(m, nb == 32 ? kMatmulRows : kMatmulRowsOneVector);
-  int64_t panels = n / nb;
-  for (size_t d = 0; d < batch_dims; ++d) panels *= shape[d];
-  const bool pack = panels >= kMinParallelPanels;
-
   // B: a transposed B's stage is computed panel by panel; a plain B is packed
   // into contiguous panels when each panel serves a whole column of row tiles.
   std::vector<te::Tensor> inputs = mm.op().input_tensors();
@@ -290,15 +285,37 @@ void schedule_matmul_x86(Schedule& sch, const te::Tensor& anchor,
   const bool b_stage = tag_of(b) == "transpose_b" && !is_output(outputs, b);
   if (b_stage) done.insert(b.op());
   TileStages t = tile_stages(sch, mm, outputs, done);
+  const int64_t row_limit = nb == 32 ? kMatmulRows : kMatmulRowsOneVector;
 
+  // A batch of few-row products against one shared B ([64,1,256] x [256,768]
+  // in attention projections) is one matrix product: the batch axes fold into
+  // the rows, so B is packed once per panel instead of once per batch.
+  int64_t batch = 1;
+  for (size_t d = 0; d < batch_dims; ++d) batch *= shape[d];
+  const bool fold_batch = batch_dims > 0 && b.ndim() == 2 && m < row_limit;
   std::vector<IterVar> ax = t.loops.axis();
-  auto [mo, mi] = t.loops.split(ax[rank - 2], mb, "i_outer", "i_inner");
+  IterVar rows = ax[rank - 2];
+  int64_t mb = largest_divisor(m, row_limit);
+  if (fold_batch) {
+    rows = ax[0];
+    for (size_t d = 1; d < batch_dims; ++d) rows = t.loops.fuse(rows, ax[d]);
+    rows = t.loops.fuse(rows, ax[rank - 2]);
+    // Whole batches per tile, so every tile is a box in (batch, row) space.
+    mb = m * largest_divisor(batch, std::max<int64_t>(1, row_limit / m));
+  }
+  int64_t panels = n / nb;
+  if (!fold_batch) panels *= batch;
+  const bool pack = panels >= kMinParallelPanels;
+
+  auto [mo, mi] = t.loops.split(rows, mb, "i_outer", "i_inner");
   auto [no, ni] = t.loops.split(ax[rank - 1], nb, "j_outer", "j_inner");
-  std::vector<IterVar> order(ax.begin(), ax.begin() + static_cast<long>(batch_dims));
+  std::vector<IterVar> order;
+  if (!fold_batch) order.assign(ax.begin(), ax.begin() + static_cast<long>(batch_dims));
   for (const IterVar& v : {no, mo, mi, ni}) order.push_back(v);
   t.loops.reorder(order);
   IterVar outer = no;
-  for (size_t d = batch_dims; d-- > 0;) outer = t.loops.fuse(ax[d], outer);
+  if (!fold_batch)
+    for (size_t d = batch_dims; d-- > 0;) outer = t.loops.fuse(ax[d], outer);
   IterVar panel_loop = outer;
   if (!pack) outer = t.loops.fuse(outer, mo);
   t.loops.parallel(outer);
@@ -311,10 +328,18 @@ void schedule_matmul_x86(Schedule& sch, const te::Tensor& anchor,
   IterVar kk = t.acc.reduce_axis()[0];
   const int64_t kf = largest_divisor(k, 4);
   auto [ko, ki] = t.acc.split(kk, kf, "k_outer", "k_inner");
-  std::vector<IterVar> acc_order(a.begin(), a.begin() + static_cast<long>(batch_dims));
-  for (const IterVar& v : {ko, ki, a[rank - 2], a[rank - 1]}) acc_order.push_back(v);
+  IterVar acc_rows = a[rank - 2];
+  std::vector<IterVar> acc_order;
+  if (fold_batch) {
+    acc_rows = a[0];
+    for (size_t d = 1; d < batch_dims; ++d) acc_rows = t.acc.fuse(acc_rows, a[d]);
+    acc_rows = t.acc.fuse(acc_rows, a[rank - 2]);
+  } else {
+    acc_order.assign(a.begin(), a.begin() + static_cast<long>(batch_dims));
+  }
+  for (const IterVar& v : {ko, ki, acc_rows, a[rank - 1]}) acc_order.push_back(v);
   t.acc.reorder(acc_order);
-  t.acc.unroll(a[rank - 2]);
+  t.acc.unroll(acc_rows);
   t.acc.unroll(ki);
   t.acc.vectorize(a[rank - 1]);
 
