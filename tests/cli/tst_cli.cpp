@@ -67,6 +67,64 @@ class TestCli : public QObject {
     QVERIFY(max_diff / max_ref <= 1e-4);
   }
 
+  // tvmc's workflow: compile to a package, run it with the time summary and
+  // the per-kernel profile.
+  void compileThenRunPackage() {
+    QString tar = dir_.filePath("mlp.tar");
+    Result c = lathe_cli({"compile", models() + "/mlp.onnx", "--output", tar});
+    QVERIFY2(c.code == 0, qPrintable(c.err));
+    QVERIFY(c.out.contains("wrote " + tar));
+    QString out = dir_.filePath("mlp_out.npz");
+    Result r = lathe_cli({"run", tar, "--inputs", models() + "/mlp.io.npz", "--output", out,
+                          "--print-time", "--repeat", "5", "--profile"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains("Execution time summary:"));
+    QVERIFY(r.out.contains("mean (ms)   median (ms)    max (ms)     min (ms)     std (ms)"));
+    QVERIFY(r.out.contains("Node Name"));
+    QVERIFY(r.out.contains("fused_gemm"));
+    driver::NamedTensors got = driver::read_npz_tensors(out.toStdString());
+    QCOMPARE(got.size(), size_t{1});
+    QCOMPARE(got[0].first, std::string("output_0"));
+    QCOMPARE(got[0].second.shape(), (Shape{1, 10}));
+  }
+
+  void tasksListsFusedGroups() {
+    Result r = lathe_cli({"tasks", models() + "/resnet18.onnx"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains("fused_conv2dnchwc_add_relu"));
+    QVERIFY(r.out.contains("Conv2dNCHWc → Add → Relu"));
+    QVERIFY(r.out.contains("kernels for 28 fused groups"));
+  }
+
+  // The schedule editor's command-line twin: default text, a user's text
+  // lowered and measured against the reference, and a bad text's diagnostic.
+  void scheduleShowsLowersAndMeasures() {
+    Result d = lathe_cli({"schedule", models() + "/mlp.onnx", "--task", "1"});
+    QVERIFY2(d.code == 0, qPrintable(d.err));
+    QVERIFY(d.out.contains("s = te.create_schedule("));
+
+    QString text = dir_.filePath("gemm.py");
+    QFile f(text);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(d.out.toUtf8());
+    f.close();
+    Result m = lathe_cli({"schedule", models() + "/mlp.onnx", "--task", "1", "--schedule", text,
+                          "--emit", "asm", "--measure", "--repeat", "5"});
+    QVERIFY2(m.code == 0, qPrintable(m.err));
+    QVERIFY(m.out.contains("zmm") || m.out.contains("ymm"));
+    QVERIFY(m.out.contains("GFLOPS"));
+    QVERIFY(m.out.contains("(ok)"));
+
+    QString bad = dir_.filePath("bad.py");
+    QFile g(bad);
+    QVERIFY(g.open(QIODevice::WriteOnly));
+    g.write("s = te.create_schedule(nothing.op)\n");
+    g.close();
+    Result e = lathe_cli({"schedule", models() + "/mlp.onnx", "--task", "1", "--schedule", bad});
+    QCOMPARE(e.code, 1);
+    QVERIFY2(e.err.contains("1:"), qPrintable(e.err));
+  }
+
   void errorsAreOneMessageAndNonZeroExit_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("expected");
@@ -85,6 +143,9 @@ class TestCli : public QObject {
     QTest::newRow("wrong input shape") << QStringList{"run", models() + "/mlp.onnx", "--inputs",
                                                       models() + "/squeezenet1_1.io.npz"}
                                        << "expects float32[1,1,28,28]";
+    QTest::newRow("no such task") << QStringList{"schedule", models() + "/mlp.onnx", "--task", "99"}
+                                  << "no task 99";
+    QTest::newRow("not a package") << QStringList{"run", garbage + ".tar"} << ".tar";
     QTest::newRow("unknown executor")
         << QStringList{"run", models() + "/mlp.onnx", "--executor", "tvm"} << "unknown executor";
   }
