@@ -35,6 +35,10 @@ struct Target {
   std::string cpu() const;
   std::string features() const;
   std::string triple() const;
+  // "+avx2,+avx512f,..." — every instruction-set extension code for this
+  // target may use (the CPU's own and -mattr's): what a package records so a
+  // loader can refuse a CPU that lacks one.
+  std::string isa_features() const;
   bool is_host() const;  // whether the JIT can run code for it
 
   bool operator==(const Target&) const = default;

@@ -164,6 +164,19 @@ std::string Target::features() const {
   return join(parts, ",");
 }
 
+std::string Target::isa_features() const {
+  auto info = subtarget_info(str("target '", to_string(), "'"), triple(), cpu(), features());
+  // The features host detection knows are the instruction-set extensions;
+  // tuning flags are left out.
+  std::vector<std::string> enabled;
+  for (const auto& entry : llvm::sys::getHostCPUFeatures()) {
+    const std::string name = entry.first().str();
+    if (info->checkFeatures("+" + name)) enabled.push_back("+" + name);
+  }
+  std::sort(enabled.begin(), enabled.end());
+  return join(enabled, ",");
+}
+
 std::string Target::triple() const {
   return mtriple.empty() ? llvm::sys::getProcessTriple() : llvm::Triple::normalize(mtriple);
 }

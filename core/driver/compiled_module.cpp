@@ -42,7 +42,8 @@ double export_package(const CompiledGraph& compiled, const codegen::Target& targ
   // "the host", so a load elsewhere can say which CPU it needs.
   codegen::Target named = target;
   if (named.mcpu.empty()) named.mcpu = target.cpu();
-  write_package(path, object, compiled.desc, compiled.params, named.to_string(), target.features());
+  write_package(path, object, compiled.desc, compiled.params, named.to_string(),
+                target.isa_features());
   return ms;
 }
 

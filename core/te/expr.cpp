@@ -267,7 +267,9 @@ Expr operator-(Expr a, Expr b) {
   return binary(ExprKind::Sub, std::move(a), std::move(b));
 }
 Expr operator-(Expr a) {
-  return binary(ExprKind::Sub, make_zero(a.type()), std::move(a));
+  // The zero's type is read before `a` is moved: argument evaluation order is unspecified.
+  Expr zero = make_zero(a.type());
+  return binary(ExprKind::Sub, std::move(zero), std::move(a));
 }
 Expr operator*(Expr a, Expr b) {
   return binary(ExprKind::Mul, std::move(a), std::move(b));

@@ -2,7 +2,7 @@
 // whose indices are compile-time constants (the map from output position to
 // update becomes a table), OneHot, Trilu, EyeLike, and the opaque ops that
 // are reductions along one axis (CumSum, Hardmax, MeanVarianceNormalization).
-// TopK sorts, which no compute expresses; it has no definition here.
+// TopK, K selection stages, is in extra_compute.cpp.
 #include <string>
 
 #include "topi/compute_util.h"

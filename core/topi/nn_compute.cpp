@@ -118,8 +118,169 @@ void require_spatial_2d(const ComputeContext& ctx, int rank) {
     throw UnsupportedError(describe_node(ctx.node()) + ": only 2-D spatial inputs are compiled");
 }
 
+// Conv and the pools over 1 or 3 (any number but 2) spatial dimensions: the
+// window of each spatial dimension resolved as resolve_window does for two,
+// then one reduction stage over the padded input. Their tags are not the 2-D
+// ones, so the x86 conv schedule leaves them to the default schedule.
+struct WindowNd {
+  std::vector<int64_t> kernel, stride, dilation, pad_begin, pad_end, out;
+};
+
+WindowNd resolve_window_nd(const ComputeContext& ctx, const Shape& x, const Shape& y,
+                           std::vector<int64_t> kernel) {
+  const size_t nd = x.size() - 2;
+  const Attributes& attrs = ctx.attrs();
+  auto per_dim = [&](const char* name, int64_t fallback) {
+    std::vector<int64_t> v = attrs.get_ints(name);
+    if (v.empty()) return std::vector<int64_t>(nd, fallback);
+    if (v.size() != nd)
+      throw UnsupportedError(describe_node(ctx.node()) + ": '" + name + "' needs " +
+                             std::to_string(nd) + " values");
+    return v;
+  };
+  if (kernel.size() != nd)
+    throw UnsupportedError(describe_node(ctx.node()) + ": the kernel needs " + std::to_string(nd) +
+                           " spatial dimensions");
+  WindowNd w;
+  w.kernel = std::move(kernel);
+  w.stride = per_dim("strides", 1);
+  w.dilation = per_dim("dilations", 1);
+  w.pad_begin.assign(nd, 0);
+  w.pad_end.assign(nd, 0);
+  w.out.assign(y.begin() + 2, y.end());
+  const std::string mode = attrs.get_string("auto_pad", "NOTSET");
+  if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+    for (size_t d = 0; d < nd; ++d) {
+      int64_t total = std::max<int64_t>(
+          0, (w.out[d] - 1) * w.stride[d] + (w.kernel[d] - 1) * w.dilation[d] + 1 - x[2 + d]);
+      w.pad_begin[d] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
+      w.pad_end[d] = total - w.pad_begin[d];
+    }
+  } else if (mode != "VALID") {
+    std::vector<int64_t> p = attrs.get_ints("pads");
+    if (!p.empty()) {
+      if (p.size() != 2 * nd)
+        throw UnsupportedError(describe_node(ctx.node()) + ": 'pads' needs " +
+                               std::to_string(2 * nd) + " values");
+      for (size_t d = 0; d < nd; ++d) {
+        w.pad_begin[d] = p[d];
+        w.pad_end[d] = p[nd + d];
+      }
+    }
+  }
+  return w;
+}
+
+// `x` padded with `value` so that every window (ceil-mode overhang included)
+// lies inside: pad_begin before, as much as the windows need after.
+te::Tensor pad_windows(const te::Tensor& x, const WindowNd& w, double value,
+                       const std::string& name) {
+  std::vector<int64_t> before = {0, 0}, after = {0, 0};
+  for (size_t d = 0; d < w.kernel.size(); ++d) {
+    const int64_t need = (w.out[d] - 1) * w.stride[d] + (w.kernel[d] - 1) * w.dilation[d] + 1;
+    before.push_back(w.pad_begin[d]);
+    after.push_back(std::max<int64_t>(0, need - w.pad_begin[d] - x.shape()[2 + d]));
+  }
+  return pad(x, before, after, value, name);
+}
+
+std::vector<IterVar> window_axes(const WindowNd& w) {
+  std::vector<IterVar> axes;
+  for (size_t d = 0; d < w.kernel.size(); ++d)
+    axes.push_back(te::reduce_axis(w.kernel[d], "r" + std::to_string(d)));
+  return axes;
+}
+
+// The padded spatial coordinates of output `i` at window taps `r`.
+std::vector<Expr> window_point(const WindowNd& w, const std::vector<Var>& i,
+                               const std::vector<IterVar>& r) {
+  std::vector<Expr> at;
+  for (size_t d = 0; d < w.kernel.size(); ++d)
+    at.push_back(i[2 + d] * te::make_int(w.stride[d]) + r[d].var() * te::make_int(w.dilation[d]));
+  return at;
+}
+
+std::vector<te::Tensor> conv_nd_compute(const ComputeContext& ctx) {
+  const Shape& xs = ctx.input_type(0).shape;
+  const Shape& ws = ctx.input_type(1).shape;
+  const Shape& ys = ctx.output_type(0).shape;
+  if (xs.size() < 3 || ws.size() != xs.size())
+    throw UnsupportedError(describe_node(ctx.node()) + ": needs N x C x spatial data and kernel");
+  WindowNd win = resolve_window_nd(ctx, xs, ys, std::vector<int64_t>(ws.begin() + 2, ws.end()));
+  const int64_t groups = ctx.attrs().get_int("group", 1);
+  const int64_t cg = ws[1], per_group = ws[0] / groups;
+  te::Tensor padded = pad_windows(ctx.input(0), win, 0.0, ctx.name("pad"));
+  const te::Tensor& weight = ctx.input(1);
+  IterVar rc = te::reduce_axis(cg, "rc");
+  std::vector<IterVar> taps = window_axes(win);
+  std::vector<IterVar> all = {rc};
+  all.insert(all.end(), taps.begin(), taps.end());
+  te::Tensor out = te::compute(
+      ys,
+      [&](const std::vector<Var>& i) {
+        Expr channel = groups == 1 ? Expr(rc.var())
+                                   : (i[1] / te::make_int(per_group)) * te::make_int(cg) + rc.var();
+        std::vector<Expr> at = {i[0], channel}, wt = {i[1], rc.var()};
+        for (const Expr& e : window_point(win, i, taps)) at.push_back(e);
+        for (const IterVar& r : taps) wt.push_back(r.var());
+        return te::sum(padded(at) * weight(wt), all);
+      },
+      ctx.name(), axis_names(static_cast<int>(ys.size())), "conv_nd_nchw");
+  return {add_bias(ctx, out, [](const std::vector<Var>& i) { return std::vector<Expr>{i[1]}; })};
+}
+
+std::vector<te::Tensor> pool_nd_compute(const ComputeContext& ctx, PoolKind kind) {
+  const Shape& xs = ctx.input_type(0).shape;
+  const Shape& ys = ctx.output_type(0).shape;
+  if (xs.size() < 3)
+    throw UnsupportedError(describe_node(ctx.node()) + ": needs N x C x spatial data");
+  WindowNd win = resolve_window_nd(ctx, xs, ys, ctx.attrs().get_ints("kernel_shape"));
+  const te::Tensor& x = ctx.input(0);
+  const double pad_value = kind == PoolKind::Max ? -INFINITY : 0.0;
+  te::Tensor padded = pad_windows(x, win, pad_value, ctx.name("pad"));
+  std::vector<IterVar> taps = window_axes(win);
+  auto window = [&](const std::vector<Var>& i) {
+    std::vector<Expr> at = {i[0], i[1]};
+    for (const Expr& e : window_point(win, i, taps)) at.push_back(e);
+    return padded(at);
+  };
+  const std::vector<std::string> names = axis_names(static_cast<int>(ys.size()));
+  if (kind == PoolKind::Max)
+    return {te::compute(
+        ys, [&](const std::vector<Var>& i) { return te::max(window(i), taps); }, ctx.name(), names,
+        "pool_nd_max")};
+  te::Tensor total = te::compute(
+      ys, [&](const std::vector<Var>& i) { return te::sum(window(i), taps); }, ctx.name("sum"),
+      names, "pool_nd_sum");
+  // Per dimension, the taps whose input coordinate o*stride + k*dilation - pad
+  // lies in [lo, hi), as pool2d_window counts them.
+  auto taps_in = [](Expr o, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t kernel,
+                    int64_t lo, int64_t hi) {
+    Expr base = o * te::make_int(stride) - te::make_int(pad_begin);
+    Expr first =
+        te::max((te::make_int(lo + dilation - 1) - base) / te::make_int(dilation), te::make_int(0));
+    Expr last =
+        te::min((te::make_int(hi - 1) - base) / te::make_int(dilation), te::make_int(kernel - 1));
+    return te::max(last - first + te::make_int(1), te::make_int(0));
+  };
+  const bool include_pad = ctx.attrs().get_int("count_include_pad", 0) != 0;
+  return {te::compute(
+      ys,
+      [&](const std::vector<Var>& i) {
+        Expr count = te::make_int(1);
+        for (size_t d = 0; d < win.kernel.size(); ++d) {
+          const int64_t lo = include_pad ? -win.pad_begin[d] : 0;
+          const int64_t hi = include_pad ? xs[2 + d] + win.pad_end[d] : xs[2 + d];
+          count = count * taps_in(i[2 + d], win.stride[d], win.dilation[d], win.pad_begin[d],
+                                  win.kernel[d], lo, hi);
+        }
+        return total(exprs(i)) / te::cast(x.dtype(), te::max(count, te::make_int(1)));
+      },
+      ctx.name(), names, "pool_nd_avg")};
+}
+
 std::vector<te::Tensor> conv_compute(const ComputeContext& ctx) {
-  require_spatial_2d(ctx, 4);
+  if (ctx.input_type(0).rank() != 4) return conv_nd_compute(ctx);
   const Shape& x = ctx.input_type(0).shape;
   const Shape& w = ctx.input_type(1).shape;
   const Shape& y = ctx.output_type(0).shape;
@@ -225,9 +386,13 @@ std::vector<te::Tensor> matmul_compute(const ComputeContext& ctx) {
 }
 
 std::vector<te::Tensor> pool_compute(const ComputeContext& ctx, PoolKind kind) {
-  require_spatial_2d(ctx, 4);
   if (kind == PoolKind::Max && wants_output(ctx, 1))
     throw UnsupportedError(describe_node(ctx.node()) + ": MaxPool's Indices are not compiled");
+  if (ctx.input_type(0).rank() != 4) {
+    std::vector<te::Tensor> out = pool_nd_compute(ctx, kind);
+    if (kind == PoolKind::Max && ctx.num_outputs() > 1) out.emplace_back();
+    return out;
+  }
   const Shape& x = ctx.input_type(0).shape;
   const Shape& y = ctx.output_type(0).shape;
   std::vector<int64_t> k = ctx.attrs().get_ints("kernel_shape");

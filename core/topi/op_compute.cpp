@@ -89,6 +89,7 @@ const OpStrategyRegistry& OpStrategyRegistry::global() {
     register_indexing_computes(r);
     register_nn_computes(r);
     register_layout_computes(r);
+    register_extra_computes(r);
     return r;
   }();
   return registry;

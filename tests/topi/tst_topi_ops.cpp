@@ -679,9 +679,12 @@ std::vector<Case> indexing_cases() {
   return cases;
 }
 
-// Ops of these families that no compute can express, with why.
-const std::set<std::string> kNoCompute = {
-    "TopK",  // a sort: no gather-style compute or commutative reduction gives it
+// Ops of these families that no compute can express, with why (none now).
+const std::set<std::string> kNoCompute = {};
+
+// Ops whose cases live in another test executable.
+const std::set<std::string> kTestedElsewhere = {
+    "TopK",  // tst_topi_extra, with the losses and the 1-D/3-D windows
 };
 
 }  // namespace
@@ -729,7 +732,8 @@ class TestTopiOps : public QObject {
         continue;
       }
       if (!has) missing << QString::fromStdString(op + " has no compute");
-      if (!tested.count(op)) missing << QString::fromStdString(op + " has no test case");
+      if (!tested.count(op) && !kTestedElsewhere.count(op))
+        missing << QString::fromStdString(op + " has no test case");
     }
     QVERIFY2(families.names().size() > 90, "the families registered too few ops");
     QVERIFY2(missing.empty(), qPrintable(missing.join("\n")));

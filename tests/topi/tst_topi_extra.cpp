@@ -1,0 +1,491 @@
+// Numeric tests of TOPI's compute definitions for the ops of
+// core/topi/extra_compute.cpp (the losses, TopK) and of the 1-D and 3-D
+// convolutions and pools of core/topi/nn_compute.cpp: each case builds one
+// node's compute from placeholders through OpStrategyRegistry, schedules it
+// with the group's schedule (the op's own where it has one, else the generic
+// default), lowers and JIT-compiles it (all cases of a test in one module),
+// runs it on random or fixed inputs and compares with the reference kernel:
+// exactly for integers, within 1e-5 normalized error for floats.
+#include <QtTest>
+
+#include <cstring>
+#include <set>
+
+#include "codegen/codegen.h"
+#include "kernel_harness.h"
+#include "reference/executor.h"
+#include "support/error.h"
+#include "tir/lower.h"
+#include "topi/default_schedule.h"
+#include "topi/op_compute.h"
+
+using namespace lathe;
+using namespace lathe::testing;
+
+namespace {
+
+// One input of a case: random values in [lo, hi], a fixed constant, or omitted.
+struct Input {
+  DType dtype = DType::Float32;
+  Shape shape;
+  double lo = -1, hi = 1;
+  bool nonzero = false;  // replace zeros by one (divisors)
+  Tensor constant;       // defined: this value, known at compile time
+  bool omitted = false;
+};
+
+Input in(DType dtype, Shape shape, double lo = -1, double hi = 1) {
+  Input i;
+  i.dtype = dtype;
+  i.shape = std::move(shape);
+  i.lo = lo;
+  i.hi = hi;
+  return i;
+}
+Input f32(Shape shape, double lo = -1, double hi = 1) {
+  return in(DType::Float32, std::move(shape), lo, hi);
+}
+Input constant(Tensor value) {
+  Input i;
+  i.dtype = value.dtype();
+  i.shape = value.shape();
+  i.constant = std::move(value);
+  return i;
+}
+Input ints(std::vector<int64_t> values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  return constant(Tensor::from_vector(values, {n}));
+}
+Input omitted() {
+  Input i;
+  i.omitted = true;
+  return i;
+}
+
+struct Case {
+  std::string op;
+  Attributes attrs;
+  std::vector<Input> inputs;
+  int outputs = 1;
+  std::string label = {};  // what the case varies, for messages
+};
+
+Attributes attrs(std::initializer_list<std::pair<std::string, Attribute>> list) {
+  Attributes a;
+  for (const auto& [name, value] : list) a.set(name, value);
+  return a;
+}
+
+// A case made ready to run: its node, values, compute and lowered function.
+struct Prepared {
+  const Case* c = nullptr;
+  Graph graph;
+  Node node;
+  std::vector<Tensor> values;  // per input (undefined when omitted)
+  std::vector<TensorType> output_types;
+  std::vector<int> buffer_inputs;  // inputs passed to the kernel, in order
+  std::vector<te::Tensor> outputs;
+  tir::PrimFunc func;
+  std::string name;
+};
+
+std::string describe(const Case& c) {
+  std::string s = c.op;
+  if (!c.label.empty()) s += " [" + c.label + "]";
+  for (const Input& i : c.inputs)
+    s += " " + (i.omitted ? std::string("-") : TensorType{i.dtype, i.shape}.to_string());
+  return s;
+}
+
+void prepare(Prepared& p, const Case& c, int index, std::mt19937& rng) {
+  p.c = &c;
+  p.name = "case" + std::to_string(index);
+  const OpDef* def = reference::kernel_registry().find(c.op);
+  LATHE_CHECK(def, "no op ", c.op);
+  p.node.name = p.name;
+  p.node.op = c.op;
+  p.node.attrs = c.attrs;
+  std::vector<te::Tensor> placeholders;
+  std::vector<const Tensor*> constants;
+  std::vector<TensorType> input_types;
+  for (size_t k = 0; k < c.inputs.size(); ++k) {
+    const Input& i = c.inputs[k];
+    if (i.omitted) {
+      p.values.emplace_back();
+      p.node.inputs.push_back(kNoValue);
+      continue;
+    }
+    Tensor v = i.constant.defined() ? i.constant : random_tensor(i.dtype, i.shape, rng, i.lo, i.hi);
+    if (i.nonzero)
+      visit_dtype(v.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        for (int64_t e = 0; e < v.numel(); ++e)
+          if (v.data<T>()[e] == T{}) v.data<T>()[e] = T{1};
+      });
+    p.values.push_back(v);
+    const std::string name = "in" + std::to_string(k);
+    p.node.inputs.push_back(i.constant.defined() ? p.graph.add_constant(name, v)
+                                                 : p.graph.add_value(name, v.type()));
+  }
+  for (int k = 0; k < c.outputs; ++k)
+    p.node.outputs.push_back(p.graph.add_value("out" + std::to_string(k), {}));
+  p.output_types = infer_node_types(*def, p.graph, p.node);
+  // As the graph compiler does: shape inputs only as constants, every other
+  // present input as a placeholder (constant or not).
+  const std::set<int> shape_inputs(def->shape_inputs.begin(), def->shape_inputs.end());
+  for (size_t k = 0; k < c.inputs.size(); ++k) {
+    const Input& i = c.inputs[k];
+    constants.push_back(!i.omitted && i.constant.defined() ? &p.values[k] : nullptr);
+    input_types.push_back(i.omitted ? TensorType{} : p.values[k].type());
+    if (i.omitted || shape_inputs.count(static_cast<int>(k))) {
+      placeholders.emplace_back();
+      continue;
+    }
+    placeholders.push_back(
+        te::placeholder(i.shape, topi::te_dtype(i.dtype), p.name + "_in" + std::to_string(k)));
+    p.buffer_inputs.push_back(static_cast<int>(k));
+  }
+  const topi::OpStrategy* strategy = topi::OpStrategyRegistry::global().find(c.op);
+  LATHE_CHECK(strategy, "no compute for ", c.op);
+  topi::ComputeContext ctx(p.node, placeholders, constants, input_types, p.output_types, p.name);
+  p.outputs = strategy->compute(ctx);
+  LATHE_CHECK(p.outputs.size() == p.output_types.size(), c.op, " gave ", p.outputs.size(),
+              " outputs for ", p.output_types.size());
+  std::vector<te::Operation> ops;
+  std::vector<te::Tensor> args;
+  for (int k : p.buffer_inputs) args.push_back(placeholders[static_cast<size_t>(k)]);
+  for (size_t k = 0; k < p.outputs.size(); ++k) {
+    const te::Tensor& t = p.outputs[k];
+    LATHE_CHECK(t.shape() == p.output_types[k].shape, c.op, " output ", k, " has shape ",
+                shape_to_string(t.shape()), ", inferred ", p.output_types[k].to_string());
+    LATHE_CHECK(t.dtype() == topi::te_dtype(p.output_types[k].dtype), c.op, " output ", k, " is ",
+                t.dtype().to_string());
+    ops.push_back(t.op());
+    args.push_back(t);
+  }
+  schedule::Schedule sch(ops);
+  // As the graph compiler does: the op's own schedule where it has one.
+  if (strategy->schedule)
+    strategy->schedule(sch, p.outputs[0], p.outputs);
+  else
+    topi::apply_default_schedule(sch);
+  p.func = tir::lower(sch, args, p.name, {.record_ir = false}).func;
+}
+
+// "" when equal within tolerance, else what differs.
+std::string compare(const Tensor& got, const Tensor& want) {
+  if (got.type() != want.type())
+    return "type " + got.type().to_string() + " vs " + want.type().to_string();
+  if (is_float(want.dtype())) {
+    double diff = 0, ref = 0;
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      double g = got.element_as_double(i), w = want.element_as_double(i);
+      if (std::isnan(w) != std::isnan(g) || (std::isinf(w) && g != w)) {
+        diff = INFINITY;
+        break;
+      }
+      if (std::isfinite(w)) {
+        diff = std::max(diff, std::abs(g - w));
+        ref = std::max(ref, std::abs(w));
+      }
+    }
+    double err = ref == 0 ? diff : diff / ref;
+    return err <= 1e-5 ? "" : "normalized error " + std::to_string(err);
+  }
+  if (want.nbytes() && std::memcmp(got.raw(), want.raw(), want.nbytes()) != 0) {
+    for (int64_t i = 0; i < want.numel(); ++i)
+      if (got.element_as_double(i) != want.element_as_double(i))
+        return "element " + std::to_string(i) + ": " + std::to_string(got.element_as_double(i)) +
+               " vs " + std::to_string(want.element_as_double(i));
+    return "bytes differ";
+  }
+  return "";
+}
+
+// Runs every case, compiled as one module; returns one line per failure.
+QStringList run_cases(const std::vector<Case>& cases, uint32_t seed) {
+  QStringList failures;
+  std::mt19937 rng(seed);
+  std::vector<std::unique_ptr<Prepared>> prepared;
+  std::vector<tir::PrimFunc> funcs;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    auto p = std::make_unique<Prepared>();
+    try {
+      prepare(*p, cases[k], static_cast<int>(k), rng);
+    } catch (const std::exception& e) {
+      failures << QString::fromStdString(describe(cases[k]) + ": " + e.what());
+      continue;
+    }
+    funcs.push_back(p->func);
+    prepared.push_back(std::move(p));
+  }
+  codegen::CompiledModule module;
+  try {
+    module = codegen::jit_compile(funcs, codegen::Target::host());
+  } catch (const std::exception& e) {
+    // Find the culprit: compile each alone.
+    for (const auto& p : prepared) {
+      try {
+        codegen::jit_compile(p->func, codegen::Target::host());
+      } catch (const std::exception& one) {
+        failures << QString::fromStdString(describe(*p->c) + ": " + one.what());
+      }
+    }
+    failures << QString::fromStdString(std::string("module: ") + e.what());
+    return failures;
+  }
+  for (const auto& p : prepared) {
+    const Case& c = *p->c;
+    try {
+      std::vector<Tensor> buffers;
+      for (int k : p->buffer_inputs) buffers.push_back(p->values[static_cast<size_t>(k)]);
+      std::vector<Tensor> got;
+      for (const TensorType& t : p->output_types) got.emplace_back(t);
+      std::vector<void*> pointers;
+      for (Tensor& b : buffers) pointers.push_back(b.raw());
+      for (Tensor& g : got) pointers.push_back(g.raw());
+      module.kernel(p->name).run(pointers);
+      std::vector<const Tensor*> args;
+      for (const Tensor& v : p->values) args.push_back(v.defined() ? &v : nullptr);
+      std::vector<Tensor> want = reference::run_node(*reference::kernel_registry().find(c.op),
+                                                     p->node, args, p->output_types);
+      for (size_t k = 0; k < want.size(); ++k) {
+        std::string diff = compare(got[k], want[k]);
+        if (!diff.empty())
+          failures << QString::fromStdString(describe(c) + ": output " + std::to_string(k) + ": " +
+                                             diff);
+      }
+    } catch (const std::exception& e) {
+      failures << QString::fromStdString(describe(c) + ": " + e.what());
+    }
+  }
+  return failures;
+}
+
+// ---- The cases ---------------------------------------------------------------
+
+const DType kF32 = DType::Float32, kF64 = DType::Float64, kI32 = DType::Int32, kI64 = DType::Int64,
+            kU8 = DType::UInt8;
+
+Attributes none() {
+  return {};
+}
+
+std::vector<Case> loss_cases() {
+  std::vector<Case> cases;
+  for (const char* op : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {
+    for (const char* reduction : {"none", "sum", "mean"}) {
+      const std::string r = reduction;
+      cases.push_back({op,
+                       attrs({{"reduction", r}}),
+                       {f32({4, 5}, -3, 1), in(kI64, {4}, 0, 4)},
+                       1,
+                       r + " 2-D"});
+      cases.push_back({op,
+                       attrs({{"reduction", r}}),
+                       {f32({2, 3, 4, 5}, -3, 1), in(kI32, {2, 4, 5}, 0, 2), f32({3}, 0.1, 2)},
+                       1,
+                       r + " 4-D weighted"});
+      cases.push_back({op,
+                       attrs({{"reduction", r}, {"ignore_index", int64_t{1}}}),
+                       {f32({3, 4, 6}, -3, 1), in(kI64, {3, 6}, 0, 3), f32({4}, 0.1, 2)},
+                       1,
+                       r + " ignore 1 weighted"});
+    }
+    cases.push_back({op,
+                     attrs({{"ignore_index", int64_t{2}}}),
+                     {f32({5, 3}), in(kI64, {5}, 0, 2), omitted()},
+                     1,
+                     "weight omitted"});
+    // Default reduction (mean), f64, a 5-D input.
+    cases.push_back({op, none(), {in(kF64, {2, 3, 2, 2, 3}, -2, 2), in(kI64, {2, 2, 2, 3}, 0, 2)}});
+    // Every target ignored: mean is 0 / 0 = NaN.
+    cases.push_back({op,
+                     attrs({{"ignore_index", int64_t{-1}}}),
+                     {f32({2, 3}), constant(Tensor::from_vector<int64_t>({-1, -1}, {2}))},
+                     1,
+                     "all ignored"});
+    // An ignored target outside [0, C) (C + 7).
+    cases.push_back({op,
+                     attrs({{"reduction", std::string("sum")}, {"ignore_index", int64_t{10}}}),
+                     {f32({4, 3}), constant(Tensor::from_vector<int64_t>({0, 10, 2, 1}, {4}))},
+                     1,
+                     "ignored out of range"});
+  }
+  // SoftmaxCrossEntropyLoss's log_prob output, with large scores.
+  cases.push_back({"SoftmaxCrossEntropyLoss",
+                   none(),
+                   {f32({3, 5, 4}, 40, 90), in(kI64, {3, 4}, 0, 4)},
+                   2,
+                   "log_prob"});
+  cases.push_back({"SoftmaxCrossEntropyLoss",
+                   attrs({{"reduction", std::string("none")}, {"ignore_index", int64_t{0}}}),
+                   {f32({2, 4, 3}), in(kI64, {2, 3}, 0, 3), f32({4}, 0.5, 1.5)},
+                   2,
+                   "log_prob ignore weighted"});
+  return cases;
+}
+
+Input k_of(int64_t k) {
+  return ints({k});
+}
+
+std::vector<Case> top_k_cases() {
+  std::vector<Case> cases;
+  for (int64_t largest : {1, 0}) {
+    const std::string l = largest ? "largest" : "smallest";
+    cases.push_back({"TopK", attrs({{"largest", largest}}), {f32({3, 11}), k_of(4)}, 2, l});
+    cases.push_back({"TopK",
+                     attrs({{"largest", largest}, {"axis", int64_t{1}}}),
+                     {f32({2, 9, 3}), k_of(9)},
+                     2,
+                     l + " axis 1, K = n"});
+    cases.push_back({"TopK",
+                     attrs({{"largest", largest}, {"axis", int64_t{0}}, {"sorted", int64_t{0}}}),
+                     {in(kI32, {20, 3}, -3, 3), k_of(16)},
+                     2,
+                     l + " ties i32 K = 16 unsorted"});
+    cases.push_back({"TopK",
+                     attrs({{"largest", largest}}),
+                     {in(kU8, {4, 7}, 0, 2), k_of(5)},
+                     2,
+                     l + " u8 ties"});
+    cases.push_back({"TopK",
+                     attrs({{"largest", largest}}),
+                     {in(kF64, {6}, -5, 5), k_of(1)},
+                     2,
+                     l + " f64 K=1"});
+    cases.push_back({"TopK",
+                     attrs({{"largest", largest}, {"axis", int64_t{-2}}}),
+                     {in(kI64, {5, 4}, -100, 100), k_of(3)},
+                     1,
+                     l + " values only"});
+    // NaN, infinities and ties: NaN ranks above +inf, equal values keep index order.
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = INFINITY;
+    cases.push_back({"TopK",
+                     attrs({{"largest", largest}}),
+                     {constant(Tensor::from_vector<float>(
+                          {1, inf, nan, -inf, 1, nan, inf, 0, -inf, 2, 1, nan}, {2, 6})),
+                      k_of(6)},
+                     2,
+                     l + " nan inf ties"});
+  }
+  return cases;
+}
+
+std::vector<Case> window_cases() {
+  std::vector<Case> cases;
+  const Attributes conv1d = attrs({{"kernel_shape", std::vector<int64_t>{3}}});
+  cases.push_back({"Conv", conv1d, {f32({2, 3, 10}), f32({4, 3, 3})}, 1, "1-D"});
+  cases.push_back({"Conv",
+                   attrs({{"strides", std::vector<int64_t>{2}},
+                          {"pads", std::vector<int64_t>{1, 2}},
+                          {"dilations", std::vector<int64_t>{2}},
+                          {"group", int64_t{2}}}),
+                   {f32({1, 4, 13}), f32({6, 2, 3}), f32({6})},
+                   1,
+                   "1-D strided padded dilated grouped bias"});
+  cases.push_back({"Conv",
+                   attrs({{"auto_pad", std::string("SAME_UPPER")}}),
+                   {f32({1, 2, 7}), f32({2, 2, 4})},
+                   1,
+                   "1-D SAME_UPPER"});
+  cases.push_back(
+      {"Conv",
+       attrs({{"auto_pad", std::string("SAME_LOWER")}, {"strides", std::vector<int64_t>{2, 1, 2}}}),
+       {f32({1, 2, 5, 4, 6}), f32({3, 2, 2, 3, 3}), f32({3})},
+       1,
+       "3-D SAME_LOWER strided bias"});
+  cases.push_back({"Conv",
+                   attrs({{"pads", std::vector<int64_t>{1, 0, 1, 0, 1, 1}}}),
+                   {f32({2, 3, 4, 5, 3}), f32({2, 3, 3, 2, 2})},
+                   1,
+                   "3-D padded"});
+  cases.push_back({"Conv",
+                   attrs({{"group", int64_t{3}}}),
+                   {in(kF64, {1, 3, 4, 4, 4}, -1, 1), in(kF64, {3, 1, 2, 2, 2}, -1, 1)},
+                   1,
+                   "3-D depthwise f64"});
+  for (const char* op : {"MaxPool", "AveragePool"}) {
+    const std::string o = op;
+    cases.push_back(
+        {op, attrs({{"kernel_shape", std::vector<int64_t>{3}}}), {f32({2, 3, 9})}, 1, "1-D"});
+    cases.push_back({op,
+                     attrs({{"kernel_shape", std::vector<int64_t>{3}},
+                            {"strides", std::vector<int64_t>{2}},
+                            {"pads", std::vector<int64_t>{1, 1}},
+                            {"ceil_mode", int64_t{1}}}),
+                     {f32({1, 2, 10})},
+                     1,
+                     "1-D padded ceil"});
+    cases.push_back({op,
+                     attrs({{"kernel_shape", std::vector<int64_t>{2}},
+                            {"pads", std::vector<int64_t>{1, 1}},
+                            {"count_include_pad", int64_t{1}}}),
+                     {f32({1, 2, 6})},
+                     1,
+                     "1-D count_include_pad"});
+    cases.push_back({op,
+                     attrs({{"kernel_shape", std::vector<int64_t>{2, 2, 2}}}),
+                     {f32({1, 2, 4, 5, 6})},
+                     1,
+                     "3-D"});
+    cases.push_back({op,
+                     attrs({{"kernel_shape", std::vector<int64_t>{3, 3, 2}},
+                            {"strides", std::vector<int64_t>{2, 2, 1}},
+                            {"auto_pad", std::string("SAME_UPPER")}}),
+                     {f32({1, 1, 5, 6, 4})},
+                     1,
+                     "3-D SAME_UPPER strided"});
+    cases.push_back({op,
+                     attrs({{"kernel_shape", std::vector<int64_t>{2, 3, 2}},
+                            {"pads", std::vector<int64_t>{1, 1, 0, 0, 1, 1}},
+                            {"count_include_pad", int64_t{1}}}),
+                     {in(kF64, {2, 1, 4, 5, 3}, -1, 1)},
+                     1,
+                     "3-D padded count_include_pad f64"});
+  }
+  cases.push_back({"MaxPool",
+                   attrs({{"kernel_shape", std::vector<int64_t>{2, 2, 2}},
+                          {"dilations", std::vector<int64_t>{2, 1, 2}}}),
+                   {f32({1, 2, 6, 5, 6})},
+                   1,
+                   "3-D dilated"});
+  return cases;
+}
+
+}  // namespace
+
+class TestTopiExtra : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void losses() {
+    QStringList failures = run_cases(loss_cases(), 11);
+    QVERIFY2(failures.empty(), qPrintable(failures.join("\n")));
+  }
+
+  void topK() {
+    QStringList failures = run_cases(top_k_cases(), 12);
+    QVERIFY2(failures.empty(), qPrintable(failures.join("\n")));
+  }
+
+  void windows1d3d() {
+    QStringList failures = run_cases(window_cases(), 13);
+    QVERIFY2(failures.empty(), qPrintable(failures.join("\n")));
+  }
+
+  // K beyond the compiled stages is refused with UnsupportedError.
+  void topKLargeKUnsupported() {
+    Tensor k = Tensor::from_vector<int64_t>({17}, {1});
+    Node node{"t", "TopK", {0, 1}, {2, 3}, {}};
+    te::Tensor x = te::placeholder({2, 40}, te::DataType::Float(32), "x");
+    topi::ComputeContext ctx(node, {x, te::Tensor()}, {nullptr, &k}, {{kF32, {2, 40}}, k.type()},
+                             {{kF32, {2, 17}}, {kI64, {2, 17}}}, "t");
+    QVERIFY_THROWS_EXCEPTION(UnsupportedError,
+                             topi::OpStrategyRegistry::global().find("TopK")->compute(ctx));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTopiExtra)
+#include "tst_topi_extra.moc"
