@@ -82,8 +82,11 @@ struct OpDef {
   InferFn infer = nullptr;
   KernelFn kernel = nullptr;
   MacsFn macs = nullptr;
-  // Inputs that decide output shapes (Reshape's shape, Slice's starts ...): a
-  // static-shape IR needs them as constants.
+  // Inputs that must be compile-time constants: those that decide output
+  // shapes (Reshape's shape, Slice's starts ...), which a static-shape IR
+  // needs, and those that decide the computation's structure (CumSum's axis,
+  // Resize's roi, Dropout's ratio and training_mode), which a compiled kernel
+  // bakes in, as TVM's frontends require them constant.
   std::vector<int> shape_inputs;
 };
 

@@ -8,11 +8,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "driver/compiled_module.h"
 #include "driver/model_loader.h"
+#include "driver/task_workbench.h"
 #include "driver/tensor_files.h"
+#include "driver/tuning_records.h"
+#include "support/error.h"
 #include "support/timer.h"
 
 using namespace lathe;
@@ -113,6 +118,48 @@ class TestCompiledModels : public QObject {
     driver::NamedTensors out = driver::read_npz_tensors(out_npz);
     QCOMPARE(out.size(), size_t{1});
     QCOMPARE(normalized_error(out[0].second, in_memory[0]), 0.0);
+  }
+
+  // --tuning-records: per task, the fastest record without an error wins;
+  // a malformed line is an error naming the file and line.
+  void tuningRecordsChooseTheFastestValidSchedule() {
+    const std::string base = (models_dir() + "/mlp.onnx").toStdString();
+    Graph graph = driver::load_model(base);
+    driver::CompileOptions options;
+    options.passes.record_snapshots = false;
+    driver::CompiledGraph plain = driver::compile_graph(graph, options);
+    const driver::KernelTask& task = plain.tasks.at(1);
+    driver::TaskWorkbench bench(plain.optimized.graph, plain.optimized.groups, task);
+    std::string good = bench.default_schedule_text();
+    std::string workload = driver::task_workload_id(task);
+
+    QTemporaryDir dir;
+    std::string path = dir.filePath("records.json").toStdString();
+    auto record = [&](const std::string& schedule, double ms, bool error) {
+      nlohmann::json r = {{"workload", workload}, {"schedule", schedule}, {"latency_ms", ms}};
+      r["error"] = error ? nlohmann::json("crashed") : nlohmann::json(nullptr);
+      return r.dump() + "\n";
+    };
+    {
+      std::ofstream out(path);
+      out << record("this is not a schedule", 0.001, true)  // fastest, but failed
+          << record(good, 0.5, false)                       // the one to use
+          << record("also not a schedule", 0.9, false);     // slower
+    }
+    options.schedule_for = driver::best_schedules_from_records(path);
+    driver::CompiledGraph tuned = driver::compile_graph(graph, options);
+    QCOMPARE(tuned.tasks.size(), plain.tasks.size());
+
+    {
+      std::ofstream out(path, std::ios::app);
+      out << "{\"workload\": 3\n";
+    }
+    try {
+      driver::best_schedules_from_records(path);
+      QFAIL("a malformed record was accepted");
+    } catch (const Error& e) {
+      QVERIFY2(std::string(e.what()).find("records.json:4:") != std::string::npos, e.what());
+    }
   }
 };
 

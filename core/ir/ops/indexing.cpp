@@ -217,7 +217,7 @@ void register_indexing_ops(OpRegistry& r) {
   r.define("Trilu", K::Injective, infer_trilu);
   r.define("EyeLike", K::Injective, infer_eye_like);
   r.define("TopK", K::Opaque, infer_top_k).shape_inputs = {1};
-  r.define("CumSum", K::Opaque, infer_cumsum);
+  r.define("CumSum", K::Opaque, infer_cumsum).shape_inputs = {1};
   r.define("Hardmax", K::Opaque, infer_hardmax);
   r.define("MeanVarianceNormalization", K::Opaque, infer_mvn);
 }

@@ -451,7 +451,7 @@ void infer_space_to_depth(InferContext& ctx) {
 void register_shape_ops(OpRegistry& r) {
   using K = FusionKind;
   r.define("Identity", K::Injective, infer_identity);
-  r.define("Dropout", K::Injective, infer_dropout);
+  r.define("Dropout", K::Injective, infer_dropout).shape_inputs = {1, 2};
   r.define("Flatten", K::Injective, infer_flatten);
   r.define("Reshape", K::Injective, infer_reshape).shape_inputs = {1};
   r.define("Transpose", K::Injective, infer_transpose);
@@ -464,7 +464,7 @@ void register_shape_ops(OpRegistry& r) {
   r.define("Pad", K::Injective, infer_pad).shape_inputs = {1, 3};
   r.define("Expand", K::Injective, infer_expand).shape_inputs = {1};
   r.define("Tile", K::Injective, infer_tile).shape_inputs = {1};
-  r.define("Resize", K::Injective, infer_resize).shape_inputs = {2, 3};
+  r.define("Resize", K::Injective, infer_resize).shape_inputs = {1, 2, 3};
   r.define("DepthToSpace", K::Injective, infer_depth_to_space);
   r.define("SpaceToDepth", K::Injective, infer_space_to_depth);
   // Shape-valued ops: constant folding removes them from static-shape graphs.
