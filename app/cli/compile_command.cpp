@@ -1,5 +1,8 @@
 // lathe compile MODEL [--target T] [--input-shapes S] --output module.tar
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "args.h"
 #include "commands.h"
@@ -24,8 +27,20 @@ int compile_command(int argc, char** argv) {
   driver::CompileOptions options;
   options.target = codegen::Target::parse(args.get("target", "llvm"));
   options.passes.alter_layout = !args.has("no-layout");
-  if (args.has("tuning-records"))
-    options.schedule_for = driver::best_schedules_from_records(args.get("tuning-records"));
+  // Which tasks the records cover, to say which ones keep their default schedule.
+  std::vector<std::string> untuned;
+  int tuned = 0;
+  if (args.has("tuning-records")) {
+    auto best = driver::best_schedules_from_records(args.get("tuning-records"));
+    options.schedule_for = [&, best](const driver::KernelTask& task) {
+      std::optional<std::string> text = best(task);
+      if (text)
+        ++tuned;
+      else
+        untuned.push_back(std::to_string(task.id) + " " + task.func_name);
+      return text;
+    };
+  }
   driver::CompiledGraph compiled = driver::compile_graph(graph, options);
   std::string output = args.get("output", "module.tar");
   double llvm_ms = driver::export_package(compiled, options.target, output);
@@ -35,6 +50,15 @@ int compile_command(int argc, char** argv) {
             << "  graph passes " << compiled.passes_ms << " ms, lowering " << compiled.lower_ms
             << " ms, LLVM " << llvm_ms << " ms, total " << total.milliseconds() << " ms\n"
             << "wrote " << output << "\n";
+  if (args.has("tuning-records")) {
+    std::cout << "tuning records: " << tuned << " of " << compiled.tasks.size()
+              << " kernels use a tuned schedule";
+    if (!untuned.empty()) {
+      std::cout << "; no record for:";
+      for (const std::string& t : untuned) std::cout << "\n  task " << t;
+    }
+    std::cout << "\n";
+  }
   return 0;
 }
 
