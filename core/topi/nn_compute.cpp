@@ -113,11 +113,6 @@ te::Tensor add_bias(const ComputeContext& ctx, const te::Tensor& out,
       ctx.name("bias"), axis_names(out.ndim()), "elemwise");
 }
 
-void require_spatial_2d(const ComputeContext& ctx, int rank) {
-  if (ctx.input_type(0).rank() != rank)
-    throw UnsupportedError(describe_node(ctx.node()) + ": only 2-D spatial inputs are compiled");
-}
-
 // Conv and the pools over 1 or 3 (any number but 2) spatial dimensions: the
 // window of each spatial dimension resolved as resolve_window does for two,
 // then one reduction stage over the padded input. Their tags are not the 2-D
@@ -229,6 +224,13 @@ std::vector<te::Tensor> conv_nd_compute(const ComputeContext& ctx) {
   return {add_bias(ctx, out, [](const std::vector<Var>& i) { return std::vector<Expr>{i[1]}; })};
 }
 
+// What MaxPool pads with: -inf, or the least value of an integer type (-inf
+// itself does not convert to one).
+double max_pad_value(te::DataType t) {
+  if (t.is_float()) return -INFINITY;
+  return t.is_int() ? -std::ldexp(1.0, t.bits - 1) : 0.0;
+}
+
 std::vector<te::Tensor> pool_nd_compute(const ComputeContext& ctx, PoolKind kind) {
   const Shape& xs = ctx.input_type(0).shape;
   const Shape& ys = ctx.output_type(0).shape;
@@ -236,8 +238,8 @@ std::vector<te::Tensor> pool_nd_compute(const ComputeContext& ctx, PoolKind kind
     throw UnsupportedError(describe_node(ctx.node()) + ": needs N x C x spatial data");
   WindowNd win = resolve_window_nd(ctx, xs, ys, ctx.attrs().get_ints("kernel_shape"));
   const te::Tensor& x = ctx.input(0);
-  const double pad_value = kind == PoolKind::Max ? -INFINITY : 0.0;
-  te::Tensor padded = pad_windows(x, win, pad_value, ctx.name("pad"));
+  te::Tensor padded =
+      pad_windows(x, win, kind == PoolKind::Max ? max_pad_value(x.dtype()) : 0.0, ctx.name("pad"));
   std::vector<IterVar> taps = window_axes(win);
   auto window = [&](const std::vector<Var>& i) {
     std::vector<Expr> at = {i[0], i[1]};
@@ -279,6 +281,75 @@ std::vector<te::Tensor> pool_nd_compute(const ComputeContext& ctx, PoolKind kind
       ctx.name(), names, "pool_nd_avg")};
 }
 
+// MaxPool's Indices, as the reference picks them: the first window tap (in
+// row-major order, padding skipped) holding the maximum `values`, as a flat
+// index into the input (row-major, or column-major within each plane for
+// storage_order 1). Window taps run in row-major input order, so the first
+// is the least row-major offset: a min reduction, then an elementwise stage
+// that falls back to the window's first tap where none holds the maximum
+// (NaN) and adds the plane's offset.
+te::Tensor max_pool_indices(const ComputeContext& ctx, const te::Tensor& values) {
+  const Shape& xs = ctx.input_type(0).shape;
+  const Shape& ys = ctx.output_type(0).shape;
+  const WindowNd win = resolve_window_nd(ctx, xs, ys, ctx.attrs().get_ints("kernel_shape"));
+  const bool column_major = ctx.attrs().get_int("storage_order", 0) != 0;
+  const size_t nd = win.kernel.size();
+  const te::Tensor& x = ctx.input(0);
+  const te::DataType i64 = te::DataType::Int(64);
+  std::vector<int64_t> row(nd, 1), col(nd, 1);
+  for (size_t d = nd - 1; d-- > 0;) row[d] = row[d + 1] * xs[3 + d];
+  for (size_t d = 1; d < nd; ++d) col[d] = col[d - 1] * xs[1 + d];
+  const int64_t plane = row[0] * xs[2];
+  auto wide = [&](int64_t v) { return te::make_int(v, i64); };
+  std::vector<IterVar> taps = window_axes(win);
+  const std::vector<std::string> names = axis_names(static_cast<int>(ys.size()));
+  te::Tensor first = te::compute(
+      ys,
+      [&](const std::vector<Var>& i) {
+        std::vector<Expr> at = {i[0], i[1]};
+        Expr inside, offset = wide(0);
+        for (size_t d = 0; d < nd; ++d) {
+          Expr c = i[2 + d] * te::make_int(win.stride[d]) +
+                   taps[d].var() * te::make_int(win.dilation[d]) - te::make_int(win.pad_begin[d]);
+          Expr ok = c >= 0 && c < te::make_int(xs[2 + d]);
+          inside = d == 0 ? ok : inside && ok;
+          // Clamped, so that the read stays inside even where the tap does not.
+          at.push_back(te::min(te::max(c, te::make_int(0)), te::make_int(xs[2 + d] - 1)));
+          offset = offset + te::cast(i64, c) * wide(row[d]);
+        }
+        Expr hit = inside && x(at) == values(exprs(i));
+        return te::min(te::select(hit, offset, wide(plane)), taps);
+      },
+      ctx.name("first"), names, "comm_reduce");
+  return te::compute(
+      ys,
+      [&](const std::vector<Var>& i) {
+        // The window's first tap inside the input (offset 0 for an empty window).
+        Expr start = wide(0), nonempty;
+        for (size_t d = 0; d < nd; ++d) {
+          Expr base = i[2 + d] * te::make_int(win.stride[d]) - te::make_int(win.pad_begin[d]);
+          Expr k =
+              te::max((te::make_int(win.dilation[d] - 1) - base) / te::make_int(win.dilation[d]),
+                      te::make_int(0));
+          Expr c = base + k * te::make_int(win.dilation[d]);
+          Expr ok = k < te::make_int(win.kernel[d]) && c < te::make_int(xs[2 + d]);
+          nonempty = d == 0 ? ok : nonempty && ok;
+          start = start + te::cast(i64, c) * wide(row[d]);
+        }
+        Expr found = first(exprs(i));
+        Expr pos = te::select(found == wide(plane), te::select(nonempty, start, wide(0)), found);
+        if (column_major) {
+          Expr moved = wide(0);
+          for (size_t d = 0; d < nd; ++d)
+            moved = moved + ((pos / wide(row[d])) % wide(xs[2 + d])) * wide(col[d]);
+          pos = moved;
+        }
+        Expr p = te::cast(i64, i[0]) * wide(xs[1]) + te::cast(i64, i[1]);
+        return p * wide(plane) + pos;
+      },
+      ctx.name("indices"), names, "elemwise");
+}
+
 std::vector<te::Tensor> conv_compute(const ComputeContext& ctx) {
   if (ctx.input_type(0).rank() != 4) return conv_nd_compute(ctx);
   const Shape& x = ctx.input_type(0).shape;
@@ -304,31 +375,42 @@ std::vector<te::Tensor> conv_nchwc_compute(const ComputeContext& ctx) {
   })};
 }
 
-// ConvTranspose as a gather: output (y, x) meets input (iy, ix) through kernel
-// tap (ky, kx) when y + pad - ky*dh = iy*sh, so every output sums its taps
-// under that divisibility condition.
+// ConvTranspose as a gather over any number of spatial dimensions: output
+// position o meets input position i through kernel tap k when
+// o + pad - k*dilation = i*stride, so every output sums its taps under that
+// divisibility condition.
 std::vector<te::Tensor> conv_transpose_compute(const ComputeContext& ctx) {
-  require_spatial_2d(ctx, 4);
   const te::Tensor& x = ctx.input(0);
   const te::Tensor& w = ctx.input(1);
   const Shape& xs = ctx.input_type(0).shape;
   const Shape& ws = ctx.input_type(1).shape;
   const Shape& ys = ctx.output_type(0).shape;
+  if (xs.size() < 3 || ws.size() != xs.size())
+    throw UnsupportedError(describe_node(ctx.node()) + ": needs N x C x spatial data and kernel");
+  const size_t nd = xs.size() - 2;
   const Attributes& attrs = ctx.attrs();
+  auto per_dim = [&](const char* name, int64_t fallback) {
+    std::vector<int64_t> v = attrs.get_ints(name);
+    if (v.empty()) return std::vector<int64_t>(nd, fallback);
+    if (v.size() != nd)
+      throw UnsupportedError(describe_node(ctx.node()) + ": '" + name + "' needs " +
+                             std::to_string(nd) + " values");
+    return v;
+  };
   const int64_t group = attrs.get_int("group", 1);
   const int64_t cg = xs[1] / group, mg = ws[1];
-  std::vector<int64_t> s = attrs.get_ints("strides", {1, 1});
-  std::vector<int64_t> d = attrs.get_ints("dilations", {1, 1});
-  std::vector<int64_t> op = attrs.get_ints("output_padding", {0, 0});
-  if (s.size() != 2 || d.size() != 2 || op.size() != 2)
-    throw UnsupportedError(describe_node(ctx.node()) + ": needs 2-D attributes");
+  const std::vector<int64_t> s = per_dim("strides", 1), d = per_dim("dilations", 1);
+  const std::vector<int64_t> op = per_dim("output_padding", 0);
   const std::string mode = attrs.get_string("auto_pad", "NOTSET");
   std::vector<int64_t> pads = attrs.get_ints("pads");
-  if (pads.empty() || mode == "VALID") pads.assign(4, 0);
+  if (pads.empty() || mode == "VALID") pads.assign(2 * nd, 0);
+  if (pads.size() != 2 * nd)
+    throw UnsupportedError(describe_node(ctx.node()) + ": 'pads' needs " + std::to_string(2 * nd) +
+                           " values");
   const bool derived =
       !attrs.get_ints("output_shape").empty() || mode == "SAME_UPPER" || mode == "SAME_LOWER";
-  int64_t pad_begin[2];
-  for (int k = 0; k < 2; ++k) {
+  std::vector<int64_t> pad_begin(nd);
+  for (size_t k = 0; k < nd; ++k) {
     if (derived) {
       int64_t full = s[k] * (xs[2 + k] - 1) + op[k] + (ws[2 + k] - 1) * d[k] + 1;
       int64_t total = full - ys[2 + k];
@@ -338,23 +420,35 @@ std::vector<te::Tensor> conv_transpose_compute(const ComputeContext& ctx) {
       pad_begin[k] = pads[k];
     }
   }
+  const bool two_d = nd == 2;
   IterVar rc = te::reduce_axis(cg, "rc");
-  IterVar ry = te::reduce_axis(ws[2], "ry");
-  IterVar rx = te::reduce_axis(ws[3], "rx");
+  std::vector<IterVar> taps;
+  for (size_t k = 0; k < nd; ++k)
+    taps.push_back(te::reduce_axis(
+        ws[2 + k], two_d ? std::string(k == 0 ? "ry" : "rx") : "r" + std::to_string(k)));
+  std::vector<IterVar> all = {rc};
+  all.insert(all.end(), taps.begin(), taps.end());
   te::Tensor out = te::compute(
       ys,
       [&](const std::vector<Var>& i) {
         Expr channel = (i[1] / te::make_int(mg)) * te::make_int(cg) + rc.var();
-        Expr ty = i[2] + te::make_int(pad_begin[0]) - ry.var() * te::make_int(d[0]);
-        Expr tx = i[3] + te::make_int(pad_begin[1]) - rx.var() * te::make_int(d[1]);
-        Expr iy = ty / te::make_int(s[0]), ix = tx / te::make_int(s[1]);
-        Expr hit = ty % te::make_int(s[0]) == 0 && tx % te::make_int(s[1]) == 0 && iy >= 0 &&
-                   iy < te::make_int(xs[2]) && ix >= 0 && ix < te::make_int(xs[3]);
-        Expr value = te::select(hit, x(i[0], channel, iy, ix), te::make_zero(x.dtype()));
-        return te::sum(value * w(channel, i[1] % te::make_int(mg), ry.var(), rx.var()),
-                       {rc, ry, rx});
+        std::vector<Expr> at = {i[0], channel}, wt = {channel, i[1] % te::make_int(mg)};
+        Expr hit;
+        for (size_t k = 0; k < nd; ++k) {
+          Expr t = i[2 + k] + te::make_int(pad_begin[k]) - taps[k].var() * te::make_int(d[k]);
+          Expr c = t / te::make_int(s[k]);
+          Expr ok = t % te::make_int(s[k]) == 0 && c >= 0 && c < te::make_int(xs[2 + k]);
+          hit = k == 0 ? ok : hit && ok;
+          at.push_back(c);
+          wt.push_back(taps[k].var());
+        }
+        Expr value = te::select(hit, x(at), te::make_zero(x.dtype()));
+        return te::sum(value * w(wt), all);
       },
-      ctx.name(), {"n", "f", "y", "x"}, "conv2d_transpose_nchw");
+      ctx.name(),
+      two_d ? std::vector<std::string>{"n", "f", "y", "x"}
+            : axis_names(static_cast<int>(ys.size())),
+      two_d ? "conv2d_transpose_nchw" : "conv_transpose_nd_nchw");
   return {add_bias(ctx, out, [](const std::vector<Var>& i) { return std::vector<Expr>{i[1]}; })};
 }
 
@@ -386,13 +480,16 @@ std::vector<te::Tensor> matmul_compute(const ComputeContext& ctx) {
 }
 
 std::vector<te::Tensor> pool_compute(const ComputeContext& ctx, PoolKind kind) {
-  if (kind == PoolKind::Max && wants_output(ctx, 1))
-    throw UnsupportedError(describe_node(ctx.node()) + ": MaxPool's Indices are not compiled");
-  if (ctx.input_type(0).rank() != 4) {
-    std::vector<te::Tensor> out = pool_nd_compute(ctx, kind);
-    if (kind == PoolKind::Max && ctx.num_outputs() > 1) out.emplace_back();
+  // The values, then for MaxPool the Indices where the node has them.
+  auto with_indices = [&](std::vector<te::Tensor> out) {
+    if (kind == PoolKind::Max && ctx.num_outputs() > 1)
+      out.push_back(wants_output(ctx, 1) ? max_pool_indices(ctx, out[0]) : te::Tensor());
     return out;
-  }
+  };
+  // pool2d_window pads a max with -inf, which a signed integer type cannot
+  // hold: those take the N-D formulation, which pads with the type's least value.
+  if (ctx.input_type(0).rank() != 4 || (kind == PoolKind::Max && ctx.input(0).dtype().is_int()))
+    return with_indices(pool_nd_compute(ctx, kind));
   const Shape& x = ctx.input_type(0).shape;
   const Shape& y = ctx.output_type(0).shape;
   std::vector<int64_t> k = ctx.attrs().get_ints("kernel_shape");
@@ -412,9 +509,7 @@ std::vector<te::Tensor> pool_compute(const ComputeContext& ctx, PoolKind kind) {
   p.out_h = y[2];
   p.out_w = y[3];
   p.count_include_pad = ctx.attrs().get_int("count_include_pad", 0) != 0;
-  std::vector<te::Tensor> out = {pool2d_window(ctx.input(0), kind, p, ctx.name())};
-  if (kind == PoolKind::Max && ctx.num_outputs() > 1) out.emplace_back();
-  return out;
+  return with_indices({pool2d_window(ctx.input(0), kind, p, ctx.name())});
 }
 
 std::vector<te::Tensor> max_pool_compute(const ComputeContext& ctx) {

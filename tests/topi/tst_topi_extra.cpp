@@ -1,6 +1,7 @@
 // Numeric tests of TOPI's compute definitions for the ops of
 // core/topi/extra_compute.cpp (the losses, TopK) and of the 1-D and 3-D
-// convolutions and pools of core/topi/nn_compute.cpp: each case builds one
+// convolutions and pools, MaxPool's Indices and the 1-D and 3-D ConvTranspose
+// of core/topi/nn_compute.cpp: each case builds one
 // node's compute from placeholders through OpStrategyRegistry, schedules it
 // with the group's schedule (the op's own where it has one, else the generic
 // default), lowers and JIT-compiles it (all cases of a test in one module),
@@ -454,6 +455,115 @@ std::vector<Case> window_cases() {
   return cases;
 }
 
+// MaxPool with its Indices (ties resolved to the first tap, storage_order 0
+// and 1) and ConvTranspose over 1 and 3 spatial dimensions (2 as a check).
+std::vector<Case> indices_transpose_cases() {
+  using V = std::vector<int64_t>;
+  std::vector<Case> cases;
+  for (int64_t order : {0, 1}) {
+    const std::string o = order ? " col-major" : "";
+    cases.push_back({"MaxPool",
+                     attrs({{"kernel_shape", V{2, 2}}, {"storage_order", order}}),
+                     {f32({2, 3, 5, 6})},
+                     2,
+                     "2-D indices" + o});
+    cases.push_back({"MaxPool",
+                     attrs({{"kernel_shape", V{3, 3}},
+                            {"strides", V{2, 2}},
+                            {"pads", V{1, 1, 1, 1}},
+                            {"storage_order", order}}),
+                     {f32({1, 2, 7, 6})},
+                     2,
+                     "2-D indices padded strided" + o});
+    cases.push_back({"MaxPool",
+                     attrs({{"kernel_shape", V{3, 2}},
+                            {"strides", V{2, 1}},
+                            {"ceil_mode", int64_t{1}},
+                            {"dilations", V{1, 2}},
+                            {"storage_order", order}}),
+                     {in(kU8, {2, 2, 8, 7}, 0, 2)},
+                     2,
+                     "2-D indices ceil dilated u8 ties" + o});
+    cases.push_back({"MaxPool",
+                     attrs({{"kernel_shape", V{3}},
+                            {"strides", V{2}},
+                            {"pads", V{1, 1}},
+                            {"storage_order", order}}),
+                     {in(DType::Int8, {2, 3, 11}, -2, 2)},
+                     2,
+                     "1-D indices i8 ties" + o});
+    cases.push_back({"MaxPool",
+                     attrs({{"kernel_shape", V{2, 3, 2}},
+                            {"strides", V{2, 2, 1}},
+                            {"auto_pad", std::string("SAME_UPPER")},
+                            {"storage_order", order}}),
+                     {f32({1, 2, 5, 6, 4})},
+                     2,
+                     "3-D indices SAME_UPPER" + o});
+    cases.push_back({"MaxPool",
+                     attrs({{"kernel_shape", V{2, 2, 2}},
+                            {"pads", V{1, 0, 1, 0, 1, 1}},
+                            {"storage_order", order}}),
+                     {in(kF64, {1, 2, 4, 3, 5}, -1, 1)},
+                     2,
+                     "3-D indices padded f64" + o});
+  }
+  cases.push_back({"MaxPool",
+                   attrs({{"kernel_shape", V{3, 3}}, {"pads", V{1, 1, 1, 1}}}),
+                   {in(DType::Int8, {1, 2, 5, 4}, -3, -1)},
+                   2,
+                   "2-D indices padded negative i8"});
+  cases.push_back({"MaxPool",
+                   attrs({{"kernel_shape", V{2, 2}}, {"pads", V{1, 1, 1, 1}}}),
+                   {constant(Tensor::from_vector<float>(
+                       {-INFINITY, -INFINITY, -INFINITY, -INFINITY, 3, -INFINITY}, {1, 1, 2, 3}))},
+                   2,
+                   "2-D indices all -inf windows"});
+  cases.push_back({"ConvTranspose", none(), {f32({2, 3, 5}), f32({3, 2, 3})}, 1, "1-D"});
+  cases.push_back({"ConvTranspose",
+                   attrs({{"strides", V{3}},
+                          {"pads", V{1, 2}},
+                          {"dilations", V{2}},
+                          {"output_padding", V{1}},
+                          {"group", int64_t{2}}}),
+                   {f32({1, 4, 6}), f32({4, 3, 3}), f32({6})},
+                   1,
+                   "1-D strided padded dilated grouped output_padding bias"});
+  cases.push_back({"ConvTranspose",
+                   attrs({{"strides", V{2}}, {"output_shape", V{12}}}),
+                   {f32({1, 2, 5}), f32({2, 2, 3})},
+                   1,
+                   "1-D output_shape"});
+  cases.push_back({"ConvTranspose",
+                   attrs({{"strides", V{2}}, {"auto_pad", std::string("SAME_UPPER")}}),
+                   {f32({1, 2, 5}), f32({2, 1, 4})},
+                   1,
+                   "1-D SAME_UPPER"});
+  cases.push_back(
+      {"ConvTranspose", none(), {f32({1, 2, 3, 4, 3}), f32({2, 3, 2, 3, 2})}, 1, "3-D"});
+  cases.push_back({"ConvTranspose",
+                   attrs({{"strides", V{2, 1, 3}},
+                          {"pads", V{1, 0, 1, 0, 1, 2}},
+                          {"dilations", V{1, 2, 1}},
+                          {"output_padding", V{1, 0, 2}}}),
+                   {f32({2, 2, 3, 3, 4}), f32({2, 3, 3, 2, 3}), f32({3})},
+                   1,
+                   "3-D strided padded dilated output_padding bias"});
+  cases.push_back({"ConvTranspose",
+                   attrs({{"strides", V{2, 2, 2}},
+                          {"auto_pad", std::string("SAME_LOWER")},
+                          {"group", int64_t{2}}}),
+                   {in(kF64, {1, 4, 3, 2, 3}, -1, 1), in(kF64, {4, 1, 2, 3, 3}, -1, 1)},
+                   1,
+                   "3-D SAME_LOWER grouped f64"});
+  cases.push_back({"ConvTranspose",
+                   attrs({{"strides", V{2, 2}}, {"pads", V{1, 0, 0, 1}}}),
+                   {f32({1, 3, 4, 5}), f32({3, 2, 3, 3}), f32({2})},
+                   1,
+                   "2-D strided padded bias"});
+  return cases;
+}
+
 }  // namespace
 
 class TestTopiExtra : public QObject {
@@ -472,6 +582,11 @@ class TestTopiExtra : public QObject {
 
   void windows1d3d() {
     QStringList failures = run_cases(window_cases(), 13);
+    QVERIFY2(failures.empty(), qPrintable(failures.join("\n")));
+  }
+
+  void maxPoolIndicesConvTranspose() {
+    QStringList failures = run_cases(indices_transpose_cases(), 14);
     QVERIFY2(failures.empty(), qPrintable(failures.join("\n")));
   }
 
