@@ -1,6 +1,7 @@
 // Compute definitions of the indexing ops: element and N-D gathers, scatters
-// whose indices are compile-time constants (the map from output position to
-// update becomes a table), OneHot, Trilu, EyeLike, and the opaque ops that
+// (with compile-time constant indices, the map from output position to
+// update becomes a table; with runtime indices, each output position reduces
+// over the index positions that target it), OneHot, Trilu, EyeLike, and the opaque ops that
 // are reductions along one axis (CumSum, Hardmax, MeanVarianceNormalization).
 // TopK, K selection stages, is in extra_compute.cpp.
 #include <string>
@@ -113,7 +114,145 @@ std::vector<int64_t> constant_indices(const ComputeContext& ctx) {
   return ctx.require_constant(1, "indices (for a scatter)").to_int64_vector();
 }
 
+// ---- Scatters with indices known only at run time ----------------------------
+// Gathers instead of writes: output position p reduces over the index
+// positions k (reduce axes of `extents`) whose index targets p, in the
+// reference's update order (k row-major). Without reduction the last match
+// wins: its position is a max-reduction, then a select reads its update; the
+// other reductions combine every matching update with data[p].
+
+struct RuntimeScatter {
+  std::vector<int64_t> extents;  // of the index positions k
+  // Whether index position k targets output position p.
+  std::function<Expr(const std::vector<Expr>& p, const std::vector<Expr>& k)> match;
+  // The element of updates that index position k writes to p.
+  std::function<std::vector<Expr>(const std::vector<Expr>& p, const std::vector<Expr>& k)> update;
+};
+
+std::vector<te::Tensor> scatter_runtime(const ComputeContext& ctx, const RuntimeScatter& spec) {
+  te::Tensor data = ctx.input(0);
+  te::Tensor updates = ctx.input(2);
+  const std::string reduction = ctx.attrs().get_string("reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min")
+    throw Error(describe_node(ctx.node()) + ": unknown reduction '" + reduction + "'");
+  if (shape_numel(spec.extents) == 0)
+    return {injective(ctx, [&](const std::vector<Expr>& i) { return data(i); })};
+  std::vector<IterVar> ks;
+  std::vector<Expr> k;
+  for (size_t d = 0; d < spec.extents.size(); ++d) {
+    std::string name = "k";
+    name += std::to_string(d);
+    ks.push_back(te::reduce_axis(spec.extents[d], name));
+    k.push_back(ks.back().var());
+  }
+  const DataType t = data.dtype();
+  auto stage = [&](const std::string& suffix,
+                   const std::function<Expr(const std::vector<Expr>&)>& body) {
+    return te::compute(
+        data.shape(), [&](const std::vector<Var>& i) { return body(as_exprs(i)); },
+        ctx.name(suffix), {}, "comm_reduce");
+  };
+  if (reduction == "none") {
+    te::Tensor last = stage("last", [&](const std::vector<Expr>& p) {
+      Expr position = detail::flat_index(spec.extents, k);
+      return te::max(te::select(spec.match(p, k), position, te::make_int(-1, kI64)), ks);
+    });
+    return {injective(ctx, [&](const std::vector<Expr>& p) {
+      Expr j = last(p);
+      std::vector<Expr> at = detail::unflatten(spec.extents, te::max(j, te::make_int(0, kI64)));
+      return te::select(j >= te::make_int(0, kI64), updates(spec.update(p, at)), data(p));
+    })};
+  }
+  if (reduction == "max" || reduction == "min") {
+    // Non-matching positions contribute data[p], which the result includes
+    // anyway: max(data[p], max over matches) without a count of matches.
+    const bool is_max = reduction == "max";
+    te::Tensor best = stage(reduction, [&](const std::vector<Expr>& p) {
+      Expr v = te::select(spec.match(p, k), updates(spec.update(p, k)), data(p));
+      return is_max ? te::max(v, ks) : te::min(v, ks);
+    });
+    return {injective(ctx, [&](const std::vector<Expr>& p) {
+      return is_max ? te::max(data(p), best(p)) : te::min(data(p), best(p));
+    })};
+  }
+  // Integers accumulate in 64 bits, whose wrapping narrows to the reference's
+  // update-by-update wrapping; floats in their own type.
+  const DataType acc = t.is_float() ? t : (t.is_uint() ? DataType::UInt(64) : kI64);
+  const bool add = reduction == "add";
+  te::Tensor combined = stage(reduction, [&](const std::vector<Expr>& p) {
+    Expr u = te::cast(acc, updates(spec.update(p, k)));
+    Expr v = te::select(spec.match(p, k), u, add ? te::make_zero(acc) : te::make_one(acc));
+    return add ? te::sum(v, ks) : te::prod(v, ks);
+  });
+  return {injective(ctx, [&](const std::vector<Expr>& p) {
+    Expr d = te::cast(acc, data(p));
+    return te::cast(t, add ? d + combined(p) : d * combined(p));
+  })};
+}
+
+// ScatterElements: k runs along the axis; p's other coordinates pick the
+// index row, and must lie inside indices (which may be smaller than data).
+std::vector<te::Tensor> scatter_elements_runtime(const ComputeContext& ctx) {
+  te::Tensor data = ctx.input(0);
+  te::Tensor indices = ctx.input(1);
+  const size_t axis =
+      static_cast<size_t>(normalize_axis(ctx.attrs().get_int("axis", 0), data.ndim()));
+  const std::vector<int64_t>& is = indices.shape();
+  const int64_t n = data.shape()[axis];
+  if (shape_numel(is) == 0)
+    return {injective(ctx, [&](const std::vector<Expr>& i) { return data(i); })};
+  auto row = [&](const std::vector<Expr>& p, const std::vector<Expr>& k) {
+    std::vector<Expr> at = p;
+    for (size_t d = 0; d < at.size(); ++d)
+      if (d != axis && is[d] < data.shape()[d])
+        at[d] = te::min(at[d], te::make_int(is[d] - 1, at[d].type()));
+    at[axis] = k[0];
+    return at;
+  };
+  RuntimeScatter spec;
+  spec.extents = {is[axis]};
+  spec.match = [&](const std::vector<Expr>& p, const std::vector<Expr>& k) {
+    Expr hit = wrap_index(indices(row(p, k)), n) == te::cast(kI64, p[axis]);
+    for (size_t d = 0; d < p.size(); ++d)
+      if (d != axis && is[d] < data.shape()[d])
+        hit = hit && p[d] < te::make_int(is[d], p[d].type());
+    return hit;
+  };
+  spec.update = row;
+  return scatter_runtime(ctx, spec);
+}
+
+// ScatterND: k runs over the index tuples (indices.shape[:-1]); tuple k
+// targets p when its q entries equal p's q leading coordinates, and writes
+// the update at (k, p[q:]).
+std::vector<te::Tensor> scatter_nd_runtime(const ComputeContext& ctx) {
+  te::Tensor data = ctx.input(0);
+  te::Tensor indices = ctx.input(1);
+  const std::vector<int64_t>& is = indices.shape();
+  const size_t q = static_cast<size_t>(is.back());
+  RuntimeScatter spec;
+  spec.extents.assign(is.begin(), is.end() - 1);
+  spec.match = [&](const std::vector<Expr>& p, const std::vector<Expr>& k) {
+    Expr hit;
+    for (size_t c = 0; c < q; ++c) {
+      std::vector<Expr> at = k;
+      at.push_back(te::make_int(static_cast<int64_t>(c)));
+      Expr eq = wrap_index(indices(at), data.shape()[c]) == te::cast(kI64, p[c]);
+      hit = hit.defined() ? hit && eq : eq;
+    }
+    return hit.defined() ? hit : te::make_int(1, DataType::Bool());
+  };
+  spec.update = [&](const std::vector<Expr>& p, const std::vector<Expr>& k) {
+    std::vector<Expr> at = k;
+    at.insert(at.end(), p.begin() + static_cast<long>(q), p.end());
+    return at;
+  };
+  return scatter_runtime(ctx, spec);
+}
+
 std::vector<te::Tensor> scatter_elements(const ComputeContext& ctx) {
+  if (!ctx.constant(1)) return scatter_elements_runtime(ctx);
   const std::vector<int64_t> idx = constant_indices(ctx);
   const std::vector<int64_t>& data = ctx.input_type(0).shape;
   const std::vector<int64_t>& shape = ctx.input_type(1).shape;
@@ -135,6 +274,7 @@ std::vector<te::Tensor> scatter_elements(const ComputeContext& ctx) {
 }
 
 std::vector<te::Tensor> scatter_nd(const ComputeContext& ctx) {
+  if (!ctx.constant(1)) return scatter_nd_runtime(ctx);
   const std::vector<int64_t> idx = constant_indices(ctx);
   const std::vector<int64_t>& data = ctx.input_type(0).shape;
   const std::vector<int64_t>& shape = ctx.input_type(1).shape;

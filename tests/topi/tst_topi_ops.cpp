@@ -30,8 +30,11 @@ struct Input {
   Shape shape;
   double lo = -1, hi = 1;
   bool nonzero = false;  // replace zeros by one (divisors)
-  Tensor constant;       // defined: this value, known at compile time
+  Tensor constant;       // defined: this value, known at compile time unless runtime
+  bool runtime = false;  // the fixed value above, passed at run time
   bool omitted = false;
+
+  bool compile_time() const { return constant.defined() && !runtime; }
 };
 
 Input in(DType dtype, Shape shape, double lo = -1, double hi = 1) {
@@ -54,6 +57,12 @@ Input constant(Tensor value) {
   i.dtype = value.dtype();
   i.shape = value.shape();
   i.constant = std::move(value);
+  return i;
+}
+// A fixed value that the kernel only sees at run time.
+Input runtime(Tensor value) {
+  Input i = constant(std::move(value));
+  i.runtime = true;
   return i;
 }
 Input ints(std::vector<int64_t> values) {
@@ -128,8 +137,8 @@ void prepare(Prepared& p, const Case& c, int index, std::mt19937& rng) {
       });
     p.values.push_back(v);
     const std::string name = "in" + std::to_string(k);
-    p.node.inputs.push_back(i.constant.defined() ? p.graph.add_constant(name, v)
-                                                 : p.graph.add_value(name, v.type()));
+    p.node.inputs.push_back(i.compile_time() ? p.graph.add_constant(name, v)
+                                             : p.graph.add_value(name, v.type()));
   }
   for (int k = 0; k < c.outputs; ++k)
     p.node.outputs.push_back(p.graph.add_value("out" + std::to_string(k), {}));
@@ -139,7 +148,7 @@ void prepare(Prepared& p, const Case& c, int index, std::mt19937& rng) {
   const std::set<int> shape_inputs(def->shape_inputs.begin(), def->shape_inputs.end());
   for (size_t k = 0; k < c.inputs.size(); ++k) {
     const Input& i = c.inputs[k];
-    constants.push_back(!i.omitted && i.constant.defined() ? &p.values[k] : nullptr);
+    constants.push_back(!i.omitted && i.compile_time() ? &p.values[k] : nullptr);
     input_types.push_back(i.omitted ? TensorType{} : p.values[k].type());
     if (i.omitted || shape_inputs.count(static_cast<int>(k))) {
       placeholders.emplace_back();
@@ -637,6 +646,52 @@ std::vector<Case> indexing_cases() {
                    {f32({4, 5}), constant(i64s({1, 2, 1, 2, 3, -1}, {3, 2})), f32({3})},
                    1,
                    "mul elements"});
+  // Runtime indices: each output position reduces over the index positions
+  // that target it. Duplicates (the last wins without reduction), negative
+  // indices, every reduction, indices smaller than data.
+  const Tensor dup_idx = i64s({1, 0, 2, -2, 0, 1, -3, 2, -1, 1, 0, 0}, {4, 3});
+  for (const char* r : {"none", "add", "mul", "max", "min"}) {
+    const Attributes a = attrs({{"reduction", std::string(r)}});
+    const std::string label = std::string("runtime ") + r;
+    cases.push_back({"ScatterElements", a, {f32({3, 3}), runtime(dup_idx), f32({4, 3})}, 1, label});
+    cases.push_back({"ScatterElements",
+                     a,
+                     {in(kI64, {3, 3}, -50, 50), runtime(dup_idx), in(kI64, {4, 3}, -50, 50)},
+                     1,
+                     label + " int64"});
+    cases.push_back(
+        {"ScatterND",
+         a,
+         {f32({4, 5, 2}), runtime(i64s({1, 2, -3, 2, 3, -1, 1, -3}, {2, 2, 2})), f32({2, 2, 2})},
+         1,
+         label + " q < rank"});
+    cases.push_back({"ScatterND",
+                     a,
+                     {in(kI64, {4, 5}, -50, 50), runtime(i64s({2, -1, 2, 0}, {4, 1})),
+                      in(kI64, {4, 5}, -50, 50)},
+                     1,
+                     label + " int64 rows"});
+  }
+  cases.push_back({"ScatterElements",
+                   attrs({{"axis", int64_t{-1}}, {"reduction", std::string("add")}}),
+                   {in(kI32, {4, 5}, -9, 9), in(kI64, {3, 6}, -5, 4), in(kI32, {3, 6}, -9, 9)},
+                   1,
+                   "runtime random, indices smaller"});
+  cases.push_back({"ScatterElements",
+                   attrs({{"axis", int64_t{1}}}),
+                   {f32({2, 4}), runtime(i64s({3, -4, -1, 0, 0, -4}, {2, 3})), f32({2, 3})},
+                   1,
+                   "runtime last wins"});
+  cases.push_back(
+      {"Scatter", {}, {f32({3, 3}), in(kI32, {2, 3}, -3, 2), f32({2, 3})}, 1, "runtime random"});
+  cases.push_back(
+      {"ScatterND",
+       attrs({{"reduction", std::string("mul")}}),
+       {in(kF64, {3, 4}), runtime(i64s({1, 2, 1, -2, 2, 3, -2, 2}, {4, 2})), in(kF64, {4})},
+       1,
+       "runtime elements"});
+  cases.push_back(
+      {"ScatterND", {}, {f32({4, 3}), in(kI64, {5, 1}, -4, 3), f32({5, 3})}, 1, "runtime random"});
   cases.push_back({"OneHot", {}, {in(kI64, {2, 3}, -5, 5), ints({4}), f32({2})}});
   cases.push_back({"OneHot",
                    attrs({{"axis", int64_t{0}}}),
@@ -737,20 +792,6 @@ class TestTopiOps : public QObject {
     }
     QVERIFY2(families.names().size() > 90, "the families registered too few ops");
     QVERIFY2(missing.empty(), qPrintable(missing.join("\n")));
-  }
-
-  // Scatters need constant indices; runtime ones are refused with
-  // UnsupportedError, not compiled wrongly.
-  void scatterNeedsConstantIndices() {
-    Node node{"s", "ScatterElements", {0, 1, 2}, {3}, {}};
-    te::Tensor data = te::placeholder({3, 3}, te::DataType::Float(32), "d");
-    te::Tensor idx = te::placeholder({2, 3}, te::DataType::Int(64), "i");
-    te::Tensor upd = te::placeholder({2, 3}, te::DataType::Float(32), "u");
-    topi::ComputeContext ctx(node, {data, idx, upd}, {nullptr, nullptr, nullptr},
-                             {{kF32, {3, 3}}, {kI64, {2, 3}}, {kF32, {2, 3}}}, {{kF32, {3, 3}}},
-                             "s");
-    QVERIFY_THROWS_EXCEPTION(
-        UnsupportedError, topi::OpStrategyRegistry::global().find("ScatterElements")->compute(ctx));
   }
 };
 
