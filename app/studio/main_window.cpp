@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -18,14 +19,19 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include "studio/graph_snapshot_tracker.h"
 #include "studio/model_load_tracker.h"
 #include "studio/studio_settings.h"
+#include "views/graph_view.h"
 #include "views/log_view.h"
 #include "views/model_summary_view.h"
 #include "views/node_filter_proxy_model.h"
@@ -78,6 +84,122 @@ MainWindow::MainWindow(QWidget* parent)
 MainWindow::~MainWindow() = default;
 
 void MainWindow::createCentralWidget() {
+  centralTabs_ = new QTabWidget;
+  centralTabs_->setObjectName(QStringLiteral("centralTabs"));
+  centralTabs_->setDocumentMode(true);
+  centralTabs_->addTab(createGraphPage(), tr("&Graph"));
+  centralTabs_->addTab(createNodePage(), tr("&Nodes"));
+  setCentralWidget(centralTabs_);
+}
+
+QWidget* MainWindow::createGraphPage() {
+  graphTracker_ = new GraphSnapshotTracker(this);
+
+  snapshotCombo_ = new QComboBox;
+  snapshotCombo_->setObjectName(QStringLiteral("snapshotCombo"));
+  snapshotCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  snapshotCombo_->setToolTip(tr("The graph after each pass, shown on the right"));
+  snapshotCombo_->setEnabled(false);
+  connect(snapshotCombo_, &QComboBox::currentIndexChanged, this, &MainWindow::showSnapshot);
+
+  graphSearch_ = new QLineEdit;
+  graphSearch_->setObjectName(QStringLiteral("graphSearch"));
+  graphSearch_->setPlaceholderText(tr("Find node or op (Enter: next)"));
+  graphSearch_->setClearButtonEnabled(true);
+  connect(graphSearch_, &QLineEdit::returnPressed, this, &MainWindow::searchGraph);
+
+  auto* fit = new QToolButton;
+  fit->setText(tr("Fit"));
+  fit->setToolTip(tr("Fit both graphs in their views (F)"));
+  auto* exportButton = new QToolButton;
+  exportButton->setText(tr("Export…"));
+  exportButton->setToolTip(tr("Export the right-hand graph as SVG, PNG or DOT"));
+
+  graphStatus_ = new QLabel;
+  graphStatus_->setObjectName(QStringLiteral("graphStatus"));
+
+  auto* toolbar = new QHBoxLayout;
+  toolbar->addWidget(new QLabel(tr("Snapshot:")));
+  toolbar->addWidget(snapshotCombo_);
+  toolbar->addWidget(graphSearch_, 1);
+  toolbar->addWidget(fit);
+  toolbar->addWidget(exportButton);
+  toolbar->addWidget(graphStatus_);
+
+  auto pane = [](QLabel*& title, views::GraphView*& view, const QString& name) {
+    auto* widget = new QWidget;
+    auto* layout = new QVBoxLayout(widget);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    title = new QLabel;
+    title->setObjectName(name + QStringLiteral("Title"));
+    QFont bold = title->font();
+    bold.setBold(true);
+    title->setFont(bold);
+    view = new views::GraphView;
+    view->setObjectName(name);
+    layout->addWidget(title);
+    layout->addWidget(view, 1);
+    return widget;
+  };
+  auto* splitter = new QSplitter(Qt::Horizontal);
+  splitter->setObjectName(QStringLiteral("graphSplitter"));
+  splitter->addWidget(pane(originalTitle_, originalView_, QStringLiteral("originalGraphView")));
+  splitter->addWidget(pane(snapshotTitle_, snapshotView_, QStringLiteral("snapshotGraphView")));
+  splitter->setChildrenCollapsible(false);
+  originalTitle_->setText(tr("Original"));
+  snapshotTitle_->setText(tr("Snapshot"));
+
+  // Selections follow each other by node name; selectNode does not echo.
+  connect(originalView_, &views::GraphView::nodeSelected, snapshotView_,
+          &views::GraphView::selectNode);
+  connect(snapshotView_, &views::GraphView::nodeSelected, originalView_,
+          &views::GraphView::selectNode);
+  // The node table's current row follows the graphs (it lists the original graph's nodes).
+  auto followInTable = [this](const QString& name) {
+    const QModelIndexList hits =
+        nodeModel_->match(nodeModel_->index(0, views::NodeTableModel::NameColumn), Qt::DisplayRole,
+                          name, 1, Qt::MatchExactly);
+    const QModelIndex row =
+        hits.isEmpty() ? QModelIndex() : nodeProxy_->mapFromSource(hits.front());
+    if (row.isValid()) {
+      nodeTable_->setCurrentIndex(row);
+      nodeTable_->scrollTo(row);
+    }
+  };
+  connect(originalView_, &views::GraphView::nodeSelected, this, followInTable);
+  connect(snapshotView_, &views::GraphView::nodeSelected, this, followInTable);
+  connect(fit, &QToolButton::clicked, originalView_, &views::GraphView::fitGraph);
+  connect(fit, &QToolButton::clicked, snapshotView_, &views::GraphView::fitGraph);
+  connect(exportButton, &QToolButton::clicked, snapshotView_, &views::GraphView::chooseExportFile);
+
+  connect(graphTracker_, &GraphSnapshotTracker::computed, this, &MainWindow::showGraphSnapshots);
+  connect(graphTracker_, &GraphSnapshotTracker::laidOut, this,
+          [this](const std::shared_ptr<const GraphSnapshots>& snapshots, int index,
+                 std::shared_ptr<const views::GraphLayout> layout) {
+            if (snapshots != snapshots_) return;
+            snapshotLayouts_[static_cast<size_t>(index)] = layout;
+            if (snapshotCombo_->currentIndex() == index + 1) showSnapshotLayout(index + 1, layout);
+          });
+  connect(
+      graphTracker_, &GraphSnapshotTracker::failed, this,
+      [this](const QString& path, const QString& message) {
+        logView_->error(tr("error: graph passes or layout failed for %1\n  %2").arg(path, message));
+        graphStatus_->setText(tr("failed; see the log"));
+      });
+  connect(graphTracker_, &GraphSnapshotTracker::busyChanged, this, [this](bool busy) {
+    if (busy) graphStatus_->setText(tr("laying out…"));
+  });
+
+  auto* page = new QWidget;
+  auto* layout = new QVBoxLayout(page);
+  layout->setContentsMargins(6, 6, 6, 0);
+  layout->addLayout(toolbar);
+  layout->addWidget(splitter, 1);
+  return page;
+}
+
+QWidget* MainWindow::createNodePage() {
   nodeModel_ = new views::NodeTableModel(this);
   nodeProxy_ = new views::NodeFilterProxyModel(this);
   nodeProxy_->setSourceModel(nodeModel_);
@@ -127,7 +249,7 @@ void MainWindow::createCentralWidget() {
   layout->setContentsMargins(6, 6, 6, 0);
   layout->addLayout(filterRow);
   layout->addWidget(nodeTable_, 1);
-  setCentralWidget(central);
+  return central;
 }
 
 void MainWindow::createDocks() {
@@ -169,9 +291,11 @@ void MainWindow::createMenus() {
   quit->setMenuRole(QAction::QuitRole);
 
   QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
-  QAction* find = viewMenu->addAction(tr("&Filter Nodes"), this, [this] {
-    filterEdit_->setFocus(Qt::ShortcutFocusReason);
-    filterEdit_->selectAll();
+  // Ctrl+F finds in whichever page is shown: the graph search or the node filter.
+  QAction* find = viewMenu->addAction(tr("&Find Node"), this, [this] {
+    QLineEdit* edit = centralTabs_->currentIndex() == 0 ? graphSearch_ : filterEdit_;
+    edit->setFocus(Qt::ShortcutFocusReason);
+    edit->selectAll();
   });
   find->setShortcut(QKeySequence::Find);
   viewMenu->addSeparator();
@@ -290,7 +414,80 @@ void MainWindow::showModel(const std::shared_ptr<const LoadedModel>& model) {
   statusBar()->showMessage(tr("Opened %1").arg(fileName), 5000);
   modelStatus_->setText(tr("%1 nodes · %2").arg(model->info.nodes.size()).arg(macs));
   updateWindowTitle();
+  // The views keep the previous graphs until the new ones are ready.
+  graphTracker_->compute(model->path, std::shared_ptr<const Graph>(model, &model->graph));
   emit modelShown(model->path);
+}
+
+void MainWindow::showGraphSnapshots(const std::shared_ptr<const GraphSnapshots>& snapshots) {
+  snapshots_ = snapshots;
+  const auto& list = snapshots->optimized.snapshots;
+  snapshotLayouts_.assign(list.size(), nullptr);
+  if (!list.empty()) snapshotLayouts_.back() = snapshots->fused_layout;
+
+  originalView_->setGraphLayout(snapshots->original_layout);
+  originalTitle_->setText(
+      tr("Original — %n node(s)", nullptr, static_cast<int>(snapshots->original.nodes.size())));
+
+  const QSignalBlocker blocker(snapshotCombo_);
+  snapshotCombo_->clear();
+  snapshotCombo_->addItem(tr("Original"));
+  for (size_t i = 0; i < list.size(); ++i) {
+    const QString pass = QString::fromStdString(list[i].pass);
+    const bool last = i + 1 == list.size();
+    snapshotCombo_->addItem(last ? tr("Fused") : QStringLiteral("%1. %2").arg(i + 1).arg(pass));
+    snapshotCombo_->setItemData(
+        static_cast<int>(i) + 1,
+        tr("after %1 (%2 ms)").arg(pass).arg(list[i].milliseconds, 0, 'f', 1), Qt::ToolTipRole);
+  }
+  snapshotCombo_->setEnabled(true);
+  snapshotCombo_->setCurrentIndex(snapshotCombo_->count() - 1);
+  showSnapshot(snapshotCombo_->currentIndex());
+
+  logView_->info(tr("Graph passes and layouts of %1: %2 ms (layout: original %3 ms, fused %4 ms)")
+                     .arg(QFileInfo(snapshots->path).fileName())
+                     .arg(snapshots->milliseconds)
+                     .arg(snapshots->original_layout->milliseconds, 0, 'f', 0)
+                     .arg(snapshots->fused_layout->milliseconds, 0, 'f', 0));
+  emit graphsShown(snapshots->path);
+}
+
+void MainWindow::showSnapshot(int comboIndex) {
+  if (!snapshots_ || comboIndex < 0) return;
+  if (comboIndex == 0) {
+    showSnapshotLayout(comboIndex, snapshots_->original_layout);
+    return;
+  }
+  const size_t index = static_cast<size_t>(comboIndex - 1);
+  if (index >= snapshotLayouts_.size()) return;
+  if (snapshotLayouts_[index]) {
+    showSnapshotLayout(comboIndex, snapshotLayouts_[index]);
+    return;
+  }
+  snapshotTitle_->setText(tr("%1 — laying out…").arg(snapshotCombo_->itemText(comboIndex)));
+  graphTracker_->layOut(snapshots_, comboIndex - 1);
+}
+
+void MainWindow::showSnapshotLayout(int comboIndex,
+                                    std::shared_ptr<const views::GraphLayout> layout) {
+  const QString selected = originalView_->selectedNodeName();
+  snapshotView_->setGraphLayout(std::move(layout));
+  if (!selected.isEmpty()) snapshotView_->selectNode(selected);
+  const int nodes = snapshotView_->operatorItemCount();
+  const int groups = snapshotView_->clusterItemCount();
+  QString title = tr("%1 — %n node(s)", nullptr, nodes).arg(snapshotCombo_->itemText(comboIndex));
+  if (groups > 0) title += tr(" in %n fused group(s)", nullptr, groups);
+  snapshotTitle_->setText(title);
+  graphStatus_->setText(
+      tr("layout %1 ms").arg(snapshotView_->graphLayout()->milliseconds, 0, 'f', 0));
+  emit snapshotShown(comboIndex);
+}
+
+void MainWindow::searchGraph() {
+  const QString text = graphSearch_->text().trimmed();
+  if (text.isEmpty()) return;
+  if (snapshotView_->findNode(text) || originalView_->findNode(text)) return;
+  statusBar()->showMessage(tr("No node or op matches \"%1\"").arg(text), 5000);
 }
 
 void MainWindow::showLoadFailure(const QString& path, const QString& summary,

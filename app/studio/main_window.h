@@ -8,7 +8,9 @@
 #include <QString>
 #include <QStringList>
 #include <memory>
+#include <vector>
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -16,9 +18,12 @@ class QMessageBox;
 class QMimeData;
 class QProgressBar;
 class QTableView;
+class QTabWidget;
 class QTemporaryDir;
 
 namespace lathe::views {
+class GraphView;
+struct GraphLayout;
 class LogView;
 class ModelSummaryView;
 class NodeFilterProxyModel;
@@ -27,6 +32,8 @@ class NodeTableModel;
 
 namespace lathe::studio {
 
+struct GraphSnapshots;
+class GraphSnapshotTracker;
 struct LoadedModel;
 class ModelLoadTracker;
 class StudioSettings;
@@ -54,12 +61,25 @@ class MainWindow : public QMainWindow {
   ModelLoadTracker* loadTracker() const { return loadTracker_; }
   StudioSettings* settings() const { return settings_; }
 
+  // The Graph tab: the original graph on the left, the snapshot chosen in
+  // the combo ("Original", one entry per pass, "Fused" last) on the right.
+  views::GraphView* originalGraphView() const { return originalView_; }
+  views::GraphView* snapshotGraphView() const { return snapshotView_; }
+  QComboBox* snapshotCombo() const { return snapshotCombo_; }
+  GraphSnapshotTracker* graphTracker() const { return graphTracker_; }
+  // Null until the passes of the shown model have run.
+  std::shared_ptr<const GraphSnapshots> graphSnapshots() const { return snapshots_; }
+
   // The .onnx file a drag carries, or an empty string.
   static QString modelPathFromMimeData(const QMimeData* mime);
 
  signals:
   void modelShown(const QString& path);
   void loadFailed(const QString& path);
+  // Both graph views show the current model (after its passes ran).
+  void graphsShown(const QString& path);
+  // The right view shows the snapshot chosen in the combo.
+  void snapshotShown(int comboIndex);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -68,6 +88,8 @@ class MainWindow : public QMainWindow {
 
  private:
   void createCentralWidget();
+  QWidget* createGraphPage();
+  QWidget* createNodePage();
   void createDocks();
   void createMenus();
   void createStatusBar();
@@ -81,6 +103,11 @@ class MainWindow : public QMainWindow {
   void setLoadingIndicator(bool loading);
   void updateWindowTitle();
 
+  void showGraphSnapshots(const std::shared_ptr<const GraphSnapshots>& snapshots);
+  void showSnapshot(int comboIndex);
+  void showSnapshotLayout(int comboIndex, std::shared_ptr<const views::GraphLayout> layout);
+  void searchGraph();
+
   StudioSettings* settings_ = nullptr;
   ModelLoadTracker* loadTracker_ = nullptr;
   views::NodeTableModel* nodeModel_ = nullptr;
@@ -93,6 +120,19 @@ class MainWindow : public QMainWindow {
   QProgressBar* busyIndicator_ = nullptr;
   QLabel* modelStatus_ = nullptr;
   QPointer<QMessageBox> errorBox_;
+
+  QTabWidget* centralTabs_ = nullptr;
+  GraphSnapshotTracker* graphTracker_ = nullptr;
+  views::GraphView* originalView_ = nullptr;
+  views::GraphView* snapshotView_ = nullptr;
+  QComboBox* snapshotCombo_ = nullptr;
+  QLineEdit* graphSearch_ = nullptr;
+  QLabel* originalTitle_ = nullptr;
+  QLabel* snapshotTitle_ = nullptr;
+  QLabel* graphStatus_ = nullptr;
+  std::shared_ptr<const GraphSnapshots> snapshots_;
+  // Layouts of the snapshots already shown, by snapshot index.
+  std::vector<std::shared_ptr<const views::GraphLayout>> snapshotLayouts_;
 
   QString currentPath_;
   // Holds the copy of the bundled sample while the window lives.

@@ -1,0 +1,351 @@
+// The graph view: Graphviz layouts of the sample and of ResNet-18's fused
+// snapshot, the items drawn for them, DOT/SVG/PNG export, zoom and search,
+// and the main window's two views following each other's selection.
+#include <QComboBox>
+#include <QFile>
+#include <QImage>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+
+#include "driver/model_loader.h"
+#include "passes/pipeline.h"
+#include "studio/graph_snapshot_tracker.h"
+#include "studio/main_window.h"
+#include "support/timer.h"
+#include "views/graph_layout.h"
+#include "views/graph_view.h"
+#include "views/node_table_model.h"
+
+using namespace lathe;
+using lathe::studio::MainWindow;
+using lathe::views::GraphLayout;
+using lathe::views::GraphView;
+using lathe::views::NodeTableModel;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+QString samplePath() {
+  return qEnvironmentVariable("LATHE_SOURCE_DIR") + QStringLiteral("/resources/sample_cnn.onnx");
+}
+
+QString resnetPath() {
+  return qEnvironmentVariable("LATHE_SHARED_MODELS") + QStringLiteral("/resnet18.onnx");
+}
+
+// What the layout must draw as edges, counted from the graph itself: one per
+// non-constant input a node reads, one per graph output.
+int expectedEdges(const Graph& graph) {
+  int edges = static_cast<int>(graph.outputs.size());
+  for (const Node& node : graph.nodes)
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+      if (node.has_input(i) && !graph.value(node.inputs[i]).is_constant()) ++edges;
+  return edges;
+}
+
+double distanceToBox(const views::LayoutPoint& p, const views::LayoutRect& r) {
+  const double dx = std::max({r.x - p.x, 0.0, p.x - (r.x + r.width)});
+  const double dy = std::max({r.y - p.y, 0.0, p.y - (r.y + r.height)});
+  return std::hypot(dx, dy);
+}
+
+bool overlaps(const views::LayoutRect& a, const views::LayoutRect& b) {
+  constexpr double kSlack = 0.5;
+  return a.x + a.width > b.x + kSlack && b.x + b.width > a.x + kSlack &&
+         a.y + a.height > b.y + kSlack && b.y + b.height > a.y + kSlack;
+}
+
+}  // namespace
+
+class TestGraphView : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir settingsDir_;
+  QTemporaryDir workDir_;
+  Graph sample_;
+
+  bool haveResnet() const { return QFile::exists(resnetPath()); }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(settingsDir_.isValid());
+    QVERIFY(workDir_.isValid());
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
+    QCoreApplication::setOrganizationName(QStringLiteral("LatheTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_graph_view"));
+    QVERIFY2(QFile::exists(samplePath()), qPrintable(samplePath()));
+    sample_ = driver::load_model(samplePath().toStdString());
+    QVERIFY(!sample_.nodes.empty());
+  }
+
+  void sampleLayoutDrawsEveryNodeAndEdge() {
+    const auto layout = std::make_shared<GraphLayout>(views::layout_graph(sample_));
+    const size_t io = sample_.inputs.size() + sample_.outputs.size();
+    QCOMPARE(layout->nodes.size(), sample_.nodes.size() + io);
+    QCOMPARE(static_cast<int>(layout->edges.size()), expectedEdges(sample_));
+    QVERIFY(layout->clusters.empty());
+    QVERIFY(layout->width > 0 && layout->height > 0);
+
+    for (const auto& node : layout->nodes) {
+      QVERIFY2(node.box.width > 0 && node.box.height > 0, node.name.c_str());
+      QVERIFY(node.box.x >= -1 && node.box.x + node.box.width <= layout->width + 1);
+    }
+    for (size_t i = 0; i < layout->nodes.size(); ++i)
+      for (size_t j = i + 1; j < layout->nodes.size(); ++j)
+        QVERIFY2(!overlaps(layout->nodes[i].box, layout->nodes[j].box),
+                 (layout->nodes[i].name + " overlaps " + layout->nodes[j].name).c_str());
+    // Every edge is a B-spline from its source box to its target box.
+    for (const auto& edge : layout->edges) {
+      QVERIFY(edge.points.size() >= 4);
+      QCOMPARE((edge.points.size() - 1) % 3, size_t{0});
+      const auto& from = layout->nodes[static_cast<size_t>(edge.from)];
+      const auto& to = layout->nodes[static_cast<size_t>(edge.to)];
+      QVERIFY2(distanceToBox(edge.points.front(), from.box) < 2, from.name.c_str());
+      QVERIFY(edge.has_arrow);
+      QVERIFY2(distanceToBox(edge.arrow_tip, to.box) < 2, to.name.c_str());
+      QCOMPARE(edge.label, shape_to_string(sample_.type(edge.value).shape));
+    }
+
+    // Weights are folded into their reader's label, with the attributes.
+    bool sawWeights = false;
+    for (const auto& node : layout->nodes) {
+      if (node.op != "Conv") continue;
+      QCOMPARE(node.category, views::OpCategory::Anchor);
+      bool kernel = false;
+      for (const std::string& line : node.label) {
+        sawWeights |= line.rfind("W [", 0) == 0;
+        kernel |= line.rfind("k ", 0) == 0;
+      }
+      QVERIFY2(kernel, node.name.c_str());
+    }
+    QVERIFY(sawWeights);
+
+    GraphView view;
+    view.resize(800, 600);
+    view.setGraphLayout(layout);
+    QCOMPARE(view.operatorItemCount(), static_cast<int>(sample_.nodes.size()));
+    QCOMPARE(view.nodeItemCount(), static_cast<int>(layout->nodes.size()));
+    QCOMPARE(view.edgeItemCount(), expectedEdges(sample_));
+    QCOMPARE(view.clusterItemCount(), 0);
+  }
+
+  void dotNamesEveryNode() {
+    const std::string dot = views::to_dot(sample_);
+    QVERIFY(dot.rfind("digraph ", 0) == 0);
+    for (const Node& node : sample_.nodes)
+      QVERIFY2(dot.find("tooltip=\"" + node.name + "\"") != std::string::npos, node.name.c_str());
+    for (ValueId id : sample_.inputs)
+      QVERIFY(dot.find(sample_.value(id).name) != std::string::npos);
+    QCOMPARE(views::layout_graph(sample_).dot, dot);
+  }
+
+  void resnetFusedSnapshotDrawsItsGroups() {
+    if (!haveResnet()) QSKIP("LATHE_SHARED_MODELS/resnet18.onnx is not there");
+    const Graph resnet = driver::load_model(resnetPath().toStdString());
+    const passes::OptimizedGraph optimized =
+        passes::optimize_graph(resnet, {.alter_layout = true, .record_snapshots = true});
+    QVERIFY(!optimized.snapshots.empty());
+    const passes::GraphSnapshot& fused = optimized.snapshots.back();
+    QCOMPARE(fused.pass, std::string("fuse_ops"));
+    QCOMPARE(fused.groups.size(), size_t{28});
+
+    Timer timer;
+    const auto original = views::layout_graph(resnet);
+    const double originalMs = timer.milliseconds();
+    timer.restart();
+    const auto layout =
+        std::make_shared<GraphLayout>(views::layout_graph(fused.graph, fused.groups));
+    const double fusedMs = timer.milliseconds();
+    qInfo("ResNet-18 layout: original %d nodes in %.1f ms, fused %d nodes / %d groups in %.1f ms",
+          static_cast<int>(resnet.nodes.size()), originalMs,
+          static_cast<int>(fused.graph.nodes.size()), static_cast<int>(fused.groups.size()),
+          fusedMs);
+    QCOMPARE(original.nodes.size(),
+             resnet.nodes.size() + resnet.inputs.size() + resnet.outputs.size());
+
+    QCOMPARE(layout->clusters.size(), size_t{28});
+    for (size_t g = 0; g < layout->clusters.size(); ++g) {
+      QCOMPARE(layout->clusters[g].group, static_cast<int>(g));
+      QCOMPARE(layout->clusters[g].name, fused.groups[g].name);
+    }
+    // Each node lies inside the box of its own group.
+    int grouped = 0;
+    for (const auto& node : layout->nodes) {
+      if (node.graph_node < 0) continue;
+      QVERIFY2(node.group >= 0, node.name.c_str());
+      QVERIFY2(layout->clusters[static_cast<size_t>(node.group)].box.contains(node.box),
+               node.name.c_str());
+      ++grouped;
+    }
+    QCOMPARE(grouped, static_cast<int>(fused.graph.nodes.size()));
+
+    GraphView view;
+    view.resize(1000, 800);
+    view.setGraphLayout(layout);
+    QCOMPARE(view.clusterItemCount(), 28);
+    QCOMPARE(view.operatorItemCount(), static_cast<int>(fused.graph.nodes.size()));
+    QCOMPARE(view.edgeItemCount(), expectedEdges(fused.graph));
+
+    const std::string dot = views::to_dot(fused.graph, fused.groups);
+    size_t clusters = 0;
+    for (size_t at = dot.find("subgraph \"cluster_"); at != std::string::npos;
+         at = dot.find("subgraph \"cluster_", at + 1))
+      ++clusters;
+    QCOMPARE(clusters, size_t{28});
+    for (const Node& node : fused.graph.nodes)
+      QVERIFY2(dot.find(node.name) != std::string::npos, node.name.c_str());
+  }
+
+  void zoomFitAndSearch() {
+    GraphView view;
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setGraphLayout(std::make_shared<GraphLayout>(views::layout_graph(sample_)));
+
+    const double start = view.zoomFactor();
+    QTest::keyClick(&view, Qt::Key_Plus);
+    QVERIFY(view.zoomFactor() > start * 1.1);
+    QTest::keyClick(&view, Qt::Key_Minus);
+    QTest::keyClick(&view, Qt::Key_Minus);
+    QVERIFY(view.zoomFactor() < start);
+    QTest::keyClick(&view, Qt::Key_F);
+    const QRect shown = view.mapFromScene(view.sceneRect()).boundingRect();
+    QVERIFY(view.viewport()->rect().adjusted(-2, -2, 2, 2).contains(shown));
+
+    // Zoomed in, so the view can scroll to centre a node.
+    for (int i = 0; i < 6; ++i) QTest::keyClick(&view, Qt::Key_Plus);
+    QSignalSpy selected(&view, &GraphView::nodeSelected);
+    QVERIFY(view.findNode(QStringLiteral("conv")));
+    QCOMPARE(selected.count(), 1);
+    const QString first = view.selectedNodeName();
+    const int index = view.graphLayout()->find_node(first.toStdString());
+    QVERIFY(index >= 0);
+    const auto& node = view.graphLayout()->nodes[static_cast<size_t>(index)];
+    QVERIFY(first.contains(QStringLiteral("conv"), Qt::CaseInsensitive) ||
+            QString::fromStdString(node.op).contains(QStringLiteral("conv"), Qt::CaseInsensitive));
+    // The view scrolled to the match (centring stops at the scene's edges).
+    const QRectF nodeBox(node.box.x, node.box.y, node.box.width, node.box.height);
+    QVERIFY(view.viewport()->rect().contains(view.mapFromScene(nodeBox).boundingRect()));
+    // Enter again: the next match.
+    QVERIFY(view.findNode(QStringLiteral("conv")));
+    QVERIFY(view.selectedNodeName() != first);
+    const auto& next = view.graphLayout()->nodes[static_cast<size_t>(
+        view.graphLayout()->find_node(view.selectedNodeName().toStdString()))];
+    QVERIFY(view.viewport()->rect().contains(
+        view.mapFromScene(QRectF(next.box.x, next.box.y, next.box.width, next.box.height))
+            .boundingRect()));
+    QVERIFY(!view.findNode(QStringLiteral("no such node or op")));
+
+    // Selecting from outside does not echo back.
+    selected.clear();
+    view.selectNode(first);
+    QCOMPARE(view.selectedNodeName(), first);
+    QCOMPARE(selected.count(), 0);
+  }
+
+  void exportsSvgPngAndDot() {
+    GraphView view;
+    auto layout = std::make_shared<GraphLayout>(views::layout_graph(sample_));
+    QVERIFY(!view.exportSvg(workDir_.filePath(QStringLiteral("empty.svg"))));
+    view.setGraphLayout(layout);
+
+    const QString svg = workDir_.filePath(QStringLiteral("graph.svg"));
+    QVERIFY(view.exportSvg(svg));
+    QFile svgFile(svg);
+    QVERIFY(svgFile.open(QIODevice::ReadOnly));
+    const QByteArray svgText = svgFile.readAll();
+    QVERIFY(svgText.contains("<svg"));
+    QVERIFY(svgText.contains(QByteArray::fromStdString(sample_.nodes.front().op)));
+
+    const QString png = workDir_.filePath(QStringLiteral("graph.png"));
+    QVERIFY(view.exportPng(png));
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() >= static_cast<int>(layout->width));
+
+    const QString dot = workDir_.filePath(QStringLiteral("graph.dot"));
+    QVERIFY(view.exportDot(dot));
+    QFile dotFile(dot);
+    QVERIFY(dotFile.open(QIODevice::ReadOnly));
+    QCOMPARE(dotFile.readAll().toStdString(), layout->dot);
+  }
+
+  void windowViewsFollowEachOther() {
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy shown(&window, &MainWindow::graphsShown);
+    window.openModel(samplePath());
+    QVERIFY(shown.wait(kTimeoutMs) || shown.count() > 0);
+
+    GraphView* left = window.originalGraphView();
+    GraphView* right = window.snapshotGraphView();
+    QComboBox* combo = window.snapshotCombo();
+    const auto snapshots = window.graphSnapshots();
+    QVERIFY(snapshots);
+    const auto& list = snapshots->optimized.snapshots;
+    QCOMPARE(combo->count(), static_cast<int>(list.size()) + 1);
+    QCOMPARE(combo->itemText(0), QStringLiteral("Original"));
+    QCOMPARE(combo->currentText(), QStringLiteral("Fused"));
+    QCOMPARE(left->operatorItemCount(), static_cast<int>(sample_.nodes.size()));
+    QCOMPARE(right->operatorItemCount(), static_cast<int>(list.back().graph.nodes.size()));
+    QCOMPARE(right->clusterItemCount(), static_cast<int>(list.back().groups.size()));
+
+    // A node both graphs have: click it on the left, the right follows.
+    QString common;
+    for (const QString& name : left->nodeNames())
+      if (right->nodeNames().contains(name) &&
+          left->graphLayout()
+                  ->nodes[static_cast<size_t>(left->graphLayout()->find_node(name.toStdString()))]
+                  .graph_node >= 0)
+        common = name;
+    QVERIFY(!common.isEmpty());
+    const auto& box =
+        left->graphLayout()
+            ->nodes[static_cast<size_t>(left->graphLayout()->find_node(common.toStdString()))]
+            .box;
+    left->centerOn(box.x + box.width / 2, box.y + box.height / 2);
+    const QPoint click = left->mapFromScene(QPointF(box.x + box.width / 2, box.y + box.height / 2));
+    QTest::mouseClick(left->viewport(), Qt::LeftButton, {}, click);
+    QCOMPARE(left->selectedNodeName(), common);
+    QCOMPARE(right->selectedNodeName(), common);
+    // The node table's current row follows.
+    auto* table = window.findChild<QTableView*>(QStringLiteral("nodeTable"));
+    QVERIFY(table);
+    QCOMPARE(table->currentIndex().siblingAtColumn(NodeTableModel::NameColumn).data().toString(),
+             common);
+
+    // And the other way round, through the search.
+    QVERIFY(right->findNode(QStringLiteral("Relu")));
+    const QString fromRight = right->selectedNodeName();
+    QVERIFY(fromRight != common);
+    if (left->nodeNames().contains(fromRight))
+      QCOMPARE(left->selectedNodeName(), fromRight);
+    else
+      QVERIFY(left->selectedNodeName().isEmpty());
+
+    // Another snapshot is laid out in the background, then shown on the right.
+    QSignalSpy snapshotShown(&window, &MainWindow::snapshotShown);
+    combo->setCurrentIndex(1);
+    QVERIFY(snapshotShown.count() > 0 || snapshotShown.wait(kTimeoutMs));
+    QCOMPARE(snapshotShown.last().at(0).toInt(), 1);
+    QCOMPARE(right->operatorItemCount(), static_cast<int>(list.front().graph.nodes.size()));
+    QCOMPARE(right->clusterItemCount(), 0);
+    // Switching back to Fused reuses its layout at once.
+    snapshotShown.clear();
+    combo->setCurrentIndex(combo->count() - 1);
+    QCOMPARE(snapshotShown.count(), 1);
+    QCOMPARE(right->clusterItemCount(), static_cast<int>(list.back().groups.size()));
+  }
+};
+
+QTEST_MAIN(TestGraphView)
+#include "tst_graph_view.moc"

@@ -1,0 +1,412 @@
+// Graph IR -> DOT -> Graphviz `dot` layout -> plain geometry. The DOT text is
+// the single description: the export and the layout can never disagree.
+// No Qt here: Graphviz's headers define macros that clash with Qt's.
+#include "views/graph_layout.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <algorithm>
+#include <charconv>
+#include <mutex>
+#include <sstream>
+
+#include "ir/op_registry.h"
+#include "support/error.h"
+#include "support/timer.h"
+
+namespace lathe::views {
+
+namespace {
+
+constexpr double kPointsPerInch = 72.0;
+constexpr size_t kMaxConstantLines = 3;
+
+// A DOT quoted string; label line breaks are written by the caller as "\n".
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + '"';
+}
+
+std::string join_label(const std::vector<std::string>& lines) {
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i) out += '\n';
+    out += lines[i];
+  }
+  return out;
+}
+
+bool all_equal(const std::vector<int64_t>& v) {
+  return std::adjacent_find(v.begin(), v.end(), std::not_equal_to<>()) == v.end();
+}
+
+// "3×3", or "2" when every entry is the same.
+std::string compact_ints(const std::vector<int64_t>& v, const char* separator, bool collapse) {
+  if (collapse && !v.empty() && all_equal(v)) return std::to_string(v.front());
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += separator;
+    out += std::to_string(v[i]);
+  }
+  return out;
+}
+
+bool any_not(const std::vector<int64_t>& v, int64_t value) {
+  return std::any_of(v.begin(), v.end(), [value](int64_t x) { return x != value; });
+}
+
+// The attributes that tell one node of an op from another, on one line.
+std::vector<std::string> attribute_lines(const Node& node) {
+  const Attributes& a = node.attrs;
+  std::vector<std::string> parts;
+  if (a.has("kernel_shape"))
+    parts.push_back("k " + compact_ints(a.get_ints("kernel_shape"), "×", false));
+  if (a.has("strides") && any_not(a.get_ints("strides"), 1))
+    parts.push_back("s " + compact_ints(a.get_ints("strides"), "×", true));
+  if (a.has("pads") && any_not(a.get_ints("pads"), 0))
+    parts.push_back("p " + compact_ints(a.get_ints("pads"), ",", true));
+  if (a.has("dilations") && any_not(a.get_ints("dilations"), 1))
+    parts.push_back("d " + compact_ints(a.get_ints("dilations"), "×", true));
+  if (a.has("group") && a.get_int("group", 1) != 1)
+    parts.push_back("g " + std::to_string(a.get_int("group", 1)));
+  if (a.has("axis")) parts.push_back("axis " + std::to_string(a.get_int("axis", 0)));
+  if (a.has("axes")) parts.push_back("axes " + compact_ints(a.get_ints("axes"), ",", false));
+  if (a.has("perm")) parts.push_back("perm " + compact_ints(a.get_ints("perm"), ",", false));
+  if (a.get_int("transA", 0) != 0) parts.push_back("transA");
+  if (a.get_int("transB", 0) != 0) parts.push_back("transB");
+
+  std::vector<std::string> lines;
+  if (!parts.empty()) {
+    std::string line;
+    for (const std::string& part : parts) line += (line.empty() ? "" : "  ") + part;
+    lines.push_back(line);
+  }
+  if (a.has("src_layout") && a.has("dst_layout"))
+    lines.push_back(a.get_string("src_layout", "") + " → " + a.get_string("dst_layout", ""));
+  return lines;
+}
+
+// Weights and other constants are not drawn as nodes: their shapes are listed
+// in the reader's label ("W" and "B" for an anchor's weight and bias).
+std::vector<std::string> constant_lines(const Graph& graph, const Node& node, OpCategory category) {
+  std::vector<std::string> lines;
+  size_t hidden = 0;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (!node.has_input(i)) continue;
+    const Value& v = graph.value(node.inputs[i]);
+    if (!v.is_constant()) continue;
+    if (lines.size() == kMaxConstantLines) {
+      ++hidden;
+      continue;
+    }
+    std::string role = "const";
+    if (category == OpCategory::Anchor && i == 1) role = "W";
+    if (category == OpCategory::Anchor && i == 2) role = "B";
+    lines.push_back(role + " " + shape_to_string(v.type.shape));
+  }
+  if (hidden) lines.push_back("+" + std::to_string(hidden) + " more");
+  return lines;
+}
+
+struct EdgeSpec {
+  int from;
+  int to;
+  ValueId value;
+};
+
+// Everything to_dot decides, kept so the layout can map Graphviz's ids back.
+struct DotGraph {
+  std::string text;
+  std::vector<LayoutNode> nodes;
+  std::vector<EdgeSpec> edges;
+};
+
+DotGraph build_dot(const Graph& graph, const std::vector<passes::FusedGroup>& groups) {
+  DotGraph dot;
+  const int n = static_cast<int>(graph.nodes.size());
+  std::vector<int> group_of(graph.nodes.size(), -1);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (int node : groups[g].nodes)
+      if (node >= 0 && node < n) group_of[static_cast<size_t>(node)] = static_cast<int>(g);
+
+  for (int i = 0; i < n; ++i) {
+    const Node& node = graph.nodes[static_cast<size_t>(i)];
+    LayoutNode ln;
+    ln.id = "n" + std::to_string(i);
+    ln.name = node.name;
+    ln.op = node.op;
+    ln.category = op_category(node.op);
+    ln.label.push_back(node.op);
+    for (std::string& line : attribute_lines(node)) ln.label.push_back(std::move(line));
+    for (std::string& line : constant_lines(graph, node, ln.category))
+      ln.label.push_back(std::move(line));
+    ln.graph_node = i;
+    ln.group = group_of[static_cast<size_t>(i)];
+    dot.nodes.push_back(std::move(ln));
+  }
+  std::vector<int> input_node(graph.values.size(), -1);
+  for (size_t k = 0; k < graph.inputs.size(); ++k) {
+    const Value& v = graph.value(graph.inputs[k]);
+    LayoutNode ln;
+    ln.id = "in" + std::to_string(k);
+    ln.name = v.name;
+    ln.category = OpCategory::GraphInput;
+    ln.label = {v.name, v.type.to_string()};
+    input_node[static_cast<size_t>(graph.inputs[k])] = static_cast<int>(dot.nodes.size());
+    dot.nodes.push_back(std::move(ln));
+  }
+  // The node a value comes from: its producer or the graph input node.
+  auto source_of = [&](ValueId id) {
+    const Value& v = graph.value(id);
+    if (v.producer >= 0) return v.producer;
+    return input_node[static_cast<size_t>(id)];
+  };
+  for (int i = 0; i < n; ++i) {
+    const Node& node = graph.nodes[static_cast<size_t>(i)];
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      if (!node.has_input(k) || graph.value(node.inputs[k]).is_constant()) continue;
+      const int from = source_of(node.inputs[k]);
+      if (from >= 0) dot.edges.push_back({from, i, node.inputs[k]});
+    }
+  }
+  for (size_t k = 0; k < graph.outputs.size(); ++k) {
+    const Value& v = graph.value(graph.outputs[k]);
+    LayoutNode ln;
+    ln.id = "out" + std::to_string(k);
+    ln.name = v.name;
+    ln.category = OpCategory::GraphOutput;
+    ln.label = {v.name, v.type.to_string()};
+    const int index = static_cast<int>(dot.nodes.size());
+    dot.nodes.push_back(std::move(ln));
+    const int from = source_of(graph.outputs[k]);
+    if (from >= 0) dot.edges.push_back({from, index, graph.outputs[k]});
+  }
+
+  std::ostringstream os;
+  os << "digraph " << quoted(graph.name.empty() ? "graph" : graph.name) << " {\n"
+     << "  graph [rankdir=TB, nodesep=0.3, ranksep=0.3, fontname=\"Helvetica\", fontsize=10];\n"
+     << "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10, "
+        "margin=\"0.12,0.04\", color=\"#555555\"];\n"
+     << "  edge [fontname=\"Helvetica\", fontsize=8, arrowsize=0.6, color=\"#666666\"];\n";
+  auto write_node = [&](const LayoutNode& ln, const char* indent) {
+    os << indent << quoted(ln.id) << " [label=" << quoted(join_label(ln.label))
+       << ", tooltip=" << quoted(ln.name) << ", fillcolor=\"" << op_category_color(ln.category)
+       << "\"];\n";
+  };
+  for (size_t g = 0; g < groups.size(); ++g) {
+    os << "  subgraph " << quoted("cluster_" + std::to_string(g)) << " {\n"
+       << "    label=" << quoted(groups[g].name)
+       << "; style=\"rounded,filled\"; fillcolor=\"#f3efe4\"; color=\"#b0a583\"; fontsize=9;\n";
+    for (const LayoutNode& ln : dot.nodes)
+      if (ln.group == static_cast<int>(g)) write_node(ln, "    ");
+    os << "  }\n";
+  }
+  for (const LayoutNode& ln : dot.nodes)
+    if (ln.group < 0) write_node(ln, "  ");
+  for (size_t e = 0; e < dot.edges.size(); ++e) {
+    const EdgeSpec& spec = dot.edges[e];
+    os << "  " << quoted(dot.nodes[static_cast<size_t>(spec.from)].id) << " -> "
+       << quoted(dot.nodes[static_cast<size_t>(spec.to)].id) << " [id=\"e" << e
+       << "\", label=" << quoted(shape_to_string(graph.type(spec.value).shape)) << "];\n";
+  }
+  os << "}\n";
+  dot.text = os.str();
+  return dot;
+}
+
+int index_after_prefix(const char* name, const char* prefix) {
+  const std::string_view s(name ? name : "");
+  const std::string_view p(prefix);
+  if (s.substr(0, p.size()) != p) return -1;
+  int value = -1;
+  const auto* begin = s.data() + p.size();
+  const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), value);
+  return ec == std::errc() && end == s.data() + s.size() ? value : -1;
+}
+
+// Graphviz keeps global state (the current graph, error handlers, plugin
+// tables): one layout at a time, on one context kept for the process.
+std::mutex& graphviz_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+GVC_t* graphviz_context() {
+  static GVC_t* context = gvContext();
+  return context;
+}
+
+}  // namespace
+
+bool LayoutRect::contains(const LayoutRect& other) const {
+  constexpr double kSlack = 0.5;  // Graphviz rounds boxes to whole points
+  return other.x >= x - kSlack && other.y >= y - kSlack &&
+         other.x + other.width <= x + width + kSlack &&
+         other.y + other.height <= y + height + kSlack;
+}
+
+OpCategory op_category(const std::string& op) {
+  if (op == "LayoutTransform") return OpCategory::Layout;
+  const OpDef* def = OpRegistry::global().find(op);
+  if (!def) return OpCategory::Opaque;
+  switch (def->kind) {
+    case FusionKind::OutEWiseFusable:
+      return OpCategory::Anchor;
+    case FusionKind::ElemWise:
+    case FusionKind::Broadcast:
+      return OpCategory::ElementWise;
+    case FusionKind::Injective:
+      return OpCategory::Injective;
+    case FusionKind::CommReduce:
+      return OpCategory::Reduction;
+    case FusionKind::Opaque:
+      return OpCategory::Opaque;
+  }
+  return OpCategory::Opaque;
+}
+
+std::string op_category_name(OpCategory category) {
+  switch (category) {
+    case OpCategory::Anchor:
+      return "conv/dense anchor";
+    case OpCategory::ElementWise:
+      return "elementwise";
+    case OpCategory::Injective:
+      return "injective/shape";
+    case OpCategory::Reduction:
+      return "reduction";
+    case OpCategory::Opaque:
+      return "opaque";
+    case OpCategory::Layout:
+      return "layout transform";
+    case OpCategory::GraphInput:
+      return "graph input";
+    case OpCategory::GraphOutput:
+      return "graph output";
+  }
+  return "opaque";
+}
+
+std::string op_category_color(OpCategory category) {
+  switch (category) {
+    case OpCategory::Anchor:
+      return "#f6b26b";
+    case OpCategory::ElementWise:
+      return "#a4c2f4";
+    case OpCategory::Injective:
+      return "#b6d7a8";
+    case OpCategory::Reduction:
+      return "#d5a6bd";
+    case OpCategory::Opaque:
+      return "#cccccc";
+    case OpCategory::Layout:
+      return "#ffe599";
+    case OpCategory::GraphInput:
+      return "#ffffff";
+    case OpCategory::GraphOutput:
+      return "#ffffff";
+  }
+  return "#cccccc";
+}
+
+int GraphLayout::find_node(const std::string& name) const {
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::string to_dot(const Graph& graph, const std::vector<passes::FusedGroup>& groups) {
+  return build_dot(graph, groups).text;
+}
+
+GraphLayout layout_graph(const Graph& graph, const std::vector<passes::FusedGroup>& groups) {
+  const Timer timer;
+  DotGraph dot = build_dot(graph, groups);
+  GraphLayout layout;
+  layout.nodes = std::move(dot.nodes);
+
+  const std::lock_guard lock(graphviz_mutex());
+  GVC_t* gvc = graphviz_context();
+  LATHE_CHECK(gvc, "graph layout: cannot create a Graphviz context");
+  Agraph_t* g = agmemread(dot.text.c_str());
+  LATHE_CHECK(g, "graph layout: Graphviz cannot parse the DOT of graph '", graph.name, "'");
+  if (gvLayout(gvc, g, "dot") != 0) {
+    agclose(g);
+    fail(str("graph layout: Graphviz's dot layout failed on graph '", graph.name, "'"));
+  }
+
+  const boxf bb = GD_bb(g);
+  layout.width = bb.UR.x - bb.LL.x;
+  layout.height = bb.UR.y - bb.LL.y;
+  // Graphviz's y grows upwards from the bottom left.
+  auto point = [&](pointf p) { return LayoutPoint{p.x - bb.LL.x, bb.UR.y - p.y}; };
+
+  for (LayoutNode& ln : layout.nodes) {
+    Agnode_t* node = agnode(g, ln.id.data(), 0);
+    LATHE_CHECK(node, "graph layout: Graphviz lost node ", ln.id);
+    const LayoutPoint centre = point(ND_coord(node));
+    const double w = ND_width(node) * kPointsPerInch;
+    const double h = ND_height(node) * kPointsPerInch;
+    ln.box = {centre.x - w / 2, centre.y - h / 2, w, h};
+  }
+
+  layout.edges.resize(dot.edges.size());
+  for (Agnode_t* node = agfstnode(g); node; node = agnxtnode(g, node)) {
+    for (Agedge_t* edge = agfstout(g, node); edge; edge = agnxtout(g, edge)) {
+      const int index = index_after_prefix(agget(edge, const_cast<char*>("id")), "e");
+      if (index < 0 || index >= static_cast<int>(dot.edges.size())) continue;
+      LayoutEdge& le = layout.edges[static_cast<size_t>(index)];
+      const EdgeSpec& spec = dot.edges[static_cast<size_t>(index)];
+      le.from = spec.from;
+      le.to = spec.to;
+      le.value = spec.value;
+      le.label = shape_to_string(graph.type(spec.value).shape);
+      if (const splines* spl = ED_spl(edge); spl && spl->size > 0) {
+        const bezier& bz = spl->list[0];
+        for (int i = 0; i < bz.size; ++i) le.points.push_back(point(bz.list[i]));
+        if (bz.eflag) {
+          le.has_arrow = true;
+          le.arrow_tip = point(bz.ep);
+        }
+      }
+      if (const textlabel_t* label = ED_label(edge); label && label->set)
+        le.label_pos = point(label->pos);
+    }
+  }
+
+  for (int c = 1; c <= GD_n_cluster(g); ++c) {
+    Agraph_t* sub = GD_clust(g)[c];
+    const int group = index_after_prefix(agnameof(sub), "cluster_");
+    if (group < 0 || group >= static_cast<int>(groups.size())) continue;
+    LayoutCluster cluster;
+    cluster.name = groups[static_cast<size_t>(group)].name;
+    cluster.group = group;
+    const boxf cb = GD_bb(sub);
+    const LayoutPoint top_left = point({cb.LL.x, cb.UR.y});
+    cluster.box = {top_left.x, top_left.y, cb.UR.x - cb.LL.x, cb.UR.y - cb.LL.y};
+    if (const textlabel_t* label = GD_label(sub); label && label->set)
+      cluster.label_pos = point(label->pos);
+    else
+      cluster.label_pos = {cluster.box.x + cluster.box.width / 2, cluster.box.y + 8};
+    layout.clusters.push_back(std::move(cluster));
+  }
+  std::sort(layout.clusters.begin(), layout.clusters.end(),
+            [](const LayoutCluster& a, const LayoutCluster& b) { return a.group < b.group; });
+
+  gvFreeLayout(gvc, g);
+  agclose(g);
+  layout.dot = std::move(dot.text);
+  layout.milliseconds = timer.milliseconds();
+  return layout;
+}
+
+}  // namespace lathe::views
