@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ir/ops/resize_geometry.h"
 #include "reference/executor.h"
 #include "reference/kernel_util.h"
 
@@ -365,99 +366,12 @@ void space_to_depth(KernelContext& ctx) {
 // sum of neighbours (1 for nearest, 2 for linear, 4 for cubic), clamped to the
 // edge. N-D interpolation is the product of the per-axis weights.
 
-struct Tap {
-  int64_t index;
-  double weight;
-};
+using Tap = ResizeTap;
 
 struct AxisTaps {
   std::vector<std::vector<Tap>> taps;  // per output coordinate
   std::vector<bool> outside;           // tf_crop_and_resize: use extrapolation_value
 };
-
-struct ResizeParams {
-  std::string mode, transform, nearest_mode;
-  double cubic_a = -0.75;
-  bool exclude_outside = false;
-};
-
-double resize_source_coord(const ResizeParams& p, int64_t x, double scale, int64_t in_n,
-                           double roi_start, double roi_end, bool& outside) {
-  double xd = static_cast<double>(x);
-  // The reference uses the real-valued output length scale * input length.
-  double out_len = scale * static_cast<double>(in_n);
-  double last = static_cast<double>(in_n - 1);
-  const std::string& t = p.transform;
-  if (t == "half_pixel") return (xd + 0.5) / scale - 0.5;
-  if (t == "pytorch_half_pixel") return out_len > 1 ? (xd + 0.5) / scale - 0.5 : -0.5;
-  if (t == "align_corners") return out_len == 1 ? 0 : xd * last / (out_len - 1);
-  if (t == "asymmetric") return xd / scale;
-  if (t == "tf_half_pixel_for_nn") return (xd + 0.5) / scale;
-  if (t == "tf_crop_and_resize") {
-    double c = out_len == 1 ? (roi_end - roi_start) * last / 2
-                            : xd * (roi_end - roi_start) * last / (out_len - 1);
-    c += roi_start * last;
-    outside = c < 0 || c > last;
-    return c;
-  }
-  fail_unsupported(str("coordinate_transformation_mode '", t, "' is not supported"));
-}
-
-std::vector<Tap> resize_taps(const ResizeParams& p, double c, int64_t in_n) {
-  int64_t x0 = static_cast<int64_t>(std::floor(c));
-  double r = c - static_cast<double>(x0);
-  // The reference prefers the left neighbour: an integral coordinate is the
-  // right end (ratio 1) of the interval that ends there.
-  if (r == 0) {
-    x0 -= 1;
-    r = 1;
-  }
-  std::vector<Tap> taps;
-  if (p.mode == "nearest") {
-    bool right = r == 1;
-    if (!right) {
-      const std::string& m = p.nearest_mode;
-      if (m == "round_prefer_floor")
-        right = r > 0.5;
-      else if (m == "round_prefer_ceil")
-        right = r >= 0.5;
-      else if (m == "floor")
-        right = false;
-      else if (m == "ceil")
-        right = true;
-      else
-        fail_unsupported(str("nearest_mode '", m, "' is not supported"));
-    }
-    taps.push_back({right ? x0 + 1 : x0, 1.0});
-  } else if (p.mode == "linear") {
-    taps = {{x0, 1 - r}, {x0 + 1, r}};
-  } else if (p.mode == "cubic") {
-    double a = p.cubic_a;
-    auto far = [a](double t) { return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a; };  // 1<|t|<2
-    auto near = [a](double t) { return ((a + 2) * t - (a + 3)) * t * t + 1; };       // |t|<=1
-    taps = {{x0 - 1, far(r + 1)}, {x0, near(r)}, {x0 + 1, near(1 - r)}, {x0 + 2, far(2 - r)}};
-  } else {
-    fail_unsupported(str("mode '", p.mode, "' is not supported"));
-  }
-  if (p.exclude_outside && p.mode != "nearest") {
-    double sum = 0;
-    for (Tap& t : taps) {
-      if (t.index < 0 || t.index >= in_n) t.weight = 0;
-      sum += t.weight;
-    }
-    if (sum != 0)
-      for (Tap& t : taps) t.weight /= sum;
-  }
-  std::vector<Tap> kept;
-  for (Tap t : taps) {
-    // Zero weights add nothing; dropping them keeps the tap product small.
-    if (t.weight == 0 && taps.size() > 1) continue;
-    t.index = std::clamp<int64_t>(t.index, 0, in_n - 1);
-    kept.push_back(t);
-  }
-  if (kept.empty()) kept.push_back({std::clamp<int64_t>(x0, 0, in_n - 1), 0.0});
-  return kept;
-}
 
 template <typename T>
 double resize_accumulate(const T* in, const std::vector<const std::vector<Tap>*>& taps,
@@ -503,7 +417,7 @@ void resize(KernelContext& ctx) {
       bool outside = false;
       double c = resize_source_coord(p, o, scale, in_n, r0, r1, outside);
       axes[d].outside.push_back(outside);
-      axes[d].taps.push_back(resize_taps(p, c, in_n));
+      axes[d].taps.push_back(resize_taps(p, c, in_n, ZeroWeightTaps::Drop));
     }
   }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "ir/ops/resize_geometry.h"
 #include "topi/compute_util.h"
 
 namespace lathe::topi {
@@ -350,90 +351,7 @@ std::vector<te::Tensor> range(const ComputeContext& ctx) {
 // double in the same nesting. The taps depend only on shapes and attributes,
 // so they are computed here and enter the kernel as tables.
 
-struct ResizeParams {
-  std::string mode, transform, nearest_mode;
-  double cubic_a = -0.75;
-  bool exclude_outside = false;
-};
-
-struct Tap {
-  int64_t index;
-  double weight;
-};
-
-double resize_source_coord(const ComputeContext& ctx, const ResizeParams& p, int64_t x,
-                           double scale, int64_t in_n, double roi_start, double roi_end,
-                           bool& outside) {
-  double xd = static_cast<double>(x);
-  double out_len = scale * static_cast<double>(in_n);
-  double last = static_cast<double>(in_n - 1);
-  const std::string& t = p.transform;
-  if (t == "half_pixel") return (xd + 0.5) / scale - 0.5;
-  if (t == "pytorch_half_pixel") return out_len > 1 ? (xd + 0.5) / scale - 0.5 : -0.5;
-  if (t == "align_corners") return out_len == 1 ? 0 : xd * last / (out_len - 1);
-  if (t == "asymmetric") return xd / scale;
-  if (t == "tf_half_pixel_for_nn") return (xd + 0.5) / scale;
-  if (t == "tf_crop_and_resize") {
-    double c = out_len == 1 ? (roi_end - roi_start) * last / 2
-                            : xd * (roi_end - roi_start) * last / (out_len - 1);
-    c += roi_start * last;
-    outside = c < 0 || c > last;
-    return c;
-  }
-  throw UnsupportedError(describe_node(ctx.node()) + ": coordinate_transformation_mode '" + t +
-                         "' is not supported");
-}
-
-// Always `count` taps (1, 2 or 4), zero weights included, so that every
-// output coordinate has the same expression.
-std::vector<Tap> resize_taps(const ComputeContext& ctx, const ResizeParams& p, double c,
-                             int64_t in_n) {
-  int64_t x0 = static_cast<int64_t>(std::floor(c));
-  double r = c - static_cast<double>(x0);
-  if (r == 0) {
-    x0 -= 1;
-    r = 1;
-  }
-  std::vector<Tap> taps;
-  if (p.mode == "nearest") {
-    bool right = r == 1;
-    if (!right) {
-      const std::string& m = p.nearest_mode;
-      if (m == "round_prefer_floor")
-        right = r > 0.5;
-      else if (m == "round_prefer_ceil")
-        right = r >= 0.5;
-      else if (m == "floor")
-        right = false;
-      else if (m == "ceil")
-        right = true;
-      else
-        throw UnsupportedError(describe_node(ctx.node()) + ": nearest_mode '" + m +
-                               "' is not supported");
-    }
-    taps.push_back({right ? x0 + 1 : x0, 1.0});
-  } else if (p.mode == "linear") {
-    taps = {{x0, 1 - r}, {x0 + 1, r}};
-  } else if (p.mode == "cubic") {
-    double a = p.cubic_a;
-    auto far = [a](double t) { return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a; };
-    auto near = [a](double t) { return ((a + 2) * t - (a + 3)) * t * t + 1; };
-    taps = {{x0 - 1, far(r + 1)}, {x0, near(r)}, {x0 + 1, near(1 - r)}, {x0 + 2, far(2 - r)}};
-  } else {
-    throw UnsupportedError(describe_node(ctx.node()) + ": mode '" + p.mode + "' is not supported");
-  }
-  if (p.exclude_outside && p.mode != "nearest") {
-    double sum = 0;
-    for (Tap& t : taps) {
-      if (t.index < 0 || t.index >= in_n) t.weight = 0;
-      sum += t.weight;
-    }
-    if (sum != 0)
-      for (Tap& t : taps) t.weight /= sum;
-  }
-  for (Tap& t : taps) t.index = std::clamp<int64_t>(t.index, 0, in_n - 1);
-  return taps;
-}
+using Tap = ResizeTap;
 
 struct AxisTables {
   bool identity = true;                     // output coordinate o reads input o with weight 1
@@ -474,8 +392,16 @@ std::vector<te::Tensor> resize(const ComputeContext& ctx) {
     AxisTables& ax = axes[d];
     for (int64_t o = 0; o < out_n; ++o) {
       bool outside = false;
-      double c = resize_source_coord(ctx, p, o, scale, in_n, r0, r1, outside);
-      std::vector<Tap> taps = resize_taps(ctx, p, c, in_n);
+      double c = 0;
+      std::vector<Tap> taps;
+      try {
+        c = resize_source_coord(p, o, scale, in_n, r0, r1, outside);
+        // Every output coordinate gets the same number of taps, so one
+        // expression serves them all.
+        taps = resize_taps(p, c, in_n, ZeroWeightTaps::Keep);
+      } catch (const UnsupportedError& e) {
+        throw UnsupportedError(describe_node(ctx.node()) + ": " + e.what());
+      }
       ax.index.resize(taps.size());
       ax.weight.resize(taps.size());
       for (size_t k = 0; k < taps.size(); ++k) {

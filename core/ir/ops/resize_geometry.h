@@ -1,0 +1,41 @@
+// Resize's per-axis geometry, after the ONNX reference implementation (opsets
+// 11-13): an output coordinate maps to a fractional input coordinate, whose
+// neighbours (1 for nearest, 2 for linear, 4 for cubic) are the taps of a
+// weighted sum. Shared by the reference kernel and the compiled kernel's
+// compute, which bakes the taps into tables, so both read the same inputs
+// with the same weights.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lathe {
+
+struct ResizeTap {
+  int64_t index;
+  double weight;
+};
+
+struct ResizeParams {
+  std::string mode, transform, nearest_mode;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+};
+
+// The input coordinate of output coordinate `x` along an axis of `in_n`
+// elements; `outside` is set for tf_crop_and_resize coordinates that need the
+// extrapolation value. Throws UnsupportedError for an unknown transformation.
+double resize_source_coord(const ResizeParams& p, int64_t x, double scale, int64_t in_n,
+                           double roi_start, double roi_end, bool& outside);
+
+enum class ZeroWeightTaps { Keep, Drop };
+
+// The taps of input coordinate `c`, indices clamped to [0, in_n).
+// ZeroWeightTaps::Keep returns all of them (every output coordinate then has
+// the same number of taps); Drop leaves out zero weights but keeps at least
+// one tap. Throws UnsupportedError for an unknown mode or nearest_mode.
+std::vector<ResizeTap> resize_taps(const ResizeParams& p, double c, int64_t in_n,
+                                   ZeroWeightTaps zeros);
+
+}  // namespace lathe
