@@ -117,6 +117,18 @@ te::Tensor add_bias(const ComputeContext& ctx, const te::Tensor& out,
 // window of each spatial dimension resolved as resolve_window does for two,
 // then one reduction stage over the padded input. Their tags are not the 2-D
 // ones, so the x86 conv schedule leaves them to the default schedule.
+// An attribute with one value per spatial dimension (strides, dilations ...),
+// `fallback` in each when absent.
+std::vector<int64_t> spatial_attribute(const ComputeContext& ctx, const char* name, size_t nd,
+                                       int64_t fallback) {
+  std::vector<int64_t> v = ctx.attrs().get_ints(name);
+  if (v.empty()) return std::vector<int64_t>(nd, fallback);
+  if (v.size() != nd)
+    throw UnsupportedError(describe_node(ctx.node()) + ": '" + name + "' needs " +
+                           std::to_string(nd) + " values");
+  return v;
+}
+
 struct WindowNd {
   std::vector<int64_t> kernel, stride, dilation, pad_begin, pad_end, out;
 };
@@ -126,12 +138,7 @@ WindowNd resolve_window_nd(const ComputeContext& ctx, const Shape& x, const Shap
   const size_t nd = x.size() - 2;
   const Attributes& attrs = ctx.attrs();
   auto per_dim = [&](const char* name, int64_t fallback) {
-    std::vector<int64_t> v = attrs.get_ints(name);
-    if (v.empty()) return std::vector<int64_t>(nd, fallback);
-    if (v.size() != nd)
-      throw UnsupportedError(describe_node(ctx.node()) + ": '" + name + "' needs " +
-                             std::to_string(nd) + " values");
-    return v;
+    return spatial_attribute(ctx, name, nd, fallback);
   };
   if (kernel.size() != nd)
     throw UnsupportedError(describe_node(ctx.node()) + ": the kernel needs " + std::to_string(nd) +
@@ -390,12 +397,7 @@ std::vector<te::Tensor> conv_transpose_compute(const ComputeContext& ctx) {
   const size_t nd = xs.size() - 2;
   const Attributes& attrs = ctx.attrs();
   auto per_dim = [&](const char* name, int64_t fallback) {
-    std::vector<int64_t> v = attrs.get_ints(name);
-    if (v.empty()) return std::vector<int64_t>(nd, fallback);
-    if (v.size() != nd)
-      throw UnsupportedError(describe_node(ctx.node()) + ": '" + name + "' needs " +
-                             std::to_string(nd) + " values");
-    return v;
+    return spatial_attribute(ctx, name, nd, fallback);
   };
   const int64_t group = attrs.get_int("group", 1);
   const int64_t cg = xs[1] / group, mg = ws[1];
