@@ -6,53 +6,16 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "driver/group_computation.h"
 #include "driver/memory_plan.h"
 #include "ir/op_registry.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
 #include "support/timer.h"
 #include "tir/lower.h"
+#include "tune/group_computation.h"
 
 namespace lathe::driver {
 namespace {
-
-int64_t group_flops(const Graph& graph, const passes::FusedGroup& group) {
-  const OpRegistry& registry = OpRegistry::global();
-  int64_t flops = 0;
-  for (int n : group.nodes) {
-    const Node& node = graph.nodes[static_cast<size_t>(n)];
-    std::vector<TensorType> in, out;
-    for (ValueId v : node.inputs) in.push_back(v == kNoValue ? TensorType{} : graph.type(v));
-    for (ValueId v : node.outputs) out.push_back(v == kNoValue ? TensorType{} : graph.type(v));
-    const OpDef* op = registry.find(node.op);
-    if (op && op->macs) {
-      flops += 2 * op->macs(node, in, out);
-    } else if (!out.empty()) {
-      // One operation per output element for everything that is not a
-      // multiply-accumulate kernel.
-      flops += out[0].numel();
-    }
-  }
-  return flops;
-}
-
-std::string group_signature(const Graph& graph, const passes::FusedGroup& group) {
-  std::ostringstream s;
-  bool first = true;
-  for (ValueId v : group.inputs) {
-    if (graph.value(v).is_constant() && graph.value(v).constant.numel() <= 1) continue;
-    s << (first ? "" : ", ") << graph.type(v).to_string();
-    first = false;
-  }
-  s << " -> ";
-  first = true;
-  for (ValueId v : group.outputs) {
-    s << (first ? "" : ", ") << graph.type(v).to_string();
-    first = false;
-  }
-  return s.str();
-}
 
 // Groups in an order where each runs after the groups producing its inputs.
 std::vector<int> topological_group_order(const Graph& graph,
@@ -99,29 +62,6 @@ Tensor from_ndarray(const runtime::NDArray& array) {
   return tensor;
 }
 
-std::vector<KernelTask> extract_tasks(const Graph& graph,
-                                      const std::vector<passes::FusedGroup>& groups) {
-  std::vector<KernelTask> tasks;
-  std::map<std::string, int> by_key;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const passes::FusedGroup& group = groups[g];
-    std::string key = group_structure_key(graph, group);
-    auto [it, fresh] = by_key.emplace(key, static_cast<int>(tasks.size()));
-    if (fresh) {
-      KernelTask task;
-      task.id = static_cast<int>(tasks.size());
-      task.func_name = group.name;
-      task.key = key;
-      for (int n : group.nodes) task.ops.push_back(graph.nodes[static_cast<size_t>(n)].op);
-      task.signature = group_signature(graph, group);
-      task.flops = group_flops(graph, group);
-      tasks.push_back(std::move(task));
-    }
-    tasks[static_cast<size_t>(it->second)].groups.push_back(static_cast<int>(g));
-  }
-  return tasks;
-}
-
 CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
   CompiledGraph result;
   Timer timer;
@@ -129,32 +69,32 @@ CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
   result.passes_ms = timer.milliseconds();
   const Graph& g = result.optimized.graph;
   const std::vector<passes::FusedGroup>& groups = result.optimized.groups;
-  result.tasks = extract_tasks(g, groups);
+  result.tasks = tune::extract_tasks(g, groups);
 
   // Build and lower one kernel per task; remember each group's computation
   // for its parameter order.
   timer.restart();
-  std::vector<GroupComputation> computations(groups.size());
+  std::vector<tune::GroupComputation> computations(groups.size());
   std::vector<int> task_of_group(groups.size(), -1);
   for (const KernelTask& task : result.tasks) {
     for (int gi : task.groups) {
       computations[static_cast<size_t>(gi)] =
-          build_group_computation(g, groups[static_cast<size_t>(gi)]);
+          tune::build_group_computation(g, groups[static_cast<size_t>(gi)]);
       task_of_group[static_cast<size_t>(gi)] = task.id;
     }
-    const GroupComputation& comp = computations[static_cast<size_t>(task.groups[0])];
+    const tune::GroupComputation& comp = computations[static_cast<size_t>(task.groups[0])];
     std::optional<std::string> text;
     if (options.schedule_for) text = options.schedule_for(task);
     std::unique_ptr<schedule::Schedule> sch;
     if (text) {
       try {
-        sch = parse_group_schedule(comp, *text);
+        sch = tune::parse_group_schedule(comp, *text);
       } catch (const schedule::ScheduleTextError& e) {
         throw Error("schedule of task " + std::to_string(task.id) + " (" + task.func_name + "):\n" +
                     e.what());
       }
     } else {
-      sch = default_group_schedule(comp);
+      sch = tune::default_group_schedule(comp);
     }
     result.funcs.push_back(
         tir::lower(*sch, comp.args(), task.func_name, {.record_ir = false}).func);
@@ -186,7 +126,7 @@ CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
     for (ValueId v : computations[gi].input_values)
       if (g.value(v).is_constant()) ensure_param(v);
   for (int gi : topological_group_order(g, groups)) {
-    const GroupComputation& comp = computations[static_cast<size_t>(gi)];
+    const tune::GroupComputation& comp = computations[static_cast<size_t>(gi)];
     const KernelTask& task =
         result.tasks[static_cast<size_t>(task_of_group[static_cast<size_t>(gi)])];
     runtime::GraphNode node;

@@ -16,20 +16,11 @@
 #include "runtime/graph_json.h"
 #include "runtime/ndarray.h"
 #include "tir/stmt.h"
+#include "tune/task.h"
 
 namespace lathe::driver {
 
-// A distinct kernel of the model: structurally equal fused groups share one
-// (TVM's tuning task).
-struct KernelTask {
-  int id = 0;
-  std::string func_name;         // the compiled function: the first group's name
-  std::string key;               // group_structure_key
-  std::vector<int> groups;       // indices into the optimized graph's groups running it
-  std::vector<std::string> ops;  // the op of each node, in order
-  std::string signature;         // "float32[1,64,56,56], ... -> float32[1,64,56,56]"
-  int64_t flops = 0;             // floating-point operations of one run
-};
+using tune::KernelTask;
 
 struct CompileOptions {
   codegen::Target target = codegen::Target::host();
@@ -47,10 +38,6 @@ struct CompiledGraph {
   std::map<std::string, runtime::NDArray> params;
   double passes_ms = 0, lower_ms = 0;
 };
-
-// The tasks of an optimized graph, in first-occurrence order.
-std::vector<KernelTask> extract_tasks(const Graph& graph,
-                                      const std::vector<passes::FusedGroup>& groups);
 
 // Runs the graph passes, then builds, schedules and lowers every task. Throws
 // UnsupportedError naming the first node without a compiled kernel, and

@@ -77,16 +77,16 @@ TaskWorkbench::TaskWorkbench(const Graph& graph, const std::vector<passes::Fused
     : graph_(graph),
       group_(groups.at(static_cast<size_t>(task.groups.at(0)))),
       task_(task),
-      computation_(build_group_computation(graph, group_)) {}
+      computation_(tune::build_group_computation(graph, group_)) {}
 
 std::string TaskWorkbench::default_schedule_text() const {
-  return schedule::print_schedule(*default_group_schedule(computation_));
+  return schedule::print_schedule(*tune::default_group_schedule(computation_));
 }
 
 tir::LoweredFunc TaskWorkbench::lower(const std::string& schedule_text, bool record_ir) const {
-  std::unique_ptr<schedule::Schedule> sch = schedule_text.empty()
-                                                ? default_group_schedule(computation_)
-                                                : parse_group_schedule(computation_, schedule_text);
+  std::unique_ptr<schedule::Schedule> sch =
+      schedule_text.empty() ? tune::default_group_schedule(computation_)
+                            : tune::parse_group_schedule(computation_, schedule_text);
   return tir::lower(*sch, computation_.args(), task_.func_name, {.record_ir = record_ir});
 }
 

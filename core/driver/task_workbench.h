@@ -11,8 +11,8 @@
 
 #include "codegen/codegen.h"
 #include "driver/graph_compiler.h"
-#include "driver/group_computation.h"
 #include "tir/lower.h"
+#include "tune/group_computation.h"
 
 namespace lathe::driver {
 
@@ -31,7 +31,7 @@ class TaskWorkbench {
                 const KernelTask& task);
 
   const KernelTask& task() const { return task_; }
-  const GroupComputation& computation() const { return computation_; }
+  const tune::GroupComputation& computation() const { return computation_; }
   std::string default_schedule_text() const;
 
   // Parses the text (the default schedule when empty) and lowers it; throws
@@ -48,7 +48,7 @@ class TaskWorkbench {
   const Graph& graph_;
   const passes::FusedGroup& group_;
   KernelTask task_;
-  GroupComputation computation_;
+  tune::GroupComputation computation_;
 };
 
 }  // namespace lathe::driver

@@ -10,17 +10,6 @@
 
 namespace lathe::driver {
 
-std::string task_workload_id(const KernelTask& task) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : task.key) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
-  return text;
-}
-
 std::function<std::optional<std::string>(const KernelTask&)> best_schedules_from_records(
     const std::string& path) {
   std::ifstream in(path);
@@ -44,7 +33,7 @@ std::function<std::optional<std::string>(const KernelTask&)> best_schedules_from
     }
   }
   return [best](const KernelTask& task) -> std::optional<std::string> {
-    auto it = best->find(task_workload_id(task));
+    auto it = best->find(tune::task_workload_id(task));
     if (it == best->end()) return std::nullopt;
     return it->second.second;
   };

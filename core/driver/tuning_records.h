@@ -12,9 +12,6 @@
 
 namespace lathe::driver {
 
-// FNV-1a of the task's structure key, as 16 hex digits.
-std::string task_workload_id(const KernelTask& task);
-
 // For compile_graph's schedule_for: the schedule of the fastest error-free
 // record of each task in the file. Throws naming the line of a malformed record.
 std::function<std::optional<std::string>(const KernelTask&)> best_schedules_from_records(

@@ -131,7 +131,7 @@ class TestCompiledModels : public QObject {
     const driver::KernelTask& task = plain.tasks.at(1);
     driver::TaskWorkbench bench(plain.optimized.graph, plain.optimized.groups, task);
     std::string good = bench.default_schedule_text();
-    std::string workload = driver::task_workload_id(task);
+    std::string workload = tune::task_workload_id(task);
 
     QTemporaryDir dir;
     std::string path = dir.filePath("records.json").toStdString();

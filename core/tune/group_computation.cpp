@@ -1,4 +1,4 @@
-#include "driver/group_computation.h"
+#include "tune/group_computation.h"
 
 #include <algorithm>
 #include <set>
@@ -10,7 +10,7 @@
 #include "support/error.h"
 #include "topi/default_schedule.h"
 
-namespace lathe::driver {
+namespace lathe::tune {
 namespace {
 
 // Constants this small become immediates in the kernel instead of parameters,
@@ -263,4 +263,4 @@ std::string group_structure_key(const Graph& graph, const passes::FusedGroup& gr
   return key.str();
 }
 
-}  // namespace lathe::driver
+}  // namespace lathe::tune

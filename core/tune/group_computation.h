@@ -16,7 +16,7 @@
 #include "te/tensor.h"
 #include "topi/op_compute.h"
 
-namespace lathe::driver {
+namespace lathe::tune {
 
 struct GroupComputation {
   std::vector<te::Tensor> inputs;      // placeholders p0, p1 ...: the kernel's input buffers
@@ -48,4 +48,4 @@ std::unique_ptr<schedule::Schedule> parse_group_schedule(const GroupComputation&
 // constants), so structurally equal groups share one compiled function.
 std::string group_structure_key(const Graph& graph, const passes::FusedGroup& group);
 
-}  // namespace lathe::driver
+}  // namespace lathe::tune

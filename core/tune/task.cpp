@@ -1,0 +1,86 @@
+#include "tune/task.h"
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "ir/op_registry.h"
+#include "tune/group_computation.h"
+
+namespace lathe::tune {
+namespace {
+
+int64_t group_flops(const Graph& graph, const passes::FusedGroup& group) {
+  const OpRegistry& registry = OpRegistry::global();
+  int64_t flops = 0;
+  for (int n : group.nodes) {
+    const Node& node = graph.nodes[static_cast<size_t>(n)];
+    std::vector<TensorType> in, out;
+    for (ValueId v : node.inputs) in.push_back(v == kNoValue ? TensorType{} : graph.type(v));
+    for (ValueId v : node.outputs) out.push_back(v == kNoValue ? TensorType{} : graph.type(v));
+    const OpDef* op = registry.find(node.op);
+    if (op && op->macs) {
+      flops += 2 * op->macs(node, in, out);
+    } else if (!out.empty()) {
+      // One operation per output element for everything that is not a
+      // multiply-accumulate kernel.
+      flops += out[0].numel();
+    }
+  }
+  return flops;
+}
+
+std::string group_signature(const Graph& graph, const passes::FusedGroup& group) {
+  std::ostringstream s;
+  bool first = true;
+  for (ValueId v : group.inputs) {
+    if (graph.value(v).is_constant() && graph.value(v).constant.numel() <= 1) continue;
+    s << (first ? "" : ", ") << graph.type(v).to_string();
+    first = false;
+  }
+  s << " -> ";
+  first = true;
+  for (ValueId v : group.outputs) {
+    s << (first ? "" : ", ") << graph.type(v).to_string();
+    first = false;
+  }
+  return s.str();
+}
+
+}  // namespace
+
+std::vector<KernelTask> extract_tasks(const Graph& graph,
+                                      const std::vector<passes::FusedGroup>& groups) {
+  std::vector<KernelTask> tasks;
+  std::map<std::string, int> by_key;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const passes::FusedGroup& group = groups[g];
+    std::string key = group_structure_key(graph, group);
+    auto [it, fresh] = by_key.emplace(key, static_cast<int>(tasks.size()));
+    if (fresh) {
+      KernelTask task;
+      task.id = static_cast<int>(tasks.size());
+      task.func_name = group.name;
+      task.key = key;
+      for (int n : group.nodes) task.ops.push_back(graph.nodes[static_cast<size_t>(n)].op);
+      task.signature = group_signature(graph, group);
+      task.flops = group_flops(graph, group);
+      tasks.push_back(std::move(task));
+    }
+    tasks[static_cast<size_t>(it->second)].groups.push_back(static_cast<int>(g));
+  }
+  return tasks;
+}
+
+std::string task_workload_id(const KernelTask& task) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : task.key) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
+}  // namespace lathe::tune

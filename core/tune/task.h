@@ -1,0 +1,34 @@
+// Tuning tasks: the distinct kernels of a model. Structurally equal fused
+// groups (same ops, attributes, types and inlined constants) share one task,
+// as in TVM's task extraction; a task's weight is how many groups run it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "passes/fuse_ops.h"
+
+namespace lathe::tune {
+
+struct KernelTask {
+  int id = 0;
+  std::string func_name;         // the compiled function: the first group's name
+  std::string key;               // group_structure_key
+  std::vector<int> groups;       // indices into the optimized graph's groups running it
+  std::vector<std::string> ops;  // the op of each node, in order
+  std::string signature;         // "float32[1,64,56,56], ... -> float32[1,64,56,56]"
+  int64_t flops = 0;             // floating-point operations of one run
+
+  int weight() const { return static_cast<int>(groups.size()); }
+};
+
+// The tasks of an optimized graph, in first-occurrence order.
+std::vector<KernelTask> extract_tasks(const Graph& graph,
+                                      const std::vector<passes::FusedGroup>& groups);
+
+// FNV-1a of the task's structure key, as 16 hex digits: how tuning records
+// name the task, so a record applies to every equal kernel of any model.
+std::string task_workload_id(const KernelTask& task);
+
+}  // namespace lathe::tune
