@@ -1,0 +1,102 @@
+#include "topi/config_space.h"
+
+#include <sstream>
+
+#include "support/error.h"
+
+namespace lathe::topi {
+namespace {
+
+void factorizations(int64_t extent, int levels, int64_t max_inner, std::vector<int64_t>& prefix,
+                    std::vector<std::vector<int64_t>>& out) {
+  if (levels == 1) {
+    if (max_inner > 0 && extent > max_inner && !prefix.empty()) return;
+    prefix.push_back(extent);
+    out.push_back(prefix);
+    prefix.pop_back();
+    return;
+  }
+  for (int64_t f = 1; f <= extent; ++f) {
+    if (extent % f) continue;
+    prefix.push_back(f);
+    factorizations(extent / f, levels - 1, max_inner, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+}  // namespace
+
+double SearchSpace::size() const {
+  double n = 1;
+  for (const Knob& k : knobs) n *= static_cast<double>(k.options.size());
+  return n;
+}
+
+bool SearchSpace::valid(const Config& config) const {
+  if (config.size() != knobs.size()) return false;
+  for (size_t i = 0; i < knobs.size(); ++i)
+    if (config[i] < 0 || static_cast<size_t>(config[i]) >= knobs[i].options.size()) return false;
+  return true;
+}
+
+const std::vector<int64_t>& SearchSpace::value(const Config& config,
+                                               const std::string& knob) const {
+  LATHE_CHECK(valid(config), "config does not fit search space ", name);
+  for (size_t i = 0; i < knobs.size(); ++i)
+    if (knobs[i].name == knob) return knobs[i].options[static_cast<size_t>(config[i])];
+  fail(str("search space ", name, " has no knob ", knob));
+}
+
+std::string SearchSpace::describe(const Config& config) const {
+  std::ostringstream s;
+  for (size_t i = 0; i < knobs.size() && i < config.size(); ++i) {
+    const std::vector<int64_t>& v = knobs[i].options.at(static_cast<size_t>(config[i]));
+    s << (i ? " " : "") << knobs[i].name << "=";
+    if (v.size() == 1) {
+      s << v[0];
+    } else {
+      s << "[";
+      for (size_t j = 0; j < v.size(); ++j) s << (j ? "," : "") << v[j];
+      s << "]";
+    }
+  }
+  return s.str();
+}
+
+Config SearchSpace::config_from_values(
+    const std::vector<std::pair<std::string, std::vector<int64_t>>>& values) const {
+  Config config;
+  for (const Knob& k : knobs) {
+    int index = -1;
+    for (const auto& [name, v] : values) {
+      if (name != k.name) continue;
+      for (size_t o = 0; o < k.options.size(); ++o)
+        if (k.options[o] == v) index = static_cast<int>(o);
+    }
+    if (index < 0) return {};
+    config.push_back(index);
+  }
+  return config;
+}
+
+Knob split_knob(const std::string& name, int64_t extent, int levels, int64_t max_inner) {
+  LATHE_CHECK(extent > 0 && levels > 0, "split knob ", name, " needs a positive extent and levels");
+  Knob knob{name, {}};
+  std::vector<int64_t> prefix;
+  factorizations(extent, levels, max_inner, prefix, knob.options);
+  return knob;
+}
+
+Knob choice_knob(const std::string& name, const std::vector<int64_t>& values) {
+  Knob knob{name, {}};
+  for (int64_t v : values) knob.options.push_back({v});
+  return knob;
+}
+
+int option_index(const Knob& knob, const std::vector<int64_t>& option) {
+  for (size_t o = 0; o < knob.options.size(); ++o)
+    if (knob.options[o] == option) return static_cast<int>(o);
+  fail(str("knob ", knob.name, " has no such option"));
+}
+
+}  // namespace lathe::topi
