@@ -30,10 +30,12 @@ int compile_command(int argc, char** argv) {
   // Which tasks the records cover, to say which ones keep their default schedule.
   std::vector<std::string> untuned;
   int tuned = 0;
+  std::optional<driver::TuningRecordSet> records;
   if (args.has("tuning-records")) {
-    auto best = driver::best_schedules_from_records(args.get("tuning-records"));
-    options.schedule_for = [&, best](const driver::KernelTask& task) {
-      std::optional<std::string> text = best(task);
+    records = driver::load_tuning_records(args.get("tuning-records"), options.target);
+    for (const std::string& w : records->warnings) std::cerr << "warning: " << w << "\n";
+    options.schedule_for = [&](const driver::KernelTask& task) {
+      std::optional<std::string> text = records->schedule_for(task);
       if (text)
         ++tuned;
       else
@@ -50,9 +52,11 @@ int compile_command(int argc, char** argv) {
             << "  graph passes " << compiled.passes_ms << " ms, lowering " << compiled.lower_ms
             << " ms, LLVM " << llvm_ms << " ms, total " << total.milliseconds() << " ms\n"
             << "wrote " << output << "\n";
-  if (args.has("tuning-records")) {
+  if (records) {
     std::cout << "tuning records: " << tuned << " of " << compiled.tasks.size()
               << " kernels use a tuned schedule";
+    if (records->other_target)
+      std::cout << " (" << records->other_target << " records for other targets ignored)";
     if (!untuned.empty()) {
       std::cout << "; no record for:";
       for (const std::string& t : untuned) std::cout << "\n  task " << t;

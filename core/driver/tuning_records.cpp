@@ -1,42 +1,32 @@
 #include "driver/tuning_records.h"
 
-#include <cstdio>
-#include <fstream>
-#include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
-
-#include "support/error.h"
 
 namespace lathe::driver {
 
+std::optional<std::string> TuningRecordSet::schedule_for(const KernelTask& task) const {
+  auto it = best.find(tune::task_workload_id(task));
+  if (it == best.end()) return std::nullopt;
+  return it->second.schedule;
+}
+
+TuningRecordSet load_tuning_records(const std::string& path, const codegen::Target& target) {
+  tune::RecordFile file = tune::read_records(path);
+  TuningRecordSet set;
+  set.path = path;
+  set.warnings = std::move(file.warnings);
+  set.num_records = file.records.size();
+  const std::string target_text = target.to_string();
+  set.best = tune::best_records(file.records, target_text);
+  for (const tune::TuningRecord& r : file.records)
+    if (r.ok() && r.target != target_text) ++set.other_target;
+  return set;
+}
+
 std::function<std::optional<std::string>(const KernelTask&)> best_schedules_from_records(
-    const std::string& path) {
-  std::ifstream in(path);
-  LATHE_CHECK(in, "cannot read tuning records ", path);
-  // workload -> (latency, schedule text)
-  auto best = std::make_shared<std::map<std::string, std::pair<double, std::string>>>();
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json record;
-    try {
-      record = nlohmann::json::parse(line);
-      if (record.contains("error") && !record["error"].is_null()) continue;
-      std::string workload = record.at("workload").get<std::string>();
-      std::string schedule = record.at("schedule").get<std::string>();
-      double latency = record.at("latency_ms").get<double>();
-      auto it = best->find(workload);
-      if (it == best->end() || latency < it->second.first) (*best)[workload] = {latency, schedule};
-    } catch (const nlohmann::json::exception& e) {
-      fail(str(path, ":", number, ": not a tuning record: ", e.what()));
-    }
-  }
-  return [best](const KernelTask& task) -> std::optional<std::string> {
-    auto it = best->find(tune::task_workload_id(task));
-    if (it == best->end()) return std::nullopt;
-    return it->second.second;
-  };
+    const std::string& path, const codegen::Target& target) {
+  auto set = std::make_shared<TuningRecordSet>(load_tuning_records(path, target));
+  return [set](const KernelTask& task) { return set->schedule_for(task); };
 }
 
 }  // namespace lathe::driver

@@ -1,20 +1,37 @@
-// Tuning records: one JSON object a line, appended as each measurement
-// finishes (core/tune writes them; `lathe compile --tuning-records` reads
-// them). A record names its task by a hash of the task's structure key, so a
-// record applies to every structurally equal kernel of any model.
+// Applying tuning records when compiling (`lathe compile --tuning-records`):
+// the fastest error-free record of each task for the compile target, and what
+// the compiler should say about the rest (tasks without a record, records
+// skipped with a warning).
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "codegen/codegen.h"
 #include "driver/graph_compiler.h"
+#include "tune/records.h"
 
 namespace lathe::driver {
 
-// For compile_graph's schedule_for: the schedule of the fastest error-free
-// record of each task in the file. Throws naming the line of a malformed record.
+struct TuningRecordSet {
+  std::string path;
+  std::map<std::string, tune::TuningRecord> best;  // by workload
+  std::vector<std::string> warnings;               // torn last line, newer versions
+  size_t num_records = 0;
+  size_t other_target = 0;  // error-free records for another target, not applied
+
+  // The best record's schedule for a task, nullopt when it has none.
+  std::optional<std::string> schedule_for(const KernelTask& task) const;
+};
+
+// Throws lathe::Error naming the file and line of a malformed record.
+TuningRecordSet load_tuning_records(const std::string& path, const codegen::Target& target);
+
+// For CompileOptions::schedule_for.
 std::function<std::optional<std::string>(const KernelTask&)> best_schedules_from_records(
-    const std::string& path);
+    const std::string& path, const codegen::Target& target);
 
 }  // namespace lathe::driver

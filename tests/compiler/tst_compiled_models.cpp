@@ -10,7 +10,6 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "driver/compiled_module.h"
 #include "driver/model_loader.h"
@@ -120,8 +119,9 @@ class TestCompiledModels : public QObject {
     QCOMPARE(normalized_error(out[0].second, in_memory[0]), 0.0);
   }
 
-  // --tuning-records: per task, the fastest record without an error wins;
-  // a malformed line is an error naming the file and line.
+  // --tuning-records: per task, the fastest record without an error for the
+  // compile target wins; a torn last line is skipped with a warning, a
+  // malformed line before it is an error naming the file and line.
   void tuningRecordsChooseTheFastestValidSchedule() {
     const std::string base = (models_dir() + "/mlp.onnx").toStdString();
     Graph graph = driver::load_model(base);
@@ -131,34 +131,54 @@ class TestCompiledModels : public QObject {
     const driver::KernelTask& task = plain.tasks.at(1);
     driver::TaskWorkbench bench(plain.optimized.graph, plain.optimized.groups, task);
     std::string good = bench.default_schedule_text();
-    std::string workload = tune::task_workload_id(task);
 
     QTemporaryDir dir;
     std::string path = dir.filePath("records.json").toStdString();
-    auto record = [&](const std::string& schedule, double ms, bool error) {
-      nlohmann::json r = {{"workload", workload}, {"schedule", schedule}, {"latency_ms", ms}};
-      r["error"] = error ? nlohmann::json("crashed") : nlohmann::json(nullptr);
-      return r.dump() + "\n";
+    auto record = [&](const std::string& schedule, double ms, bool error,
+                      const std::string& target) {
+      tune::TuningRecord r;
+      r.workload = tune::task_workload_id(task);
+      r.target = target;
+      r.schedule = schedule;
+      r.costs_ms = {ms};
+      if (error) r.error_kind = "runtime";
+      return tune::to_json_line(r) + "\n";
     };
+    const std::string host = options.target.to_string();
     {
       std::ofstream out(path);
-      out << record("this is not a schedule", 0.001, true)  // fastest, but failed
-          << record(good, 0.5, false)                       // the one to use
-          << record("also not a schedule", 0.9, false);     // slower
+      out << record("this is not a schedule", 0.001, true, host)  // fastest, but failed
+          << record("nor is this", 0.002, false, "llvm -mcpu=znver4")  // another target
+          << record(good, 0.5, false, host)                          // the one to use
+          << record("also not a schedule", 0.9, false, host);        // slower
     }
-    options.schedule_for = driver::best_schedules_from_records(path);
+    driver::TuningRecordSet set = driver::load_tuning_records(path, options.target);
+    QCOMPARE(set.num_records, size_t{4});
+    QCOMPARE(set.other_target, size_t{1});
+    QCOMPARE(set.schedule_for(task).value_or(""), good);
+    QVERIFY(!set.schedule_for(plain.tasks.at(0)));
+    options.schedule_for = driver::best_schedules_from_records(path, options.target);
     driver::CompiledGraph tuned = driver::compile_graph(graph, options);
     QCOMPARE(tuned.tasks.size(), plain.tasks.size());
 
     {
       std::ofstream out(path, std::ios::app);
-      out << "{\"workload\": 3\n";
+      out << "{\"version\": 1, \"task\": {\"work";  // a writer killed mid-line
+    }
+    set = driver::load_tuning_records(path, options.target);
+    QCOMPARE(set.warnings.size(), size_t{1});
+    QVERIFY2(set.warnings[0].find("records.json:5: torn last line") != std::string::npos,
+             set.warnings[0].c_str());
+    QCOMPARE(set.schedule_for(task).value_or(""), good);
+    {
+      std::ofstream out(path, std::ios::app);
+      out << "\n" << record(good, 0.4, false, host);  // the torn line is now in the middle
     }
     try {
-      driver::best_schedules_from_records(path);
+      driver::load_tuning_records(path, options.target);
       QFAIL("a malformed record was accepted");
     } catch (const Error& e) {
-      QVERIFY2(std::string(e.what()).find("records.json:4:") != std::string::npos, e.what());
+      QVERIFY2(std::string(e.what()).find("records.json:5:") != std::string::npos, e.what());
     }
   }
 };

@@ -1,0 +1,101 @@
+#include "tune/task_data.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+
+#include "ir/op_registry.h"
+#include "reference/executor.h"
+#include "support/error.h"
+
+namespace lathe::tune {
+namespace {
+
+Tensor random_tensor(const TensorType& type, std::mt19937& rng) {
+  Tensor t(type);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    double v = dist(rng);
+    switch (type.dtype) {
+      case DType::Float32:
+        t.data<float>()[i] = static_cast<float>(v);
+        break;
+      case DType::Float64:
+        t.data<double>()[i] = v;
+        break;
+      case DType::Bool:
+        t.data<bool>()[i] = v > 0;
+        break;
+      default:
+        // Integer activations (indices, masks): small non-negative values keep
+        // gathers in range.
+        std::memset(t.raw(), 0, t.nbytes());
+        return t;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+double normalized_error(const Tensor& got, const Tensor& want) {
+  LATHE_CHECK(got.shape() == want.shape() && got.dtype() == want.dtype(), "kernel output ",
+              got.type().to_string(), " does not match the reference ", want.type().to_string());
+  auto at = [](const Tensor& t, int64_t i) -> double {
+    switch (t.dtype()) {
+      case DType::Float32:
+        return t.data<float>()[i];
+      case DType::Float64:
+        return t.data<double>()[i];
+      case DType::Int64:
+        return static_cast<double>(t.data<int64_t>()[i]);
+      case DType::Int32:
+        return t.data<int32_t>()[i];
+      case DType::Bool:
+        return t.data<bool>()[i];
+      default:
+        return static_cast<const unsigned char*>(
+            t.raw())[i * static_cast<int64_t>(dtype_size(t.dtype()))];
+    }
+  };
+  double diff = 0, ref = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double g = at(got, i), w = at(want, i);
+    diff = std::max(diff, std::isnan(g) != std::isnan(w) ? INFINITY
+                          : std::isnan(w)                ? 0.0
+                                                         : std::abs(g - w));
+    ref = std::max(ref, std::abs(w));
+  }
+  return ref == 0 ? diff : diff / ref;
+}
+
+TaskData make_task_data(const Graph& graph, const passes::FusedGroup& group,
+                        const GroupComputation& computation, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::map<ValueId, Tensor> values;
+  for (ValueId v : group.inputs) {
+    const Value& value = graph.value(v);
+    values[v] = value.is_constant() ? value.constant : random_tensor(value.type, rng);
+  }
+  TaskData data;
+  for (ValueId v : computation.input_values) data.buffers.push_back(values.at(v).clone());
+  data.num_inputs = data.buffers.size();
+  for (ValueId v : computation.output_values) data.buffers.emplace_back(graph.type(v));
+
+  const OpRegistry& registry = reference::kernel_registry();
+  for (int n : group.nodes) {
+    const Node& node = graph.nodes[static_cast<size_t>(n)];
+    std::vector<const Tensor*> inputs;
+    for (ValueId v : node.inputs) inputs.push_back(v == kNoValue ? nullptr : &values.at(v));
+    std::vector<TensorType> types;
+    for (ValueId v : node.outputs) types.push_back(v == kNoValue ? TensorType{} : graph.type(v));
+    std::vector<Tensor> outs = reference::run_node(*registry.find(node.op), node, inputs, types);
+    for (size_t i = 0; i < node.outputs.size(); ++i)
+      if (node.outputs[i] != kNoValue) values[node.outputs[i]] = outs[i];
+  }
+  for (ValueId v : computation.output_values) data.expected.push_back(values.at(v));
+  return data;
+}
+
+}  // namespace lathe::tune
