@@ -80,7 +80,8 @@ TuningRecord record_from_json_line(const std::string& line) {
     r.target = j.at("target").get<std::string>();
     r.space = j.value("space", "");
     r.config = j.value("config", std::vector<int>{});
-    for (const auto& [name, values] : j.value("knobs", json::object()).items())
+    const json knobs = j.value("knobs", json::object());
+    for (const auto& [name, values] : knobs.items())
       r.knobs.emplace_back(name, values.get<std::vector<int64_t>>());
     r.schedule = j.at("schedule").get<std::string>();
     r.tuner = j.value("tuner", "");

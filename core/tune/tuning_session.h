@@ -1,0 +1,69 @@
+// A tuning session: rounds of candidates for the tasks of a model until the
+// trial count or the time budget is spent. Each round the task scheduler
+// picks a task, its search strategy proposes a batch of configs, the batch is
+// built on every core (schedule, lowering, LLVM), then measured one by one in
+// a worker process, each result appended to the records as it finishes; a new
+// best is checked against the reference executor first. The cost model
+// learns from every measurement of every task.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "tune/measure.h"
+#include "tune/records.h"
+#include "tune/tuning_events.h"
+#include "tune/tuning_task.h"
+
+namespace lathe::tune {
+
+// Lets another thread (the studio) pause, resume and stop a running session.
+struct TuningControl {
+  std::atomic<bool> stop{false};
+  std::atomic<bool> pause{false};
+};
+
+struct TuningOptions {
+  codegen::Target target = codegen::Target::host();
+  std::string tuner = "xgb";  // random, grid, ga, xgb
+  SpaceKind space = SpaceKind::Template;
+  std::string scheduler = "gradient";  // or round-robin
+  int trials = 0;            // measurements over all tasks; 0: bounded by the time budget
+  double time_budget_s = 0;  // 0: bounded by trials
+  int early_stopping = 0;    // a task stops after this many trials without a new best; 0: never
+  int batch_size = 16;
+  int build_threads = 0;     // 0: every core
+  MeasureOptions measure;
+  double max_error = 1e-3;   // normalized error a new best may have against the reference
+  std::string records_path;  // appended; empty: records are not written
+  std::vector<TuningRecord> prior_records;  // --prior-records: resume
+  uint64_t seed = 1;
+  TuningControl* control = nullptr;
+};
+
+class TuningSession {
+ public:
+  TuningSession(std::vector<TuningTask> tasks, TuningOptions options,
+                TuningListener* listener = nullptr);
+  ~TuningSession();
+  TuningSession(const TuningSession&) = delete;
+  TuningSession& operator=(const TuningSession&) = delete;
+
+  // Runs until trials or time run out, every task is finished, or stop is set.
+  void run();
+
+  const TuningProgress& progress() const { return progress_; }
+  // The best record of each task (indexed like the tasks), ok() == false when none.
+  const std::vector<TuningRecord>& best() const { return best_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  TuningProgress progress_;
+  std::vector<TuningRecord> best_;
+};
+
+}  // namespace lathe::tune

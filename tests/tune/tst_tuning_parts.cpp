@@ -1,0 +1,219 @@
+// The tuner's bookkeeping: records survive a round trip and a killed writer,
+// every search strategy proposes each config once and covers a small space,
+// and the task scheduler warms every task up before following the gradient.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include "support/error.h"
+#include "tune/records.h"
+#include "tune/search_strategy.h"
+#include "tune/task_scheduler.h"
+
+using namespace lathe;
+using namespace lathe::tune;
+
+namespace {
+
+TuningRecord sample_record(double ms, const std::string& kind = "none") {
+  TuningRecord r;
+  r.workload = "00000000deadbeef";
+  r.task_key = "Conv2dNCHWc(...)";
+  r.ops = {"Conv2dNCHWc", "Relu"};
+  r.signature = "float32[1,4,56,56,16] -> float32[1,4,56,56,16]";
+  r.flops = 231211008;
+  r.target = "llvm";
+  r.space = "conv2d_NCHWc.x86";
+  r.config = {2, 0, 1};
+  r.knobs = {{"tile_ow", {4, 14}}, {"unroll_kw", {1}}};
+  r.schedule = "s = te.create_schedule(C.op)\n";
+  r.tuner = "xgb";
+  if (kind == "none") {
+    r.costs_ms = {ms, ms * 1.1, ms * 0.9};
+  } else {
+    r.error_kind = kind;
+    r.error_message = "killed by signal 11 (Segmentation fault)";
+  }
+  r.build_ms = 120.5;
+  r.started = utc_timestamp();
+  r.finished = utc_timestamp();
+  return r;
+}
+
+// Two knobs of 3 and 4 options: 12 configs.
+topi::SearchSpace small_space() {
+  topi::SearchSpace space;
+  space.name = "small";
+  space.knobs = {topi::choice_knob("a", {1, 2, 3}), topi::split_knob("b", 8, 2, 0)};
+  space.default_config = {0, 0};
+  return space;
+}
+
+}  // namespace
+
+class TestTuningParts : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void recordRoundTrip() {
+    TuningRecord r = sample_record(2.0);
+    TuningRecord back = record_from_json_line(to_json_line(r));
+    QCOMPARE(back.workload, r.workload);
+    QCOMPARE(back.task_key, r.task_key);
+    QCOMPARE(back.ops, r.ops);
+    QCOMPARE(back.flops, r.flops);
+    QCOMPARE(back.knobs, r.knobs);
+    QCOMPARE(back.config, r.config);
+    QCOMPARE(back.schedule, r.schedule);
+    QCOMPARE(back.costs_ms, r.costs_ms);
+    QCOMPARE(back.version, kRecordVersion);
+    QCOMPARE(back.latency_ms(), 2.0);
+    QVERIFY(std::abs(back.gflops() - 231211008 / 2e6) < 1e-6);
+    QVERIFY(to_json_line(r).find('\n') == std::string::npos);  // one line, whatever the text
+
+    TuningRecord failed = record_from_json_line(to_json_line(sample_record(0, "runtime")));
+    QVERIFY(!failed.ok());
+    QCOMPARE(failed.error_kind, std::string("runtime"));
+    QVERIFY(std::isinf(failed.latency_ms()));
+    QCOMPARE(failed.gflops(), 0.0);
+  }
+
+  void malformedRecordsNameTheField() {
+    QVERIFY_THROWS_EXCEPTION(Error, record_from_json_line("{\"version\": 1}"));
+    QVERIFY_THROWS_EXCEPTION(Error, record_from_json_line("not json"));
+  }
+
+  void writerAppendsAndReaderSkipsATornLastLine() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("records.json").toStdString();
+    {
+      RecordWriter w(path);
+      w.write(sample_record(3.0));
+      w.write(sample_record(0, "timeout"));
+    }
+    {
+      RecordWriter w(path);  // appends
+      w.write(sample_record(2.0));
+    }
+    RecordFile file = read_records(path);
+    QCOMPARE(file.records.size(), size_t{3});
+    QVERIFY(file.warnings.empty());
+    std::map<std::string, TuningRecord> best = best_records(file.records);
+    QCOMPARE(best.size(), size_t{1});
+    QCOMPARE(best.begin()->second.latency_ms(), 2.0);
+    QVERIFY(best_records(file.records, "llvm -mcpu=znver4").empty());
+
+    // A writer killed halfway through a line.
+    std::string line = to_json_line(sample_record(1.0));
+    {
+      std::ofstream out(path, std::ios::app);
+      out << line.substr(0, line.size() / 2);
+    }
+    file = read_records(path);
+    QCOMPARE(file.records.size(), size_t{3});
+    QCOMPARE(file.warnings.size(), size_t{1});
+    QVERIFY(file.warnings[0].find(":4: torn last line") != std::string::npos);
+
+    // A newer format is skipped with a warning, not misread.
+    TuningRecord future = sample_record(0.5);
+    future.version = kRecordVersion + 1;
+    {
+      std::ofstream out(path, std::ios::app);
+      out << "\n" << to_json_line(future) << "\n";
+    }
+    QVERIFY_THROWS_EXCEPTION(Error, read_records(path));  // the torn line is now in the middle
+    const std::string newer = dir.filePath("newer.json").toStdString();
+    {
+      std::ofstream out(newer);
+      out << to_json_line(sample_record(1.0)) << "\n" << to_json_line(future) << "\n";
+    }
+    file = read_records(newer);
+    QCOMPARE(file.records.size(), size_t{1});
+    QCOMPARE(file.warnings.size(), size_t{1});
+    QVERIFY(file.warnings[0].find("newer") != std::string::npos);
+  }
+
+  void strategiesProposeEachConfigOnceAndCoverTheSpace() {
+    topi::SearchSpace space = small_space();
+    QCOMPARE(space.size(), 12.0);
+    for (const char* kind : {"random", "grid", "ga", "xgb"}) {
+      // No model: "xgb" starts as random search.
+      auto strategy = make_search_strategy(kind, space, 7, nullptr);
+      std::set<topi::Config> seen;
+      for (int round = 0; round < 10 && !strategy->exhausted(); ++round) {
+        std::vector<topi::Config> batch = strategy->next_batch(5);
+        std::vector<double> gflops;
+        for (const topi::Config& c : batch) {
+          QVERIFY2(space.valid(c), kind);
+          QVERIFY2(seen.insert(c).second, kind);  // never twice
+          gflops.push_back(1.0 + c[0]);
+        }
+        strategy->update(batch, gflops);
+      }
+      QCOMPARE(seen.size(), size_t{12});
+      QVERIFY(strategy->exhausted());
+      QVERIFY(strategy->next_batch(5).empty());
+    }
+    auto grid = make_search_strategy("grid", space, 1, nullptr);
+    std::vector<topi::Config> first = grid->next_batch(3);
+    QCOMPARE(first, (std::vector<topi::Config>{{0, 0}, {0, 1}, {0, 2}}));
+    QVERIFY_THROWS_EXCEPTION(Error, make_search_strategy("annealing", space, 1, nullptr));
+  }
+
+  void modelGuidedSearchFollowsTheScores() {
+    // A space of 400 configs; the scorer prefers large knob indices.
+    topi::SearchSpace space;
+    space.knobs = {topi::choice_knob("a", std::vector<int64_t>(20, 0)),
+                   topi::choice_knob("b", std::vector<int64_t>(20, 0))};
+    for (int i = 0; i < 20; ++i) space.knobs[0].options[i] = space.knobs[1].options[i] = {i};
+    auto scorer = [](const std::vector<topi::Config>& configs) {
+      std::vector<double> s;
+      for (const topi::Config& c : configs) s.push_back(c[0] + c[1]);
+      return s;
+    };
+    auto strategy = make_search_strategy("xgb", space, 3, scorer);
+    std::vector<topi::Config> warm = strategy->next_batch(16);
+    strategy->update(warm, std::vector<double>(warm.size(), 1.0));
+    std::vector<topi::Config> guided = strategy->next_batch(16);
+    double mean = 0;
+    for (const topi::Config& c : guided) mean += c[0] + c[1];
+    mean /= static_cast<double>(guided.size());
+    // Random configs average 19; the guided batch leans far towards 38.
+    QVERIFY2(mean > 28, qPrintable(QString::number(mean)));
+  }
+
+  void schedulerWarmsUpThenFollowsTheGradient() {
+    std::vector<TaskTuningState> tasks(3);
+    TaskScheduler gradient("gradient");
+    for (int i = 0; i < 3; ++i) {
+      QCOMPARE(gradient.next_task(tasks), i);
+      tasks[static_cast<size_t>(i)].rounds = 1;
+      tasks[static_cast<size_t>(i)].trials = 16;
+    }
+    // Task 1 weighs most and is slowest: the most to gain.
+    tasks[0].best_ms = 1;
+    tasks[1].best_ms = 10;
+    tasks[1].weight = 4;
+    tasks[2].best_ms = 2;
+    QCOMPARE(gradient.next_task(tasks), 1);
+    tasks[1].finished = true;
+    QCOMPARE(gradient.next_task(tasks), 2);
+    for (TaskTuningState& t : tasks) t.finished = true;
+    QCOMPARE(gradient.next_task(tasks), -1);
+
+    std::vector<TaskTuningState> more(3);
+    for (TaskTuningState& t : more) t.rounds = 1;
+    TaskScheduler round_robin("round-robin");
+    QCOMPARE(round_robin.next_task(more), 0);
+    QCOMPARE(round_robin.next_task(more), 1);
+    QCOMPARE(round_robin.next_task(more), 2);
+    QCOMPARE(round_robin.next_task(more), 0);
+    QVERIFY_THROWS_EXCEPTION(Error, TaskScheduler("fastest-first"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestTuningParts)
+#include "tst_tuning_parts.moc"
