@@ -8,5 +8,6 @@ int run_command(int argc, char** argv);
 int compile_command(int argc, char** argv);
 int tasks_command(int argc, char** argv);
 int schedule_command(int argc, char** argv);
+int tune_command(int argc, char** argv);
 
 }  // namespace lathe::cli

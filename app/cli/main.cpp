@@ -25,7 +25,15 @@ void usage(std::ostream& os) {
         "  schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm] [--passes]\n"
         "          [--measure] [--repeat N]\n"
         "      prints a task's default schedule, lowers a given one, emits its code and\n"
-        "      measures it against the reference executor\n";
+        "      measures it against the reference executor\n"
+        "  tune MODEL --output records.json [--trials N] [--time-budget 20m] [--tasks 0,3-5]\n"
+        "          [--tuner xgb|ga|random|grid] [--enable-autoscheduler] [--early-stopping N]\n"
+        "          [--prior-records F] [--task-scheduler gradient|round-robin] [--number N]\n"
+        "          [--repeat N] [--min-repeat-ms MS] [--cache-flush] [--timeout S] "
+        "[--print-tasks]\n"
+        "          [--curve latency.csv]\n"
+        "      searches schedules for the model's kernels in a worker process, appending each\n"
+        "      measurement to the records `compile --tuning-records` applies\n";
 }
 
 }  // namespace
@@ -42,6 +50,7 @@ int main(int argc, char** argv) {
     if (command == "compile") return lathe::cli::compile_command(argc, argv);
     if (command == "tasks") return lathe::cli::tasks_command(argc, argv);
     if (command == "schedule") return lathe::cli::schedule_command(argc, argv);
+    if (command == "tune") return lathe::cli::tune_command(argc, argv);
     std::cerr << "lathe: unknown command '" << command << "'\n";
     usage(std::cerr);
     return 2;

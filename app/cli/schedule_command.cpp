@@ -29,7 +29,7 @@ int schedule_command(int argc, char** argv) {
   pass_options.alter_layout = !args.has("no-layout");
   pass_options.record_snapshots = false;
   passes::OptimizedGraph optimized = passes::optimize_graph(graph, pass_options);
-  std::vector<driver::KernelTask> tasks = driver::extract_tasks(optimized.graph, optimized.groups);
+  std::vector<driver::KernelTask> tasks = tune::extract_tasks(optimized.graph, optimized.groups);
   int id = args.get_int("task", -1);
   LATHE_CHECK(id >= 0 && id < static_cast<int>(tasks.size()), "no task ", args.get("task"),
               "; the model has tasks 0 to ", tasks.size() - 1, " (see lathe tasks)");

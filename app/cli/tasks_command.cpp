@@ -21,7 +21,7 @@ int tasks_command(int argc, char** argv) {
   pass_options.alter_layout = !args.has("no-layout");
   pass_options.record_snapshots = false;
   passes::OptimizedGraph optimized = passes::optimize_graph(graph, pass_options);
-  std::vector<driver::KernelTask> tasks = driver::extract_tasks(optimized.graph, optimized.groups);
+  std::vector<driver::KernelTask> tasks = tune::extract_tasks(optimized.graph, optimized.groups);
   std::cout << std::left << std::setw(4) << "id" << std::setw(44) << "name" << std::setw(6)
             << "uses" << std::right << std::setw(14) << "MFLOPs"
             << "  ops / shapes\n";

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tir/stmt.h"
@@ -82,6 +83,8 @@ class CompiledModule {
 
  private:
   friend CompiledModule jit_compile(const std::vector<tir::PrimFunc>&, const Target&);
+  friend CompiledModule load_object(const std::vector<char>&,
+                                    const std::vector<std::pair<std::string, int>>&);
   std::shared_ptr<JitModule> module_;
   std::vector<std::pair<std::string, int>> kernels_;  // name, parameter count
 };
@@ -102,6 +105,15 @@ std::string emit_assembly(const std::vector<tir::PrimFunc>& funcs, const Target&
 // shared library that resolves lathe_parallel_for/lathe_alloc/lathe_free and
 // libm from its host process.
 std::vector<char> emit_object(const std::vector<tir::PrimFunc>& funcs, const Target& target);
+
+// Loads an object emit_object produced into the JIT (resolving lathe_parallel_for & co. and libm
+// from this process) and returns its kernels. Throws lathe::Error for bytes that are not such an
+// object, and for a kernel it does not define. The object is not checked against the host CPU:
+// code for features this machine lacks dies of SIGILL when it runs (the tuner's worker process
+// reports that as a runtime error).
+CompiledModule load_object(
+    const std::vector<char>& object,
+    const std::vector<std::pair<std::string, int>>& kernels /* name, parameter count */);
 
 // Symbol names the generated code uses, for a package linker or a loader.
 inline constexpr const char* kParallelForSymbol = "lathe_parallel_for";

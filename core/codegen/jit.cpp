@@ -1,12 +1,14 @@
 // ORC LLJIT for quick runs: one JIT session per target (its target machine is
 // fixed), one JITDylib per compiled module so that kernels of the same name
 // never clash, and a ResourceTracker that frees a module's code with its last
-// kernel. The runtime's entry points and libm resolve to this process.
+// kernel. The runtime's entry points and libm resolve to this process, for
+// modules compiled from TIR here and for objects emitted elsewhere alike.
 #include <llvm/ExecutionEngine/Orc/Core.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <atomic>
@@ -148,9 +150,27 @@ class JitModule {
       llvm::errs() << "lathe: removing a JIT module: " << message_of(std::move(error)) << "\n";
   }
 
+  // A module of its own JITDylib in the session.
+  static std::shared_ptr<JitModule> create(std::shared_ptr<JitSession> session) {
+    auto dylib = session->jit().createJITDylib(session->next_dylib_name());
+    if (!dylib) fail(str("codegen llvm: ", message_of(dylib.takeError())));
+    return std::make_shared<JitModule>(std::move(session), *dylib);
+  }
+
   JitSession& session() { return *session_; }
   llvm::orc::JITDylib& dylib() { return *dylib_; }
   const llvm::orc::ResourceTrackerSP& tracker() const { return tracker_; }
+
+  // Looks each kernel up, which links the module's code on the first lookup.
+  void resolve(const std::vector<std::pair<std::string, int>>& signatures) {
+    for (const auto& [name, num_params] : signatures) {
+      auto address = session_->jit().lookup(*dylib_, name);
+      if (!address)
+        fail(str("codegen llvm: kernel '", name,
+                 "' did not link: ", message_of(address.takeError())));
+      kernels[name] = {address->toPtr<KernelFunction>(), num_params};
+    }
+  }
 
   std::unordered_map<std::string, std::pair<KernelFunction, int>> kernels;
 
@@ -202,25 +222,35 @@ CompiledModule jit_compile(const std::vector<tir::PrimFunc>& funcs, const Target
   std::shared_ptr<JitSession> session = JitSession::for_target(target);
   detail::BuiltModule built = detail::build_module(funcs, target, /*optimize=*/true);
 
-  llvm::orc::LLJIT& jit = session->jit();
-  auto dylib = jit.createJITDylib(session->next_dylib_name());
-  if (!dylib) fail(str("codegen llvm: ", message_of(dylib.takeError())));
-  auto module = std::make_shared<JitModule>(session, *dylib);
+  std::shared_ptr<JitModule> module = JitModule::create(session);
   llvm::orc::ThreadSafeModule tsm(std::move(built.module), std::move(built.context));
-  if (llvm::Error error = jit.addIRModule(module->tracker(), std::move(tsm)))
+  if (llvm::Error error = session->jit().addIRModule(module->tracker(), std::move(tsm)))
     fail(str("codegen llvm: cannot add the module to the JIT: ", message_of(std::move(error))));
 
   CompiledModule result;
   result.module_ = module;
-  for (const tir::PrimFunc& f : funcs) {
-    // The first lookup compiles the whole module to machine code.
-    auto address = jit.lookup(*dylib, f.name);
-    if (!address)
-      fail(str("codegen llvm: kernel '", f.name,
-               "' did not link: ", message_of(address.takeError())));
-    module->kernels[f.name] = {address->toPtr<KernelFunction>(), static_cast<int>(f.params.size())};
+  for (const tir::PrimFunc& f : funcs)
     result.kernels_.emplace_back(f.name, static_cast<int>(f.params.size()));
-  }
+  module->resolve(result.kernels_);
+  return result;
+}
+
+CompiledModule load_object(const std::vector<char>& object,
+                           const std::vector<std::pair<std::string, int>>& kernels) {
+  // Only the host runs loaded code, and an object needs no compiling: the
+  // host's session links it whatever target it was emitted for.
+  std::shared_ptr<JitSession> session = JitSession::for_target(Target::host());
+  std::shared_ptr<JitModule> module = JitModule::create(session);
+  std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(object.data(), object.size()), "lathe_object");
+  if (llvm::Error error = session->jit().addObjectFile(module->tracker(), std::move(buffer)))
+    fail(str("codegen llvm: not a loadable object (", object.size(),
+             " bytes): ", message_of(std::move(error))));
+
+  CompiledModule result;
+  result.module_ = module;
+  result.kernels_ = kernels;
+  module->resolve(kernels);
   return result;
 }
 

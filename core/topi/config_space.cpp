@@ -1,5 +1,6 @@
 #include "topi/config_space.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "support/error.h"
@@ -42,9 +43,7 @@ bool SearchSpace::valid(const Config& config) const {
 const std::vector<int64_t>& SearchSpace::value(const Config& config,
                                                const std::string& knob) const {
   LATHE_CHECK(valid(config), "config does not fit search space ", name);
-  for (size_t i = 0; i < knobs.size(); ++i)
-    if (knobs[i].name == knob) return knobs[i].options[static_cast<size_t>(config[i])];
-  fail(str("search space ", name, " has no knob ", knob));
+  return knob_value(knobs, config, knob);
 }
 
 std::string SearchSpace::describe(const Config& config) const {
@@ -97,6 +96,46 @@ int option_index(const Knob& knob, const std::vector<int64_t>& option) {
   for (size_t o = 0; o < knob.options.size(); ++o)
     if (knob.options[o] == option) return static_cast<int>(o);
   fail(str("knob ", knob.name, " has no such option"));
+}
+
+const std::vector<int64_t>& knob_value(const std::vector<Knob>& knobs, const Config& config,
+                                       const std::string& name) {
+  LATHE_CHECK(config.size() == knobs.size(), "config of ", config.size(), " indices for ",
+              knobs.size(), " knobs");
+  for (size_t i = 0; i < knobs.size(); ++i) {
+    if (knobs[i].name != name) continue;
+    LATHE_CHECK(config[i] >= 0 && static_cast<size_t>(config[i]) < knobs[i].options.size(),
+                "option ", config[i], " of knob ", name, " is out of range");
+    return knobs[i].options[static_cast<size_t>(config[i])];
+  }
+  fail(str("no knob ", name));
+}
+
+int64_t knob_int(const std::vector<Knob>& knobs, const Config& config, const std::string& name) {
+  const std::vector<int64_t>& v = knob_value(knobs, config, name);
+  LATHE_CHECK(v.size() == 1, "knob ", name, " is a split, not a single value");
+  return v[0];
+}
+
+Config require_config(const SearchSpace& space,
+                      const std::vector<std::pair<std::string, std::vector<int64_t>>>& values) {
+  Config config = space.config_from_values(values);
+  if (config.empty() && !space.knobs.empty()) {
+    for (const Knob& k : space.knobs) {
+      auto it = std::find_if(values.begin(), values.end(),
+                             [&](const auto& v) { return v.first == k.name; });
+      LATHE_CHECK(it != values.end(), space.name, ": no value for knob ", k.name);
+      option_index(k, it->second);  // throws for a value that is not an option
+    }
+  }
+  return config;
+}
+
+std::vector<int64_t> divisors(int64_t n, int64_t limit) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= std::min(n, limit); ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
 }
 
 }  // namespace lathe::topi

@@ -54,4 +54,18 @@ Knob choice_knob(const std::string& name, const std::vector<int64_t>& values);
 // The index of the option equal to `option`; throws lathe::Error when absent.
 int option_index(const Knob& knob, const std::vector<int64_t>& option);
 
+// The option `config` picks for the knob called `name` among `knobs`: what a
+// template's apply function reads, holding its own copy of the knobs. Throws
+// lathe::Error when the config does not fit or no knob has that name.
+const std::vector<int64_t>& knob_value(const std::vector<Knob>& knobs, const Config& config,
+                                       const std::string& name);
+// The single value of a knob that is not a split.
+int64_t knob_int(const std::vector<Knob>& knobs, const Config& config, const std::string& name);
+// config_from_values for values that must all be options: how a template
+// states its default config. Throws lathe::Error naming the space otherwise.
+Config require_config(const SearchSpace& space,
+                      const std::vector<std::pair<std::string, std::vector<int64_t>>>& values);
+// The divisors of `n` (ascending) that are at most `limit`.
+std::vector<int64_t> divisors(int64_t n, int64_t limit);
+
 }  // namespace lathe::topi

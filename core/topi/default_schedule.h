@@ -1,7 +1,8 @@
 // A generic default schedule for a TE computation on the CPU, after TVM's
 // schedule_injective and generic fallbacks: producers that only move data are
 // inlined; every remaining stage runs its outer data-parallel loops in
-// parallel and its innermost data axis in SIMD-width vectors.
+// parallel and its innermost data axis in SIMD-width vectors. It is the
+// default config of the generic template (topi/generic_template.h).
 #pragma once
 
 #include "schedule/schedule.h"

@@ -8,6 +8,7 @@
 
 #include "ir/ops/infer_util.h"
 #include "support/error.h"
+#include "topi/generic_template.h"
 #include "topi/nn.h"
 #include "topi/nn_schedule_x86.h"
 #include "topi/op_compute.h"
@@ -715,23 +716,29 @@ std::vector<te::Tensor> lrn_compute(const ComputeContext& ctx) {
 
 void register_nn_computes(OpStrategyRegistry& registry) {
   registry.define_compute("Conv", conv_compute);
-  registry.define_schedule("Conv", schedule_conv2d_nchw_x86);
+  registry.define_template("Conv", conv2d_nchw_template);
   registry.define_compute("Conv2dNCHWc", conv_nchwc_compute);
-  registry.define_schedule("Conv2dNCHWc", schedule_conv2d_nchwc_x86);
+  registry.define_template("Conv2dNCHWc", conv2d_nchwc_template);
   registry.define_compute("ConvTranspose", conv_transpose_compute);
   registry.define_compute("Gemm", gemm_compute);
-  registry.define_schedule("Gemm", schedule_matmul_x86);
+  registry.define_template("Gemm", matmul_template);
   registry.define_compute("MatMul", matmul_compute);
-  registry.define_schedule("MatMul", schedule_matmul_x86);
+  registry.define_template("MatMul", matmul_template);
   registry.define_compute("MaxPool", max_pool_compute);
+  registry.define_template("MaxPool", generic_template);
   registry.define_compute("AveragePool", average_pool_compute);
+  registry.define_template("AveragePool", generic_template);
   registry.define_compute("GlobalMaxPool", global_max_pool_compute);
+  registry.define_template("GlobalMaxPool", generic_template);
   registry.define_compute("GlobalAveragePool", global_average_pool_compute);
+  registry.define_template("GlobalAveragePool", generic_template);
   registry.define_compute("BatchNormalization", batch_norm_compute);
   registry.define_compute("InstanceNormalization", instance_norm_compute);
   registry.define_compute("LayerNormalization", layer_norm_compute);
   registry.define_compute("Softmax", softmax_op);
+  registry.define_template("Softmax", generic_template);
   registry.define_compute("LogSoftmax", log_softmax_op);
+  registry.define_template("LogSoftmax", generic_template);
   registry.define_compute("PRelu", prelu_compute);
   registry.define_compute("LRN", lrn_compute);
 }

@@ -1,9 +1,10 @@
 // TOPI's inventory: for every graph op, its compute definition in tensor
 // expressions, and for the ops that anchor a fused group (conv, dense,
-// pooling ...) an x86 default schedule for the whole group. The graph
-// compiler (core/driver) builds one TE computation per fused group by calling
-// the compute of each node in order, then schedules it with the anchor's
-// schedule or the generic apply_default_schedule.
+// pooling ...) a tuning template for the whole group, whose default config is
+// the x86 default schedule. The tuner (core/tune) builds one TE computation
+// per fused group by calling the compute of each node in order, then
+// schedules it from the anchor's template or the generic one
+// (topi/generic_template.h).
 #pragma once
 
 #include <map>
@@ -14,6 +15,7 @@
 #include "ir/graph.h"
 #include "schedule/schedule.h"
 #include "te/tensor.h"
+#include "topi/config_space.h"
 
 namespace lathe::topi {
 
@@ -61,16 +63,34 @@ class ComputeContext {
 // Throws UnsupportedError for attribute combinations it cannot express.
 using OpComputeFn = std::vector<te::Tensor> (*)(const ComputeContext&);
 
-// A default schedule for a fused group anchored by this op. `anchor` is the
-// anchor node's (first) output tensor, `outputs` the group's output tensors;
-// the function schedules every stage of `sch` (inlining the elementwise
-// epilogue where it can) and records its primitives in the trace.
-using OpScheduleFn = void (*)(schedule::Schedule& sch, const te::Tensor& anchor,
-                              const std::vector<te::Tensor>& outputs);
+// The tuning template of a fused group anchored by this op: the search space
+// of the group's schedules, made from the computation's shapes. `anchor` is
+// the anchor node's (first) output tensor, `outputs` the group's output
+// tensors; the space's apply schedules every stage of the group (inlining the
+// elementwise epilogue where it can) and records its primitives in the trace;
+// its default config is the schedule the compiler uses untuned.
+using OpTemplateFn = SearchSpace (*)(const te::Tensor& anchor,
+                                     const std::vector<te::Tensor>& outputs);
+
+// An op's untuned group schedule: its template's default config applied.
+// Callable as a schedule function: `strategy->schedule(sch, anchor, outputs)`;
+// false for an op without a template.
+class DefaultSchedule {
+ public:
+  DefaultSchedule() = default;
+  explicit DefaultSchedule(OpTemplateFn tuning_template) : template_(tuning_template) {}
+  explicit operator bool() const { return template_ != nullptr; }
+  void operator()(schedule::Schedule& sch, const te::Tensor& anchor,
+                  const std::vector<te::Tensor>& outputs) const;
+
+ private:
+  OpTemplateFn template_ = nullptr;
+};
 
 struct OpStrategy {
   OpComputeFn compute = nullptr;
-  OpScheduleFn schedule = nullptr;  // nullptr: the generic apply_default_schedule
+  OpTemplateFn tuning_template = nullptr;  // nullptr: the generic template
+  DefaultSchedule schedule;                // tuning_template's default config
 };
 
 class OpStrategyRegistry {
@@ -79,7 +99,7 @@ class OpStrategyRegistry {
   static const OpStrategyRegistry& global();
 
   void define_compute(const std::string& op, OpComputeFn fn);
-  void define_schedule(const std::string& op, OpScheduleFn fn);
+  void define_template(const std::string& op, OpTemplateFn fn);
   const OpStrategy* find(std::string_view op) const;  // nullptr: no compute for that op
   std::vector<std::string> names() const;
 

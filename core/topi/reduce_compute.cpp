@@ -10,6 +10,7 @@
 #include <string>
 
 #include "topi/compute_util.h"
+#include "topi/generic_template.h"
 
 namespace lathe::topi {
 namespace {
@@ -255,6 +256,10 @@ void register_reduce_computes(OpStrategyRegistry& r) {
   r.define_compute("ReduceMin", reduce_min);
   r.define_compute("ArgMax", arg_reduce<true>);
   r.define_compute("ArgMin", arg_reduce<false>);
+  for (const char* op :
+       {"ReduceSum", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceProd", "ReduceMean",
+        "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMin", "ArgMax", "ArgMin"})
+    r.define_template(op, generic_template);
 }
 
 }  // namespace lathe::topi

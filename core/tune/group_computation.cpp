@@ -8,7 +8,7 @@
 #include "ir/op_registry.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
-#include "topi/default_schedule.h"
+#include "topi/generic_template.h"
 
 namespace lathe::tune {
 namespace {
@@ -199,16 +199,27 @@ GroupComputation build_group_computation(const Graph& graph, const passes::Fused
   return result;
 }
 
-std::unique_ptr<schedule::Schedule> default_group_schedule(const GroupComputation& computation) {
+topi::SearchSpace template_search_space(const GroupComputation& computation) {
+  const topi::OpStrategy* strategy = computation.anchor_strategy;
+  if (strategy && strategy->tuning_template && computation.anchor.op().as_compute())
+    return strategy->tuning_template(computation.anchor, computation.outputs);
+  return topi::generic_template(computation.anchor, computation.outputs);
+}
+
+std::unique_ptr<schedule::Schedule> apply_config(const GroupComputation& computation,
+                                                 const topi::SearchSpace& space,
+                                                 const topi::Config& config) {
+  LATHE_CHECK(space.valid(config), "the config does not fit search space ", space.name);
   std::vector<te::Operation> ops;
   for (const te::Tensor& t : computation.outputs) ops.push_back(t.op());
   auto sch = std::make_unique<schedule::Schedule>(ops);
-  const topi::OpStrategy* strategy = computation.anchor_strategy;
-  if (strategy && strategy->schedule && computation.anchor.op().as_compute())
-    strategy->schedule(*sch, computation.anchor, computation.outputs);
-  else
-    topi::apply_default_schedule(*sch);
+  space.apply(*sch, config);
   return sch;
+}
+
+std::unique_ptr<schedule::Schedule> default_group_schedule(const GroupComputation& computation) {
+  topi::SearchSpace space = template_search_space(computation);
+  return apply_config(computation, space, space.default_config);
 }
 
 std::unique_ptr<schedule::Schedule> parse_group_schedule(const GroupComputation& computation,

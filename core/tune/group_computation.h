@@ -1,8 +1,8 @@
 // One fused group of the optimized graph as a tensor-expression computation:
-// a placeholder per kernel parameter, each node's TOPI compute chained, and
-// the group's default schedule (its anchor op's x86 schedule, or the generic
-// one). What `lathe schedule`, the studio's schedule editor and the tuner
-// start from.
+// a placeholder per kernel parameter, each node's TOPI compute chained, its
+// search space (the anchor op's tuning template, or the generic one) and the
+// default schedule (that space's default config). What `lathe schedule`, the
+// studio's schedule editor and the tuner start from.
 #pragma once
 
 #include <map>
@@ -14,6 +14,7 @@
 #include "passes/fuse_ops.h"
 #include "schedule/schedule.h"
 #include "te/tensor.h"
+#include "topi/config_space.h"
 #include "topi/op_compute.h"
 
 namespace lathe::tune {
@@ -34,8 +35,19 @@ struct GroupComputation {
 // Throws UnsupportedError naming the node when an op has no compute definition.
 GroupComputation build_group_computation(const Graph& graph, const passes::FusedGroup& group);
 
-// The group's default schedule: the anchor op's registered schedule when it
-// has one, else topi::apply_default_schedule. Primitives land in the trace.
+// The group's search space: the anchor op's tuning template when it has one,
+// else the generic template (topi/generic_template.h). Its apply takes a fresh
+// schedule of the computation's outputs.
+topi::SearchSpace template_search_space(const GroupComputation& computation);
+
+// A fresh schedule of the computation's outputs with `config` of its space
+// applied; throws schedule::ScheduleError for a config the scheduler refuses.
+std::unique_ptr<schedule::Schedule> apply_config(const GroupComputation& computation,
+                                                 const topi::SearchSpace& space,
+                                                 const topi::Config& config);
+
+// The group's default schedule: its space's default config. Primitives land
+// in the trace.
 std::unique_ptr<schedule::Schedule> default_group_schedule(const GroupComputation& computation);
 
 // A schedule from text in TVM's syntax, over the group's tensors; throws

@@ -28,8 +28,8 @@ struct TaskStatus {
 struct TuningProgress {
   double elapsed_s = 0;
   int total_trials = 0;
-  int planned_trials = 0;      // --trials, 0 when only the time budget bounds the session
-  double time_budget_s = 0;    // 0: none
+  int planned_trials = 0;    // --trials, 0 when only the time budget bounds the session
+  double time_budget_s = 0;  // 0: none
   // sum(weight * best latency) over the tasks measured so far, and the same
   // with every task's default schedule.
   double estimated_latency_ms = 0;

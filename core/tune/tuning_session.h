@@ -31,11 +31,11 @@ struct TuningOptions {
   std::string tuner = "xgb";  // random, grid, ga, xgb
   SpaceKind space = SpaceKind::Template;
   std::string scheduler = "gradient";  // or round-robin
-  int trials = 0;            // measurements over all tasks; 0: bounded by the time budget
-  double time_budget_s = 0;  // 0: bounded by trials
-  int early_stopping = 0;    // a task stops after this many trials without a new best; 0: never
+  int trials = 0;                      // measurements over all tasks; 0: bounded by the time budget
+  double time_budget_s = 0;            // 0: bounded by trials
+  int early_stopping = 0;  // a task stops after this many trials without a new best; 0: never
   int batch_size = 16;
-  int build_threads = 0;     // 0: every core
+  int build_threads = 0;  // 0: every core
   MeasureOptions measure;
   double max_error = 1e-3;   // normalized error a new best may have against the reference
   std::string records_path;  // appended; empty: records are not written

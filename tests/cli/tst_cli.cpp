@@ -125,6 +125,63 @@ class TestCli : public QObject {
     QVERIFY2(e.err.contains("1:"), qPrintable(e.err));
   }
 
+  void tunePrintsTasksAndSelectsSome() {
+    Result r = lathe_cli({"tune", models() + "/mlp.onnx", "--print-tasks", "--tasks", "1-2"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("weight") && r.out.contains("MFLOP"), qPrintable(r.out));
+    QVERIFY(r.out.contains("\n1 ") && r.out.contains("\n2 "));
+    QVERIFY(!r.out.contains("\n0 ") && !r.out.contains("\n3 "));
+  }
+
+  // Tune two tasks, then compile with the records: those two use a tuned
+  // schedule and the compiler names the others.
+  void tuneThenCompileWithRecords() {
+    QString records = dir_.filePath("mlp_records.json");
+    Result t = lathe_cli({"tune", models() + "/mlp.onnx", "--tasks", "1,2", "--trials", "8",
+                          "--batch-size", "4", "--repeat", "2", "--output", records});
+    QVERIFY2(t.code == 0, qPrintable(t.err));
+    QVERIFY2(t.out.contains("[Task  1/ 2] Current/Best:"), qPrintable(t.out));
+    QVERIFY(t.out.contains("GFLOPS | Progress: ("));
+    QVERIFY(t.out.contains("estimated end-to-end kernel latency"));
+    QFile file(records);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll().count('\n'), 8);
+    Result c = lathe_cli({"compile", models() + "/mlp.onnx", "--tuning-records", records,
+                          "--output", dir_.filePath("tuned_mlp.tar")});
+    QVERIFY2(c.code == 0, qPrintable(c.err));
+    QVERIFY2(c.out.contains("tuning records: 2 of 4 kernels use a tuned schedule"),
+             qPrintable(c.out));
+    QVERIFY(c.out.contains("no record for:\n  task 0") && c.out.contains("task 3"));
+  }
+
+  // kill -9 in the middle of tuning loses at most the line being written;
+  // --prior-records resumes from what is there.
+  void tuneSurvivesKillAndResumes() {
+    QString records = dir_.filePath("killed_records.json");
+    QProcess p;
+    p.start(qEnvironmentVariable("LATHE_BIN_DIR", "bin") + "/lathe",
+            {"tune", models() + "/mlp.onnx", "--trials", "400", "--batch-size", "4", "--output",
+             records});
+    QVERIFY(p.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(records).size() > 2000, 60000);
+    p.kill();  // SIGKILL
+    p.waitForFinished();
+    QFile file(records);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QList<QByteArray> lines = file.readAll().split('\n');
+    file.close();
+    int complete = 0;
+    for (int i = 0; i + 1 < lines.size(); ++i) complete += lines[i].startsWith('{');
+    QVERIFY(complete >= 2);
+    Result r = lathe_cli({"tune", models() + "/mlp.onnx", "--trials", "4", "--batch-size", "4",
+                          "--prior-records", records, "--output", dir_.filePath("resumed.json")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    Result c = lathe_cli({"compile", models() + "/mlp.onnx", "--tuning-records", records,
+                          "--output", dir_.filePath("resumed_mlp.tar")});
+    QVERIFY2(c.code == 0, qPrintable(c.err));
+    QVERIFY(c.out.contains("kernels use a tuned schedule"));
+  }
+
   void errorsAreOneMessageAndNonZeroExit_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("expected");
@@ -146,6 +203,15 @@ class TestCli : public QObject {
     QTest::newRow("no such task") << QStringList{"schedule", models() + "/mlp.onnx", "--task", "99"}
                                   << "no task 99";
     QTest::newRow("not a package") << QStringList{"run", garbage + ".tar"} << ".tar";
+    QTest::newRow("bad task selection")
+        << QStringList{"tune", models() + "/mlp.onnx", "--tasks", "2-9", "--trials", "1"}
+        << "--tasks: '2-9'";
+    QTest::newRow("unknown tuner")
+        << QStringList{"tune", models() + "/mlp.onnx", "--tuner", "annealing", "--trials", "1"}
+        << "unknown tuner 'annealing'";
+    QTest::newRow("bad budget") << QStringList{"tune", models() + "/mlp.onnx", "--time-budget",
+                                               "soon"}
+                                << "not a duration";
     QTest::newRow("unknown executor")
         << QStringList{"run", models() + "/mlp.onnx", "--executor", "tvm"} << "unknown executor";
   }

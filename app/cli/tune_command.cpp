@@ -1,0 +1,192 @@
+// lathe tune MODEL: searches schedules for the model's kernels on this machine
+// and appends what it measured to a records file `lathe compile
+// --tuning-records` applies.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "driver/model_loader.h"
+#include "driver/tuning.h"
+#include "support/error.h"
+
+namespace lathe::cli {
+namespace {
+
+// "20m", "90s", "1.5h", "300" (seconds).
+double parse_duration(const std::string& text) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  LATHE_CHECK(used > 0 && scale > 0 && value > 0, "--time-budget: '", text,
+              "' is not a duration like 20m, 90s or 1h");
+  return value * scale;
+}
+
+std::string format_ms(double ms) {
+  if (!std::isfinite(ms)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, ms < 1 ? "%.4f" : "%.3f", ms);
+  return text;
+}
+
+void print_task_list(const driver::TuningPlan& plan, const std::vector<int>& selected) {
+  std::cout << std::left << std::setw(4) << "ID" << std::setw(44) << "task" << std::right
+            << std::setw(8) << "weight" << std::setw(12) << "MFLOP"
+            << "  ops / shapes\n";
+  for (int id : selected) {
+    const driver::KernelTask& t = plan.tasks[static_cast<size_t>(id)];
+    std::string ops;
+    for (const std::string& op : t.ops) ops += (ops.empty() ? "" : " → ") + op;
+    std::cout << std::left << std::setw(4) << t.id << std::setw(44) << t.func_name << std::right
+              << std::setw(8) << t.weight() << std::setw(12) << std::fixed << std::setprecision(3)
+              << static_cast<double>(t.flops) / 1e6 << "  " << ops << "\n"
+              << std::setw(68) << ""
+              << "  " << t.signature << "\n";
+  }
+}
+
+void print_task_table(const driver::TuningProgress& p) {
+  std::cout << "\n"
+            << std::left << std::setw(4) << "ID" << std::setw(40) << "task" << std::right
+            << std::setw(10) << "MFLOP" << std::setw(7) << "weight" << std::setw(12) << "default ms"
+            << std::setw(12) << "best ms" << std::setw(9) << "GFLOPS" << std::setw(9) << "speedup"
+            << std::setw(8) << "trials" << std::setw(8) << "errors"
+            << "\n";
+  for (const driver::TaskStatus& s : p.tasks) {
+    double speedup = std::isfinite(s.best_ms) && std::isfinite(s.default_ms) && s.best_ms > 0
+                         ? s.default_ms / s.best_ms
+                         : 0;
+    std::cout << std::left << std::setw(4) << s.id << std::setw(40) << s.name.substr(0, 39)
+              << std::right << std::fixed << std::setprecision(2) << std::setw(10)
+              << static_cast<double>(s.flops) / 1e6 << std::setw(7) << s.weight << std::setw(12)
+              << format_ms(s.default_ms) << std::setw(12) << format_ms(s.best_ms) << std::setw(9)
+              << std::setprecision(1) << s.best_gflops << std::setw(8) << std::setprecision(2)
+              << speedup << "x" << std::setw(8) << s.trials << std::setw(8) << s.errors << "\n";
+  }
+  std::cout << "estimated end-to-end kernel latency: " << format_ms(p.estimated_latency_ms)
+            << " ms tuned, " << format_ms(p.estimated_default_ms) << " ms with default schedules";
+  if (p.estimated_latency_ms > 0 && p.estimated_default_ms > 0)
+    std::cout << " (" << std::setprecision(2) << p.estimated_default_ms / p.estimated_latency_ms
+              << "x)";
+  std::cout << "; " << p.total_trials << " trials in " << std::setprecision(1) << p.elapsed_s
+            << " s\n";
+}
+
+// The command line's view of the tuning events: a line per round after
+// AutoTVM's, failed candidates as they happen, and the latency curve.
+class ConsoleListener : public driver::TuningListener {
+ public:
+  explicit ConsoleListener(std::ofstream* curve) : curve_(curve) {}
+
+  void on_start(const driver::TuningProgress& p) override {
+    std::cout << "tuning " << p.tasks.size() << " tasks";
+    if (p.planned_trials) std::cout << ", " << p.planned_trials << " trials";
+    if (p.time_budget_s > 0) std::cout << ", time budget " << p.time_budget_s << " s";
+    std::cout << std::endl;
+    if (curve_) *curve_ << "elapsed_s,trials,estimated_ms,default_ms\n";
+  }
+
+  void on_trial(const driver::TrialEvent& e, const driver::TuningProgress& p) override {
+    if (e.error_kind != "none") {
+      std::string message = e.error_message.substr(0, e.error_message.find('\n'));
+      std::cout << "  task " << p.tasks[static_cast<size_t>(e.task_index)].id << " trial "
+                << e.trial << ": " << e.error_kind << " error: " << message.substr(0, 160) << "\n";
+    }
+  }
+
+  void on_round(int task_index, const driver::TuningProgress& p) override {
+    const driver::TaskStatus& s = p.tasks[static_cast<size_t>(task_index)];
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "[Task %2d/%2zu] Current/Best: %7.1f/%7.1f GFLOPS | Progress: (%d/%s) | %.1f s",
+                  task_index + 1, p.tasks.size(), s.current_gflops, s.best_gflops, p.total_trials,
+                  p.planned_trials ? std::to_string(p.planned_trials).c_str() : "-", p.elapsed_s);
+    std::cout << line;
+    if (std::isfinite(p.estimated_latency_ms) && p.estimated_latency_ms > 0)
+      std::cout << " | estimated " << format_ms(p.estimated_latency_ms) << " ms";
+    std::cout << std::endl;
+    if (curve_)
+      *curve_ << p.elapsed_s << "," << p.total_trials << "," << p.estimated_latency_ms << ","
+              << p.estimated_default_ms << std::endl;
+  }
+
+  void on_message(const std::string& text) override { std::cout << text << std::endl; }
+
+ private:
+  std::ofstream* curve_;
+};
+
+}  // namespace
+
+int tune_command(int argc, char** argv) {
+  Args args(argc, argv, 2,
+            {"output", "target", "input-shapes", "tuner", "trials", "time-budget", "early-stopping",
+             "tasks", "prior-records", "task-scheduler", "number", "repeat", "min-repeat-ms",
+             "timeout", "batch-size", "seed", "curve"},
+            {"no-layout", "print-tasks", "enable-autoscheduler", "cache-flush"});
+  LATHE_CHECK(args.positional().size() == 1,
+              "usage: lathe tune MODEL --output records.json [--trials N | --time-budget 20m] "
+              "[--tuner xgb|ga|random|grid] [--enable-autoscheduler] [--tasks 0,3-5] ...");
+  driver::LoadOptions load;
+  if (args.has("input-shapes"))
+    load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
+  Graph graph = driver::load_model(args.positional()[0], load);
+  passes::PassOptions pass_options;
+  pass_options.alter_layout = !args.has("no-layout");
+  driver::TuningPlan plan = driver::plan_tuning(graph, pass_options);
+  std::vector<int> selected = driver::parse_task_selection(args.get("tasks"), plan.tasks.size());
+  if (args.has("print-tasks")) {
+    print_task_list(plan, selected);
+    return 0;
+  }
+
+  driver::TuningOptions options;
+  options.target = codegen::Target::parse(args.get("target", "llvm"));
+  options.tuner = args.get("tuner", "xgb");
+  options.space =
+      args.has("enable-autoscheduler") ? tune::SpaceKind::Sketch : tune::SpaceKind::Template;
+  options.scheduler = args.get("task-scheduler", "gradient");
+  options.trials = args.get_int("trials", 0);
+  if (args.has("time-budget")) options.time_budget_s = parse_duration(args.get("time-budget"));
+  if (!options.trials && options.time_budget_s <= 0)
+    options.trials = 64 * static_cast<int>(selected.size());
+  options.early_stopping = args.get_int("early-stopping", 0);
+  options.batch_size = args.get_int("batch-size", options.batch_size);
+  options.seed = static_cast<uint64_t>(args.get_int("seed", 1));
+  options.measure.number = args.get_int("number", options.measure.number);
+  options.measure.repeat = args.get_int("repeat", options.measure.repeat);
+  if (args.has("min-repeat-ms"))
+    options.measure.min_repeat_ms = std::stod(args.get("min-repeat-ms"));
+  if (args.has("timeout")) options.measure.timeout_s = std::stod(args.get("timeout"));
+  options.measure.flush_cache = args.has("cache-flush");
+  options.records_path = args.get("output", "tuning_records.json");
+  if (args.has("prior-records")) {
+    tune::RecordFile prior = tune::read_records(args.get("prior-records"));
+    for (const std::string& w : prior.warnings) std::cerr << "warning: " << w << "\n";
+    options.prior_records = std::move(prior.records);
+  }
+
+  std::ofstream curve_file;
+  if (args.has("curve")) {
+    curve_file.open(args.get("curve"));
+    LATHE_CHECK(curve_file, "cannot write ", args.get("curve"));
+  }
+  ConsoleListener listener(args.has("curve") ? &curve_file : nullptr);
+  auto session = driver::make_tuning_session(plan, selected, options, &listener);
+  session->run();
+  print_task_table(session->progress());
+  std::cout << "records appended to " << options.records_path << "\n";
+  return 0;
+}
+
+}  // namespace lathe::cli

@@ -1,0 +1,63 @@
+#include "driver/tuning.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "support/error.h"
+
+namespace lathe::driver {
+
+TuningPlan plan_tuning(const Graph& graph, const passes::PassOptions& passes) {
+  passes::PassOptions options = passes;
+  options.record_snapshots = false;
+  TuningPlan plan;
+  plan.optimized = passes::optimize_graph(graph, options);
+  plan.tasks = tune::extract_tasks(plan.optimized.graph, plan.optimized.groups);
+  return plan;
+}
+
+std::vector<int> parse_task_selection(const std::string& text, size_t num_tasks) {
+  std::vector<int> selected;
+  if (text.empty()) {
+    for (size_t i = 0; i < num_tasks; ++i) selected.push_back(static_cast<int>(i));
+    return selected;
+  }
+  auto number = [&](std::string_view part, std::string_view whole) {
+    int value = -1;
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+    LATHE_CHECK(ec == std::errc() && end == part.data() + part.size() && value >= 0 &&
+                    static_cast<size_t>(value) < num_tasks,
+                "--tasks: '", whole, "' is not a task id from 0 to ", num_tasks - 1);
+    return value;
+  };
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = std::min(text.find(',', pos), text.size());
+    std::string_view part(text.data() + pos, comma - pos);
+    size_t dash = part.find('-');
+    if (dash == std::string_view::npos) {
+      selected.push_back(number(part, part));
+    } else {
+      int first = number(part.substr(0, dash), part), last = number(part.substr(dash + 1), part);
+      LATHE_CHECK(first <= last, "--tasks: range '", part, "' runs backwards");
+      for (int i = first; i <= last; ++i) selected.push_back(i);
+    }
+    pos = comma + 1;
+  }
+  std::sort(selected.begin(), selected.end());
+  selected.erase(std::unique(selected.begin(), selected.end()), selected.end());
+  return selected;
+}
+
+std::unique_ptr<tune::TuningSession> make_tuning_session(const TuningPlan& plan,
+                                                         const std::vector<int>& selected,
+                                                         TuningOptions options,
+                                                         TuningListener* listener) {
+  std::vector<tune::TuningTask> tasks;
+  for (int id : selected)
+    tasks.push_back(tune::make_tuning_task(plan.optimized.graph, plan.optimized.groups,
+                                           plan.tasks.at(static_cast<size_t>(id)), options.space));
+  return std::make_unique<tune::TuningSession>(std::move(tasks), std::move(options), listener);
+}
+
+}  // namespace lathe::driver

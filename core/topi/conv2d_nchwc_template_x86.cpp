@@ -1,0 +1,190 @@
+// The Conv2dNCHWc template and its depthwise form (declared in
+// topi/nn_schedule_x86.h).
+#include <algorithm>
+#include <tuple>
+
+#include "topi/generic_template.h"
+#include "topi/nn.h"
+#include "topi/nn_schedule_x86.h"
+
+namespace lathe::topi {
+namespace {
+
+using schedule::Schedule;
+using schedule::Stage;
+using te::IterVar;
+
+// Default output pixels per micro-kernel: reg_n accumulator vectors, leaving
+// room among the 32 AVX-512 registers for the kernel vector and broadcasts.
+constexpr int64_t kConvRegN = 14;
+// Options: at most this many pixels per micro-kernel, and tile_oc at most
+// kMaxOcTile and only as large as keeps reg_n x tile_oc accumulators within
+// the register file.
+constexpr int64_t kMaxConvRegN = 16, kMaxDepthwiseRegN = 28, kAccumulatorRegisters = 32;
+constexpr int64_t kMaxOcTile = 4;
+
+struct ConvKnobs {
+  std::vector<int64_t> tile_ow;  // parallel part, chunks, reg_n
+  int64_t tile_oc = 1, tile_oh = 1;
+  std::vector<int64_t> tile_ic;  // outer, inner (empty: depthwise)
+  bool unroll_kw = false, unroll_kh = false;
+  bool pad_root = true;
+};
+
+ConvKnobs decode(const std::vector<Knob>& knobs, const Config& config, bool depthwise) {
+  ConvKnobs k;
+  k.tile_ow = knob_value(knobs, config, "tile_ow");
+  if (depthwise) {
+    const int64_t unroll = knob_int(knobs, config, "unroll_kernel");
+    k.unroll_kw = unroll >= 1;
+    k.unroll_kh = unroll >= 2;
+    k.pad_root = knob_int(knobs, config, "pad_root") != 0;
+    return k;
+  }
+  k.tile_oc = knob_int(knobs, config, "tile_oc");
+  k.tile_oh = knob_int(knobs, config, "tile_oh");
+  k.tile_ic = knob_value(knobs, config, "tile_ic");
+  k.unroll_kw = knob_int(knobs, config, "unroll_kw") != 0;
+  return k;
+}
+
+// Output: (n, oc_chunk, oh[, ow_outer]) in parallel, each row in blocks of
+// reg_n pixels whose channel block is one vector; the micro-kernel at each
+// block: reductions outside, the unrolled accumulator vectors inside, each
+// input value broadcast against the kernel's output-channel vectors.
+void apply_conv(Schedule& sch, const te::Tensor& conv, const std::vector<te::Tensor>& outputs,
+                const ConvKnobs& k) {
+  OpSet done = {conv.op()};
+  for (const te::Tensor& in : conv.op().input_tensors()) {
+    if (tag_of(in) != "pad" || is_output(outputs, in) || !k.pad_root) continue;
+    schedule_pad(sch[in], true);
+    done.insert(in.op());
+  }
+  TileStages t = tile_stages(sch, conv, outputs, done);
+  std::vector<IterVar> ax = t.loops.axis();
+  IterVar row = ax[3], ow_outer;
+  if (k.tile_ow[0] > 1) {
+    auto [o, i] = t.loops.split(ax[3], k.tile_ow[1] * k.tile_ow[2], "ow_outer", "ow_inner");
+    ow_outer = o;
+    row = i;
+  }
+  auto [ow_chunk, ow_block] = t.loops.split(row, k.tile_ow[2], "ow_chunk", "ow_block");
+  IterVar oc = ax[1], oc_inner, oh = ax[2], oh_inner;
+  if (k.tile_oc > 1)
+    std::tie(oc, oc_inner) = t.loops.split(ax[1], k.tile_oc, "oc_outer", "oc_inner");
+  if (k.tile_oh > 1)
+    std::tie(oh, oh_inner) = t.loops.split(ax[2], k.tile_oh, "oh_outer", "oh_inner");
+  std::vector<IterVar> order = {ax[0], oc, oh};
+  for (const IterVar& v : {ow_outer, ow_chunk, oh_inner, oc_inner, ow_block, ax[4]})
+    if (v.defined()) order.push_back(v);
+  t.loops.reorder(order);
+  IterVar rows = t.loops.fuse(t.loops.fuse(ax[0], oc), oh);
+  if (ow_outer.defined()) rows = t.loops.fuse(rows, ow_outer);
+  t.loops.parallel(rows);
+  t.loops.vectorize(ax[4]);
+
+  attach_path(t.path, sch, t.loops, ow_chunk);
+  t.acc.compute_at(t.loops, ow_chunk);
+  std::vector<IterVar> a = t.acc.axis(), r = t.acc.reduce_axis();
+  std::vector<IterVar> acc_order = {a[0]};
+  if (k.tile_oc == 1) acc_order.push_back(a[1]);
+  if (k.tile_oh == 1) acc_order.push_back(a[2]);
+  // Reduce axes: (ry, rx) for depthwise, else (rco, ry, rx, rci) with rco
+  // split by tile_ic around the kernel window.
+  IterVar ry = r.size() == 4 ? r[1] : r[0], rx = r.size() == 4 ? r[2] : r[1];
+  if (r.size() == 2) {
+    acc_order.insert(acc_order.end(), {ry, rx});
+  } else if (k.tile_ic[1] == 1) {
+    acc_order.insert(acc_order.end(), {r[0], ry, rx, r[3]});
+  } else if (k.tile_ic[0] == 1) {
+    acc_order.insert(acc_order.end(), {ry, rx, r[0], r[3]});
+  } else {
+    auto [ico, ici] = t.acc.split(r[0], k.tile_ic[1], "rco_outer", "rco_inner");
+    acc_order.insert(acc_order.end(), {ico, ry, rx, ici, r[3]});
+  }
+  if (k.tile_oh > 1) acc_order.push_back(a[2]);
+  if (k.tile_oc > 1) acc_order.push_back(a[1]);
+  acc_order.push_back(a[3]);
+  acc_order.push_back(a[4]);
+  t.acc.reorder(acc_order);
+  t.acc.unroll(a[3]);
+  t.acc.vectorize(a[4]);
+  if (k.tile_oh > 1) t.acc.unroll(a[2]);
+  if (k.tile_oc > 1) t.acc.unroll(a[1]);
+  if (k.unroll_kh) t.acc.unroll(ry);
+  if (k.unroll_kw) t.acc.unroll(rx);
+  schedule_remaining(sch, done);
+}
+
+// [1, OW / reg_n, reg_n] with the default reg_n.
+std::vector<int64_t> default_tile_ow(int64_t ow) {
+  const int64_t reg_n = largest_divisor(ow, kConvRegN);
+  return {1, ow / reg_n, reg_n};
+}
+
+SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& outputs) {
+  const std::vector<int64_t>& shape = conv.shape();  // n, oc_chunk, oh, ow, oc_block
+  const int64_t ic_chunks = reduce_extent(conv, 0), kh = reduce_extent(conv, 1),
+                kw = reduce_extent(conv, 2);
+  SearchSpace space;
+  space.name = "conv2d_NCHWc.x86";
+  Knob tile_ow = split_knob("tile_ow", shape[3], 3, kMaxConvRegN);
+  int64_t max_reg_n = 1;
+  for (const auto& o : tile_ow.options) max_reg_n = std::max(max_reg_n, o.back());
+  std::vector<int64_t> oc_tiles;
+  for (int64_t t : divisors(shape[1], kMaxOcTile))
+    if (t * max_reg_n <= kAccumulatorRegisters) oc_tiles.push_back(t);
+  // The reduction order only matters around a kernel window.
+  Knob tile_ic =
+      kh * kw > 1 ? split_knob("tile_ic", ic_chunks, 2) : Knob{"tile_ic", {{ic_chunks, 1}}};
+  space.knobs = {
+      tile_ow, choice_knob("tile_oc", oc_tiles), choice_knob("tile_oh", divisors(shape[2], 2)),
+      tile_ic,
+      choice_knob("unroll_kw", kw > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0})};
+  space.default_config = require_config(space, {{"tile_ow", default_tile_ow(shape[3])},
+                                                {"tile_oc", {1}},
+                                                {"tile_oh", {1}},
+                                                {"tile_ic", {ic_chunks, 1}},
+                                                {"unroll_kw", {0}}});
+  space.apply = [conv, outputs, knobs = space.knobs](Schedule& sch, const Config& config) {
+    apply_conv(sch, conv, outputs, decode(knobs, config, false));
+  };
+  return space;
+}
+
+// A depthwise conv reads each padded value only KH*KW times: copying the
+// padded input costs as much memory traffic as the conv itself, so by default
+// the padding is inlined (a branch per tap, vectors over the channel block).
+SearchSpace depthwise_space(const te::Tensor& conv, const std::vector<te::Tensor>& outputs) {
+  const std::vector<int64_t>& shape = conv.shape();
+  const int64_t kh = reduce_extent(conv, 0), kw = reduce_extent(conv, 1);
+  bool padded = false;
+  for (const te::Tensor& in : conv.op().input_tensors())
+    padded |= tag_of(in) == "pad" && !is_output(outputs, in);
+  std::vector<int64_t> unrolls = {0};
+  if (kw > 1) unrolls.push_back(1);
+  if (kh > 1) unrolls.push_back(2);
+  SearchSpace space;
+  space.name = "depthwise_conv2d_NCHWc.x86";
+  space.knobs = {
+      split_knob("tile_ow", shape[3], 3, kMaxDepthwiseRegN), choice_knob("unroll_kernel", unrolls),
+      choice_knob("pad_root", padded ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0})};
+  space.default_config = require_config(
+      space, {{"tile_ow", default_tile_ow(shape[3])}, {"unroll_kernel", {0}}, {"pad_root", {0}}});
+  space.apply = [conv, outputs, knobs = space.knobs](Schedule& sch, const Config& config) {
+    apply_conv(sch, conv, outputs, decode(knobs, config, true));
+  };
+  return space;
+}
+
+}  // namespace
+
+SearchSpace conv2d_nchwc_template(const te::Tensor& anchor,
+                                  const std::vector<te::Tensor>& outputs) {
+  te::Tensor conv = find_tagged(anchor, {"conv2d_NCHWc", "depthwise_conv2d_NCHWc"});
+  if (!conv.defined()) return generic_template(anchor, outputs);
+  if (tag_of(conv) == "depthwise_conv2d_NCHWc") return depthwise_space(conv, outputs);
+  return conv_space(conv, outputs);
+}
+
+}  // namespace lathe::topi

@@ -1,0 +1,204 @@
+// The MatMul / Gemm / batched MatMul template, after TVM's dense_pack and
+// batch_matmul x86 schedules; declared in topi/nn_schedule_x86.h.
+#include <algorithm>
+
+#include "topi/default_schedule.h"
+#include "topi/generic_template.h"
+#include "topi/nn.h"
+#include "topi/nn_schedule_x86.h"
+
+namespace lathe::topi {
+namespace {
+
+using schedule::Schedule;
+using schedule::Stage;
+using te::IterVar;
+
+// Default register tile: rows x columns (two vectors, or one of up to 16 lanes).
+constexpr int64_t kMatmulRows = 8, kMatmulRowsOneVector = 14;
+// Fewer parallel column panels than this and the row tiles run in parallel too.
+constexpr int64_t kMinParallelPanels = 8;
+// Options: panels of whole vectors up to this many columns, rows as many as
+// keep rows x vectors accumulators within the register file.
+constexpr int64_t kMaxPanel = 64, kAccumulatorRegisters = 32;
+
+// What the schedule's structure follows from, fixed per computation.
+struct MatmulShape {
+  te::Tensor mm, b;
+  size_t rank = 0, batch_dims = 0;
+  int64_t m = 1, n = 1, k = 1, batch = 1;
+  bool b_stage = false;  // B is read through its own transpose stage
+  bool fold_batch = false;
+};
+
+struct MatmulKnobs {
+  int64_t rows = 1, cols = 1, k_inner = 1;
+  bool pack_b = false, parallel_rows = false;
+};
+
+MatmulShape matmul_shape(const te::Tensor& mm, const std::vector<te::Tensor>& outputs) {
+  MatmulShape s;
+  s.mm = mm;
+  const std::vector<int64_t>& shape = mm.shape();
+  s.rank = shape.size();
+  s.batch_dims = s.rank - 2;
+  s.m = shape[s.rank - 2];
+  s.n = shape[s.rank - 1];
+  s.k = reduce_extent(mm, 0);
+  for (size_t d = 0; d < s.batch_dims; ++d) s.batch *= shape[d];
+  std::vector<te::Tensor> inputs = mm.op().input_tensors();
+  s.b = inputs.size() > 1 ? inputs[1] : inputs[0];
+  s.b_stage = tag_of(s.b) == "transpose_b" && !is_output(outputs, s.b);
+  return s;
+}
+
+// Columns per panel and rows per tile of the default schedule; `s.fold_batch`
+// follows from them: a batch of few-row products against one shared B
+// ([64,1,256] x [256,768] in attention projections) is one matrix product, the
+// batch axes folded into the rows, so B is packed once per panel instead of
+// once per batch.
+std::pair<int64_t, int64_t> default_tile(MatmulShape& s) {
+  const int64_t nb = s.n % 32 == 0 ? 32 : largest_divisor(s.n, kDefaultVectorLanes);
+  const int64_t row_limit = nb == 32 ? kMatmulRows : kMatmulRowsOneVector;
+  s.fold_batch = s.batch_dims > 0 && s.b.ndim() == 2 && s.m < row_limit;
+  // Whole batches per tile when folded, so every tile is a box in (batch, row) space.
+  const int64_t mb = s.fold_batch
+                         ? s.m * largest_divisor(s.batch, std::max<int64_t>(1, row_limit / s.m))
+                         : largest_divisor(s.m, row_limit);
+  return {mb, nb};
+}
+
+void apply_matmul(Schedule& sch, const MatmulShape& s, const std::vector<te::Tensor>& outputs,
+                  const MatmulKnobs& k) {
+  const size_t rank = s.rank, batch_dims = s.batch_dims;
+  OpSet done = {s.mm.op()};
+  if (s.b_stage && k.pack_b) done.insert(s.b.op());
+  TileStages t = tile_stages(sch, s.mm, outputs, done);
+
+  // Output: column panels (with the batch) in parallel, row tiles inside, or
+  // both in parallel; mb x nb tiles, the columns in vectors.
+  std::vector<IterVar> ax = t.loops.axis();
+  IterVar rows = ax[rank - 2];
+  if (s.fold_batch) {
+    rows = ax[0];
+    for (size_t d = 1; d < batch_dims; ++d) rows = t.loops.fuse(rows, ax[d]);
+    rows = t.loops.fuse(rows, ax[rank - 2]);
+  }
+  auto [mo, mi] = t.loops.split(rows, k.rows, "i_outer", "i_inner");
+  auto [no, ni] = t.loops.split(ax[rank - 1], k.cols, "j_outer", "j_inner");
+  std::vector<IterVar> order;
+  if (!s.fold_batch) order.assign(ax.begin(), ax.begin() + static_cast<long>(batch_dims));
+  for (const IterVar& v : {no, mo, mi, ni}) order.push_back(v);
+  t.loops.reorder(order);
+  IterVar outer = no;
+  if (!s.fold_batch)
+    for (size_t d = batch_dims; d-- > 0;) outer = t.loops.fuse(ax[d], outer);
+  const IterVar panel_loop = outer;
+  if (k.parallel_rows) outer = t.loops.fuse(outer, mo);
+  t.loops.parallel(outer);
+  t.loops.vectorize(ni);
+  const IterVar tile_loop = k.parallel_rows ? outer : mo;
+  const IterVar pack_loop = k.parallel_rows ? outer : panel_loop;
+
+  // Micro-kernel: mb x nb accumulators, k unrolled by tile_k around them.
+  attach_path(t.path, sch, t.loops, tile_loop);
+  t.acc.compute_at(t.loops, tile_loop);
+  std::vector<IterVar> a = t.acc.axis();
+  auto [ko, ki] = t.acc.split(t.acc.reduce_axis()[0], k.k_inner, "k_outer", "k_inner");
+  IterVar acc_rows = a[rank - 2];
+  std::vector<IterVar> acc_order;
+  if (s.fold_batch) {
+    acc_rows = a[0];
+    for (size_t d = 1; d < batch_dims; ++d) acc_rows = t.acc.fuse(acc_rows, a[d]);
+    acc_rows = t.acc.fuse(acc_rows, a[rank - 2]);
+  } else {
+    acc_order.assign(a.begin(), a.begin() + static_cast<long>(batch_dims));
+  }
+  for (const IterVar& v : {ko, ki, acc_rows, a[rank - 1]}) acc_order.push_back(v);
+  t.acc.reorder(acc_order);
+  t.acc.unroll(acc_rows);
+  t.acc.unroll(ki);
+  t.acc.vectorize(a[rank - 1]);
+
+  // B: a transposed B's stage is computed panel by panel; a plain B is copied
+  // into contiguous panels.
+  if (k.pack_b && s.b_stage) {
+    Stage bt = sch[s.b];
+    bt.compute_at(t.loops, pack_loop);
+    bt.vectorize(bt.axis().back());
+  } else if (k.pack_b) {
+    te::Tensor bb = sch.cache_read(s.b, "local", {t.acc.op()});
+    Stage bs = sch[bb];
+    bs.compute_at(t.loops, pack_loop);
+    bs.vectorize(bs.axis().back());
+    done.insert(bb.op());
+  }
+  schedule_remaining(sch, done);
+}
+
+void add_unique(std::vector<int64_t>& v, int64_t x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+  std::sort(v.begin(), v.end());
+}
+
+SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs) {
+  const auto [mb, nb] = default_tile(s);
+  // Panels of whole 8-lane vectors, and the default.
+  std::vector<int64_t> cols;
+  for (int64_t d : divisors(s.n, kMaxPanel))
+    if (d % 8 == 0) cols.push_back(d);
+  add_unique(cols, nb);
+  const int64_t vectors = (cols.back() + kDefaultVectorLanes - 1) / kDefaultVectorLanes;
+  const int64_t row_cap = std::max<int64_t>(1, kAccumulatorRegisters / vectors);
+  std::vector<int64_t> rows;
+  if (s.fold_batch) {
+    for (int64_t d : divisors(s.batch, std::max<int64_t>(1, row_cap / s.m)))
+      rows.push_back(s.m * d);
+  } else {
+    rows = divisors(s.m, row_cap);
+  }
+  add_unique(rows, mb);
+  std::vector<int64_t> k_tiles;
+  for (int64_t d : divisors(s.k, 16))
+    if ((d & (d - 1)) == 0) k_tiles.push_back(d);
+  const int64_t kf = largest_divisor(s.k, 4);
+  add_unique(k_tiles, kf);
+  // B can be packed when it is an input buffer or read through its transpose stage.
+  const bool packable = s.b_stage || (!s.b.op().as_compute() && !is_output(outputs, s.b));
+  int64_t panels = s.n / nb;
+  if (!s.fold_batch) panels *= s.batch;
+  const bool pack = panels >= kMinParallelPanels;
+
+  SearchSpace space;
+  space.name = s.batch_dims > 0 ? "batch_matmul.x86" : "dense_pack.x86";
+  space.knobs = {
+      choice_knob("tile_y", rows), choice_knob("tile_x", cols), choice_knob("tile_k", k_tiles),
+      choice_knob("pack_b", packable ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}),
+      choice_knob("parallel_rows", {0, 1})};
+  space.default_config =
+      require_config(space, {{"tile_y", {mb}},
+                             {"tile_x", {nb}},
+                             {"tile_k", {kf}},
+                             {"pack_b", {s.b_stage || (packable && pack) ? 1 : 0}},
+                             {"parallel_rows", {pack ? 0 : 1}}});
+  space.apply = [s, outputs, knobs = space.knobs](Schedule& sch, const Config& config) {
+    MatmulKnobs k;
+    k.rows = knob_int(knobs, config, "tile_y");
+    k.cols = knob_int(knobs, config, "tile_x");
+    k.k_inner = knob_int(knobs, config, "tile_k");
+    k.pack_b = knob_int(knobs, config, "pack_b") != 0;
+    k.parallel_rows = knob_int(knobs, config, "parallel_rows") != 0;
+    apply_matmul(sch, s, outputs, k);
+  };
+  return space;
+}
+
+}  // namespace
+
+SearchSpace matmul_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs) {
+  te::Tensor mm = find_tagged(anchor, {"matmul"});
+  if (!mm.defined()) return generic_template(anchor, outputs);
+  return matmul_space(matmul_shape(mm, outputs), outputs);
+}
+
+}  // namespace lathe::topi

@@ -1,0 +1,219 @@
+#include "topi/generic_template.h"
+
+#include <algorithm>
+
+namespace lathe::topi {
+namespace {
+
+using schedule::Schedule;
+using schedule::Stage;
+using te::IterVar;
+
+// Stages the generic schedule tiles: outputs and reductions (the rest inline).
+bool kept_at_root(const Stage& st) {
+  const te::ComputeOpNode* c = st.op().as_compute();
+  return c && (st.node().is_output || !c->reduce_axis.empty());
+}
+
+bool is_reduction(const Stage& st) {
+  return !st.op().as_compute()->reduce_axis.empty();
+}
+
+// What the space's options are made from: the shapes of the stages it tiles.
+struct GroupShape {
+  std::vector<std::vector<int64_t>> injective, reduction;  // stage shapes
+  bool small_reduce = false;         // some reduce loop is at most kSmallReduceExtent
+  std::vector<int64_t> last_reduce;  // each reduction's innermost reduce extent
+};
+
+GroupShape group_shape(const std::vector<te::Tensor>& outputs) {
+  std::vector<te::Operation> ops;
+  for (const te::Tensor& t : outputs) ops.push_back(t.op());
+  Schedule probe(ops);
+  GroupShape g;
+  for (Stage st : probe.stages()) {
+    if (!kept_at_root(st) || st.op()->shape.empty()) continue;
+    (is_reduction(st) ? g.reduction : g.injective).push_back(st.op()->shape);
+    for (const IterVar& r : st.reduce_axis()) {
+      const int64_t* extent = te::as_const_int(r->dom.extent);
+      if (extent && *extent <= kSmallReduceExtent) g.small_reduce = true;
+      if (extent && r.same_as(st.reduce_axis().back())) g.last_reduce.push_back(*extent);
+    }
+  }
+  return g;
+}
+
+struct GenericKnobs {
+  StageKnobs stage;
+  int64_t rfactor_lanes = 0;  // 0: reductions stay whole
+};
+
+GenericKnobs decode(const std::vector<Knob>& knobs, const Config& config) {
+  GenericKnobs g;
+  StageKnobs& k = g.stage;
+  auto has = [&](const char* name) {
+    return std::any_of(knobs.begin(), knobs.end(), [&](const Knob& x) { return x.name == name; });
+  };
+  k.vector_lanes = knob_int(knobs, config, "vector_lanes");
+  k.parallel_axes = static_cast<int>(knob_int(knobs, config, "parallel_axes"));
+  if (has("unroll_inner")) k.unroll_inner = knob_int(knobs, config, "unroll_inner");
+  if (has("unroll_reduce")) k.unroll_reduce = knob_int(knobs, config, "unroll_reduce") != 0;
+  if (has("reduce_outer")) k.reduce_outer = knob_int(knobs, config, "reduce_outer") != 0;
+  if (has("rfactor_lanes")) g.rfactor_lanes = knob_int(knobs, config, "rfactor_lanes");
+  return g;
+}
+
+// A reduction whose innermost reduce loop divides by `lanes` split into a
+// stage of `lanes` partial results per output (the loop's inner part as a
+// vectorized data axis, as TVM's rfactor schedules of row reductions), which
+// the stage then combines: vectors even where the reduction runs along the
+// input's contiguous axis.
+void rfactor_in_vectors(Schedule& sch, Stage st, int64_t lanes, int parallel_axes) {
+  const te::ComputeOpNode* c = st.op().as_compute();
+  const IterVar r = c->reduce_axis.back();
+  const int64_t* extent = te::as_const_int(r->dom.extent);
+  if (!extent || *extent % lanes != 0) return;
+  const IterVar inner = st.split(r, lanes).second;
+  te::Tensor rf = sch.rfactor(te::Tensor(st.op()), inner, static_cast<int>(c->axis.size()));
+  Stage rs = sch[rf];
+  std::vector<IterVar> axis = rs.axis(), order = axis;
+  order.pop_back();
+  for (const IterVar& k : rs.reduce_axis()) order.push_back(k);
+  order.push_back(axis.back());
+  rs.reorder(order);
+  const int depth = std::min(parallel_axes, static_cast<int>(axis.size()) - 1);
+  if (depth > 0) {
+    IterVar fused = axis[0];
+    for (int i = 1; i < depth; ++i) fused = rs.fuse(fused, axis[static_cast<size_t>(i)]);
+    rs.parallel(fused);
+  }
+  rs.vectorize(axis.back());
+}
+
+}  // namespace
+
+void schedule_root_stage(Stage st, const StageKnobs& k) {
+  const te::ComputeOpNode* c = st.op().as_compute();
+  if (!c || c->axis.empty() || st.node().attach_type != schedule::AttachType::Root) return;
+  const bool reduction = !c->reduce_axis.empty();
+  std::vector<IterVar> axis = c->axis;
+  int64_t inner_extent = c->shape.back();
+  IterVar lanes, unrolled;
+  if (k.vector_lanes > 1 && inner_extent % k.vector_lanes == 0) {
+    auto [o, i] = st.split(axis.back(), k.vector_lanes);
+    axis.back() = o;
+    lanes = i;
+    inner_extent /= k.vector_lanes;
+  }
+  if (!reduction && k.unroll_inner > 1 && inner_extent % k.unroll_inner == 0) {
+    auto [o, i] = st.split(axis.back(), k.unroll_inner);
+    axis.back() = o;
+    unrolled = i;
+  }
+  // Reductions run inside the data loops (all of them, or all but the
+  // innermost when reduce_outer), vector lanes innermost.
+  if (reduction) {
+    const bool outer = k.reduce_outer && axis.size() > 1;
+    std::vector<IterVar> order(axis.begin(), axis.end() - (outer ? 1 : 0));
+    order.insert(order.end(), c->reduce_axis.begin(), c->reduce_axis.end());
+    if (outer) order.push_back(axis.back());
+    if (lanes.defined()) order.push_back(lanes);
+    st.reorder(order);
+  }
+  // Outer data axes fused into one parallel loop; the innermost stays out of
+  // it unless it is the only one.
+  const int depth = std::min(k.parallel_axes, std::max(1, static_cast<int>(axis.size()) - 1));
+  if (depth > 0) {
+    IterVar fused = axis[0];
+    for (int i = 1; i < depth; ++i) fused = st.fuse(fused, axis[static_cast<size_t>(i)]);
+    st.parallel(fused);
+  }
+  if (lanes.defined()) st.vectorize(lanes);
+  if (unrolled.defined()) st.unroll(unrolled);
+  if (reduction && k.unroll_reduce) {
+    for (const IterVar& r : c->reduce_axis) {
+      const int64_t* extent = te::as_const_int(r->dom.extent);
+      if (extent && *extent <= kSmallReduceExtent) st.unroll(r);
+    }
+  }
+}
+
+void schedule_remaining(Schedule& sch, const OpSet& done) {
+  for (Stage st : sch.stages()) {
+    if (done.count(st.op()) || done.count(st.node().origin_op)) continue;
+    schedule_root_stage(st);
+  }
+}
+
+SearchSpace generic_template(const te::Tensor& /*anchor*/, const std::vector<te::Tensor>& outputs) {
+  const GroupShape g = group_shape(outputs);
+  std::vector<std::vector<int64_t>> shapes = g.injective;
+  shapes.insert(shapes.end(), g.reduction.begin(), g.reduction.end());
+
+  SearchSpace space;
+  space.name = g.reduction.empty() ? "injective.x86" : "reduction.x86";
+  // Vector widths that divide some stage's innermost axis; 16, the default,
+  // only then (where none divides, the default is scalar: 1).
+  std::vector<int64_t> lanes = {1};
+  for (int64_t v : {4, 8, 16})
+    if (std::any_of(shapes.begin(), shapes.end(), [&](const auto& s) { return s.back() % v == 0; }))
+      lanes.push_back(v);
+  int max_depth = 0;
+  for (const auto& s : shapes) max_depth = std::max(max_depth, std::max(1, int(s.size()) - 1));
+  std::vector<int64_t> depths;
+  for (int d = 0; d <= max_depth; ++d) depths.push_back(d);
+  space.knobs = {choice_knob("vector_lanes", lanes), choice_knob("parallel_axes", depths)};
+  std::vector<std::pair<std::string, std::vector<int64_t>>> defaults = {
+      {"vector_lanes", {lanes.back() == kDefaultVectorLanes ? kDefaultVectorLanes : 1}},
+      {"parallel_axes", {max_depth}}};
+
+  // Unroll factors that divide some injective stage's innermost loop for some
+  // vector width.
+  if (!g.injective.empty()) {
+    std::vector<int64_t> unrolls = {1};
+    for (int64_t u : {2, 4, 8}) {
+      bool fits = false;
+      for (const auto& s : g.injective)
+        for (int64_t v : lanes) fits |= (s.back() % v == 0 ? s.back() / v : s.back()) % u == 0;
+      if (fits) unrolls.push_back(u);
+    }
+    space.knobs.push_back(choice_knob("unroll_inner", unrolls));
+    defaults.push_back({"unroll_inner", {1}});
+  }
+  std::vector<int64_t> rfactors = {0};
+  for (int64_t v : {4, 8, 16})
+    if (std::any_of(g.last_reduce.begin(), g.last_reduce.end(),
+                    [&](int64_t e) { return e % v == 0; }))
+      rfactors.push_back(v);
+  if (rfactors.size() > 1) {
+    space.knobs.push_back(choice_knob("rfactor_lanes", rfactors));
+    defaults.push_back({"rfactor_lanes", {0}});
+  }
+  // After rfactor the combining stage's reduce loop is short too.
+  if (g.small_reduce || rfactors.size() > 1) {
+    space.knobs.push_back(choice_knob("unroll_reduce", {0, 1}));
+    defaults.push_back({"unroll_reduce", {0}});
+  }
+  if (std::any_of(g.reduction.begin(), g.reduction.end(),
+                  [](const auto& s) { return s.size() > 1 && s.back() > 1; })) {
+    space.knobs.push_back(choice_knob("reduce_outer", {0, 1}));
+    defaults.push_back({"reduce_outer", {0}});
+  }
+  space.default_config = require_config(space, defaults);
+  space.apply = [knobs = space.knobs](Schedule& sch, const Config& config) {
+    const GenericKnobs k = decode(knobs, config);
+    for (Stage st : sch.stages()) {
+      if (!st.op().as_compute()) continue;
+      if (!kept_at_root(st)) {
+        st.compute_inline();
+        continue;
+      }
+      if (is_reduction(st) && k.rfactor_lanes > 0)
+        rfactor_in_vectors(sch, st, k.rfactor_lanes, k.stage.parallel_axes);
+      schedule_root_stage(st, k.stage);
+    }
+  };
+  return space;
+}
+
+}  // namespace lathe::topi

@@ -1,0 +1,140 @@
+// Frames over pipes with a deadline: every wait is a poll() for the time left,
+// so a worker that hangs (or a tuner that stops reading) never blocks the other
+// end past its deadline. Compiled into both lathe_tune and the worker.
+#include "tune/measure_protocol.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+namespace lathe::tune::protocol {
+
+namespace {
+
+// A header is a few hundred bytes and a blob at most a tensor or an object:
+// sizes beyond these come from a stream out of step.
+constexpr uint32_t kMaxHeaderBytes = 16u << 20;
+constexpr uint64_t kMaxBlobBytes = uint64_t{1} << 40;
+
+using Kind = ChannelError::Kind;
+
+// Keeps SIGPIPE from the calling thread while it writes: a write to a pipe
+// whose reader died then fails with EPIPE instead of ending the process. The
+// signal a failed write raises is thread-directed, so it is taken off this
+// thread's pending set before the old mask returns, unless one was already
+// pending when we came (then it is not ours to swallow).
+class SigpipeBlocked {
+ public:
+  SigpipeBlocked() {
+    sigemptyset(&sigpipe_);
+    sigaddset(&sigpipe_, SIGPIPE);
+    sigset_t pending;
+    sigemptyset(&pending);
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &sigpipe_, &old_mask_);
+  }
+  ~SigpipeBlocked() {
+    if (!was_pending_) {
+      const timespec no_wait{0, 0};
+      while (sigtimedwait(&sigpipe_, nullptr, &no_wait) == -1 && errno == EINTR) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+  SigpipeBlocked(const SigpipeBlocked&) = delete;
+  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
+
+ private:
+  sigset_t sigpipe_;
+  sigset_t old_mask_;
+  bool was_pending_ = false;
+};
+
+// Waits until fd is ready for `events`; Timeout when the deadline passes first.
+void wait_for(int fd, short events, Deadline deadline) {
+  for (;;) {
+    int timeout_ms = -1;
+    if (deadline != kNoDeadline) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) throw ChannelError(Kind::Timeout, "protocol: deadline passed");
+      timeout_ms = static_cast<int>(std::min<int64_t>(left.count(), 1 << 30));
+    }
+    pollfd p{fd, events, 0};
+    const int n = poll(&p, 1, timeout_ms);
+    if (n > 0) return;  // ready, or an error/hang-up the next read or write reports
+    if (n < 0 && errno != EINTR)
+      throw ChannelError(Kind::Closed, str("protocol: poll: ", std::strerror(errno)));
+  }
+}
+
+void write_bytes(int fd, const char* data, size_t size, Deadline deadline) {
+  while (size > 0) {
+    wait_for(fd, POLLOUT, deadline);
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      if (errno == EPIPE) throw ChannelError(Kind::Closed, "protocol: the reader is gone");
+      throw ChannelError(Kind::Closed, str("protocol: write: ", std::strerror(errno)));
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+void read_bytes(int fd, char* data, size_t size, Deadline deadline) {
+  while (size > 0) {
+    wait_for(fd, POLLIN, deadline);
+    const ssize_t n = ::read(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      throw ChannelError(Kind::Closed, str("protocol: read: ", std::strerror(errno)));
+    }
+    if (n == 0) throw ChannelError(Kind::Closed, "protocol: end of file");
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+void write_frame(int fd, nlohmann::json header, const std::vector<std::span<const char>>& blobs,
+                 Deadline deadline) {
+  header["blobs"] = nlohmann::json::array();
+  for (std::span<const char> blob : blobs) header["blobs"].push_back(blob.size());
+  // Messages may quote bytes from anywhere (an LLVM diagnostic, a symbol name):
+  // invalid UTF-8 is replaced rather than thrown over.
+  const std::string text = header.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const auto length = static_cast<uint32_t>(text.size());
+  SigpipeBlocked guard;
+  write_bytes(fd, reinterpret_cast<const char*>(&length), sizeof length, deadline);
+  write_bytes(fd, text.data(), text.size(), deadline);
+  for (std::span<const char> blob : blobs) write_bytes(fd, blob.data(), blob.size(), deadline);
+}
+
+Frame read_frame(int fd, Deadline deadline) {
+  uint32_t length = 0;
+  read_bytes(fd, reinterpret_cast<char*>(&length), sizeof length, deadline);
+  if (length > kMaxHeaderBytes)
+    throw ChannelError(Kind::Malformed, str("protocol: a header of ", length, " bytes"));
+  std::string text(length, '\0');
+  read_bytes(fd, text.data(), text.size(), deadline);
+
+  Frame frame;
+  frame.header = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!frame.header.is_object())
+    throw ChannelError(Kind::Malformed, "protocol: a header that is not a JSON object");
+  for (uint64_t size : field<std::vector<uint64_t>>(frame.header, "blobs")) {
+    if (size > kMaxBlobBytes)
+      throw ChannelError(Kind::Malformed, str("protocol: a blob of ", size, " bytes"));
+    std::vector<char>& blob = frame.blobs.emplace_back(size);
+    read_bytes(fd, blob.data(), blob.size(), deadline);
+  }
+  return frame;
+}
+
+}  // namespace lathe::tune::protocol

@@ -1,0 +1,373 @@
+#include "tune/tuning_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "support/error.h"
+#include "support/timer.h"
+#include "tune/cost_model.h"
+#include "tune/search_strategy.h"
+#include "tune/task_scheduler.h"
+
+namespace lathe::tune {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double gflops_of(int64_t flops, double ms) {
+  return std::isfinite(ms) && ms > 0 ? static_cast<double>(flops) / (ms * 1e6) : 0;
+}
+
+std::vector<BufferData> buffers_of(const TaskData& data) {
+  std::vector<BufferData> out;
+  for (size_t i = 0; i < data.buffers.size(); ++i) {
+    const Tensor& t = data.buffers[i];
+    BufferData b;
+    b.dtype = std::string(dtype_name(t.dtype()));
+    b.shape = t.shape();
+    if (i < data.num_inputs)
+      b.bytes.assign(static_cast<const char*>(t.raw()),
+                     static_cast<const char*>(t.raw()) + t.nbytes());
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace
+
+struct TuningSession::Impl {
+  std::vector<TuningTask> tasks;
+  TuningOptions options;
+  TuningListener* listener;
+  std::vector<std::unique_ptr<SearchStrategy>> strategies;
+  std::vector<TaskTuningState> states;
+  std::vector<int> since_best;  // trials since the last new best
+  TaskScheduler scheduler;
+  CostModel model;
+  std::vector<std::vector<float>> samples;
+  std::vector<double> sample_gflops;
+  std::vector<int> sample_task;
+  // Features of configs scored so far, per task (empty: instantiation failed).
+  std::vector<std::map<topi::Config, std::vector<float>>> feature_cache;
+  std::mutex cache_mutex;
+  RecordWriter writer;
+  int threads;
+  double paused_s = 0;
+  Timer clock;
+
+  Impl(std::vector<TuningTask> t, TuningOptions o, TuningListener* l)
+      : tasks(std::move(t)),
+        options(std::move(o)),
+        listener(l),
+        states(tasks.size()),
+        since_best(tasks.size(), 0),
+        scheduler(options.scheduler),
+        feature_cache(tasks.size()) {
+    threads = options.build_threads > 0
+                  ? options.build_threads
+                  : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      strategies.push_back(make_search_strategy(
+          options.tuner, tasks[i].space, options.seed + i,
+          [this, i](const std::vector<topi::Config>& configs) { return score(i, configs); }));
+      states[i].weight = tasks[i].task.weight();
+    }
+    if (!options.records_path.empty()) writer = RecordWriter(options.records_path);
+  }
+
+  double elapsed() const { return clock.seconds() - paused_s; }
+
+  std::vector<double> score(size_t task, const std::vector<topi::Config>& configs) {
+    std::vector<std::vector<float>> features(configs.size());
+    std::vector<char> known(configs.size(), 0);
+    {
+      std::lock_guard lock(cache_mutex);
+      for (size_t k = 0; k < configs.size(); ++k)
+        if (auto it = feature_cache[task].find(configs[k]); it != feature_cache[task].end()) {
+          features[k] = it->second;
+          known[k] = 1;
+        }
+    }
+    parallel_for_each(configs.size(), threads, [&](size_t k) {
+      if (known[k]) return;
+      Candidate c = instantiate(tasks[task], configs[k]);
+      features[k] = c.ok() ? c.features : std::vector<float>{};
+      std::lock_guard lock(cache_mutex);
+      feature_cache[task][configs[k]] = features[k];
+    });
+    std::vector<std::vector<float>> rows;
+    for (const auto& f : features)
+      if (!f.empty()) rows.push_back(f);
+    std::vector<double> predicted = rows.empty() ? std::vector<double>{} : model.predict(rows);
+    std::vector<double> scores;
+    size_t next = 0;
+    for (const auto& f : features)
+      scores.push_back(f.empty() ? -std::numeric_limits<double>::infinity() : predicted[next++]);
+    return scores;
+  }
+
+  TuningRecord base_record(const TuningTask& t, const Candidate& c, const std::string& tuner) {
+    TuningRecord r;
+    r.workload = task_workload_id(t.task);
+    r.task_key = t.task.key;
+    r.ops = t.task.ops;
+    r.signature = t.task.signature;
+    r.flops = t.task.flops;
+    r.target = options.target.to_string();
+    r.space = t.space.name;
+    r.config = c.config;
+    for (size_t k = 0; k < t.space.knobs.size() && k < c.config.size(); ++k)
+      r.knobs.emplace_back(t.space.knobs[k].name,
+                           t.space.knobs[k].options.at(static_cast<size_t>(c.config[k])));
+    r.schedule = c.schedule_text;
+    r.tuner = tuner;
+    r.build_ms = c.build_ms;
+    return r;
+  }
+
+  // The largest normalized error of the outputs a measurement sent back.
+  double output_error(const TuningTask& t, const MeasureResult& result) const {
+    LATHE_CHECK(result.outputs.size() == t.data.expected.size(), "the worker returned ",
+                result.outputs.size(), " outputs, expected ", t.data.expected.size());
+    double error = 0;
+    for (size_t i = 0; i < result.outputs.size(); ++i) {
+      const Tensor& want = t.data.expected[i];
+      Tensor got(want.type());
+      LATHE_CHECK(result.outputs[i].size() == got.nbytes(), "output ", i, " has ",
+                  result.outputs[i].size(), " bytes, expected ", got.nbytes());
+      if (got.nbytes()) std::memcpy(got.raw(), result.outputs[i].data(), got.nbytes());
+      error = std::max(error, normalized_error(got, want));
+    }
+    return error;
+  }
+
+  bool wait_while_paused() {
+    TuningControl* control = options.control;
+    if (!control) return true;
+    Timer paused;
+    bool waited = false;
+    while (control->pause && !control->stop) {
+      waited = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (waited) paused_s += paused.seconds();
+    return !control->stop;
+  }
+
+  bool out_of_budget(const TuningProgress& p) const {
+    if (options.trials > 0 && p.total_trials >= options.trials) return true;
+    if (options.time_budget_s > 0 && elapsed() >= options.time_budget_s) return true;
+    return false;
+  }
+};
+
+TuningSession::TuningSession(std::vector<TuningTask> tasks, TuningOptions options,
+                             TuningListener* listener)
+    : impl_(std::make_unique<Impl>(std::move(tasks), std::move(options), listener)) {
+  const Impl& m = *impl_;
+  LATHE_CHECK(m.options.trials > 0 || m.options.time_budget_s > 0,
+              "a tuning session needs a number of trials or a time budget");
+  progress_.planned_trials = m.options.trials;
+  progress_.time_budget_s = m.options.time_budget_s;
+  best_.resize(m.tasks.size());
+  for (const TuningTask& t : m.tasks) {
+    TaskStatus s;
+    s.id = t.task.id;
+    s.name = t.task.func_name;
+    s.signature = t.task.signature;
+    s.flops = t.task.flops;
+    s.weight = t.task.weight();
+    progress_.tasks.push_back(s);
+  }
+}
+
+TuningSession::~TuningSession() = default;
+
+void TuningSession::run() {
+  Impl& m = *impl_;
+  m.clock.restart();
+  TuningProgress& p = progress_;
+  auto refresh_estimate = [&] {
+    p.elapsed_s = m.elapsed();
+    p.estimated_latency_ms = p.estimated_default_ms = 0;
+    for (const TaskStatus& s : p.tasks) {
+      if (std::isfinite(s.best_ms)) p.estimated_latency_ms += s.weight * s.best_ms;
+      if (std::isfinite(s.default_ms)) p.estimated_default_ms += s.weight * s.default_ms;
+    }
+  };
+  auto note_best = [&](size_t ti, const TuningRecord& r) {
+    TaskStatus& s = p.tasks[ti];
+    if (r.latency_ms() < s.best_ms) {
+      s.best_ms = r.latency_ms();
+      s.best_gflops = gflops_of(s.flops, s.best_ms);
+      m.states[ti].best_ms = s.best_ms;
+      best_[ti] = r;
+      return true;
+    }
+    return false;
+  };
+
+  // Resume: prior records of the same task and target mark their configs
+  // tried, set the best so far and teach the cost model.
+  const std::string target = m.options.target.to_string();
+  for (size_t ti = 0; ti < m.tasks.size(); ++ti) {
+    const TuningTask& t = m.tasks[ti];
+    const std::string workload = task_workload_id(t.task);
+    std::vector<topi::Config> configs;
+    std::vector<double> gflops;
+    for (const TuningRecord& r : m.options.prior_records) {
+      if (r.workload != workload || r.target != target) continue;
+      if (r.ok()) {
+        note_best(ti, r);
+        if (r.tuner == "default") p.tasks[ti].default_ms = r.latency_ms();
+      }
+      if (r.space != t.space.name || !t.space.valid(r.config)) continue;
+      configs.push_back(r.config);
+      gflops.push_back(r.gflops());
+    }
+    if (configs.empty()) continue;
+    m.strategies[ti]->update(configs, gflops);
+    m.states[ti].trials += static_cast<int>(configs.size());
+    p.tasks[ti].trials += static_cast<int>(configs.size());
+    std::vector<Candidate> built(configs.size());
+    parallel_for_each(configs.size(), m.threads,
+                      [&](size_t k) { built[k] = instantiate(t, configs[k]); });
+    for (size_t k = 0; k < built.size(); ++k) {
+      if (!built[k].ok()) continue;
+      m.samples.push_back(built[k].features);
+      m.sample_gflops.push_back(gflops[k]);
+      m.sample_task.push_back(static_cast<int>(ti));
+    }
+  }
+  if (!m.samples.empty()) m.model.update(m.samples, m.sample_gflops, m.sample_task);
+  refresh_estimate();
+  if (m.listener) m.listener->on_start(p);
+
+  MeasureWorker worker;
+  int loaded_task = -1;
+  while (!m.out_of_budget(p) && m.wait_while_paused()) {
+    const int ti = m.scheduler.next_task(m.states);
+    if (ti < 0) break;
+    const size_t t_index = static_cast<size_t>(ti);
+    TuningTask& t = m.tasks[t_index];
+    TaskTuningState& state = m.states[t_index];
+    SearchStrategy& strategy = *m.strategies[t_index];
+    int n = m.options.batch_size;
+    if (m.options.trials > 0) n = std::min(n, m.options.trials - p.total_trials);
+
+    // The first round of a task measures its default schedule first: the
+    // untuned baseline every speed-up is against.
+    std::vector<topi::Config> configs;
+    std::vector<std::string> tuners;
+    if (state.rounds == 0 && !std::isfinite(p.tasks[t_index].default_ms)) {
+      configs.push_back(t.space.default_config);
+      tuners.push_back("default");
+      strategy.mark_tried(t.space.default_config);
+    }
+    for (topi::Config& c : strategy.next_batch(n - static_cast<int>(configs.size()))) {
+      configs.push_back(std::move(c));
+      tuners.push_back(m.options.tuner);
+    }
+    if (configs.empty()) {
+      state.finished = p.tasks[t_index].finished = true;
+      continue;
+    }
+
+    std::vector<Candidate> built(configs.size());
+    parallel_for_each(configs.size(), m.threads, [&](size_t k) {
+      built[k] = build_candidate(t, configs[k], m.options.target);
+    });
+    if (loaded_task != ti) {
+      worker.set_buffers(buffers_of(t.data), static_cast<int>(t.data.num_inputs));
+      loaded_task = ti;
+    }
+
+    std::vector<topi::Config> measured;
+    std::vector<double> measured_gflops;
+    double round_best = 0;
+    for (size_t k = 0; k < built.size(); ++k) {
+      if (!m.wait_while_paused() || m.out_of_budget(p)) break;
+      Candidate& c = built[k];
+      TuningRecord r = m.base_record(t, c, tuners[k]);
+      r.started = utc_timestamp();
+      if (!c.ok()) {
+        r.error_kind = c.error_kind;
+        r.error_message = c.error_message;
+      } else {
+        MeasureResult result =
+            worker.measure({c.object, t.task.func_name, true}, m.options.measure);
+        if (result.error != ErrorKind::None) {
+          r.error_kind = to_string(result.error);
+          r.error_message = result.message;
+        } else {
+          r.costs_ms = result.costs_ms;
+          // A new best must compute what the reference executor computes.
+          if (median(r.costs_ms) < p.tasks[t_index].best_ms) {
+            double error = m.output_error(t, result);
+            if (!(error <= m.options.max_error)) {
+              r.error_kind = to_string(ErrorKind::WrongAnswer);
+              r.error_message = str("normalized error ", error, " against the reference executor");
+            }
+          }
+        }
+      }
+      r.finished = utc_timestamp();
+      if (m.writer.is_open()) m.writer.write(r);
+
+      TaskStatus& s = p.tasks[t_index];
+      ++s.trials;
+      ++state.trials;
+      ++p.total_trials;
+      if (!r.ok()) ++s.errors;
+      if (r.ok() && tuners[k] == "default") s.default_ms = r.latency_ms();
+      const bool new_best = r.ok() && note_best(t_index, r);
+      m.since_best[t_index] = new_best ? 0 : m.since_best[t_index] + 1;
+      round_best = std::max(round_best, r.gflops());
+      measured.push_back(c.config);
+      measured_gflops.push_back(r.gflops());
+      if (c.ok()) {
+        m.samples.push_back(c.features);
+        m.sample_gflops.push_back(r.gflops());
+        m.sample_task.push_back(ti);
+        std::lock_guard lock(m.cache_mutex);
+        m.feature_cache[t_index][c.config] = c.features;
+      }
+      refresh_estimate();
+      if (m.listener) {
+        TrialEvent e;
+        e.task_index = ti;
+        e.trial = s.trials;
+        e.knobs = t.space.describe(c.config);
+        e.schedule = c.schedule_text;
+        e.latency_ms = r.latency_ms();
+        e.gflops = r.gflops();
+        e.error_kind = r.error_kind;
+        e.error_message = r.error_message;
+        e.new_best = new_best;
+        m.listener->on_trial(e, p);
+      }
+    }
+    strategy.update(measured, measured_gflops);
+    if (!m.samples.empty()) m.model.update(m.samples, m.sample_gflops, m.sample_task);
+    ++state.rounds;
+    state.best_after_round.push_back(state.best_ms);
+    p.tasks[t_index].current_gflops = round_best;
+    if (strategy.exhausted() ||
+        (m.options.early_stopping > 0 && m.since_best[t_index] >= m.options.early_stopping))
+      state.finished = p.tasks[t_index].finished = true;
+    refresh_estimate();
+    if (m.listener) m.listener->on_round(ti, p);
+  }
+  refresh_estimate();
+  if (m.listener) m.listener->on_finish(p);
+}
+
+}  // namespace lathe::tune

@@ -1,0 +1,89 @@
+#include "tune/tuning_task.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "schedule/schedule_text.h"
+#include "support/error.h"
+#include "support/timer.h"
+#include "tir/lower.h"
+#include "tune/features.h"
+#include "tune/sketch_space.h"
+
+namespace lathe::tune {
+
+TuningTask make_tuning_task(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+                            const KernelTask& task, SpaceKind kind) {
+  const passes::FusedGroup& group = groups.at(static_cast<size_t>(task.groups.at(0)));
+  TuningTask t;
+  t.task = task;
+  t.computation = build_group_computation(graph, group);
+  t.space = kind == SpaceKind::Sketch ? sketch_search_space(t.computation.outputs)
+                                      : template_search_space(t.computation);
+  t.data = make_task_data(graph, group, t.computation);
+  return t;
+}
+
+Candidate instantiate(const TuningTask& task, const topi::Config& config) {
+  Timer timer;
+  Candidate c;
+  c.config = config;
+  try {
+    std::vector<te::Operation> ops;
+    for (const te::Tensor& t : task.computation.outputs) ops.push_back(t.op());
+    schedule::Schedule sch(ops);
+    task.space.apply(sch, config);
+    c.schedule_text = schedule::print_schedule(sch);
+    c.func =
+        tir::lower(sch, task.computation.args(), task.task.func_name, {.record_ir = false}).func;
+    c.features = extract_features(c.func);
+  } catch (const std::exception& e) {
+    c.error_kind = "instantiation";
+    c.error_message = e.what();
+  }
+  c.build_ms = timer.milliseconds();
+  return c;
+}
+
+Candidate build_candidate(const TuningTask& task, const topi::Config& config,
+                          const codegen::Target& target) {
+  Timer timer;
+  Candidate c = instantiate(task, config);
+  if (c.ok()) {
+    try {
+      c.object = codegen::emit_object({c.func}, target);
+    } catch (const std::exception& e) {
+      c.error_kind = "compile";
+      c.error_message = e.what();
+    }
+  }
+  c.build_ms = timer.milliseconds();
+  return c;
+}
+
+void parallel_for_each(size_t n, int threads, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  const size_t extra = std::min<size_t>(n, static_cast<size_t>(std::max(1, threads))) - (n ? 1 : 0);
+  for (size_t i = 0; i < extra; ++i) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace lathe::tune

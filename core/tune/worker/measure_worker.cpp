@@ -1,0 +1,206 @@
+// lathe-measure-worker: runs tuning candidates for the tuner's MeasureWorker
+// (tune/measure.h), so that a candidate that crashes or hangs takes down only
+// this process. Requests arrive on descriptor 3 and replies leave on 4 in the
+// frames of tune/measure_protocol.h; stdout and stderr stay free for anything
+// that prints. The tuner starts it; it serves until its request pipe closes.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "codegen/codegen.h"
+#include "runtime/ndarray.h"
+#include "tune/measure_protocol.h"
+
+namespace {
+
+using namespace lathe;
+using namespace lathe::tune;
+using codegen::KernelFunction;
+using protocol::field;
+
+// No batch runs more often than this, however fast the kernel.
+constexpr int kMaxNumber = 1 << 30;
+// The cache flush's buffer when the last-level cache size is unknown.
+constexpr size_t kFallbackFlushBytes = size_t{64} << 20;
+
+struct Reply {
+  nlohmann::json header;
+  std::vector<std::vector<char>> blobs;
+};
+
+Reply error_reply(const char* kind, const std::string& message) {
+  return {{{"type", "error"}, {"kind", kind}, {"message", message}}, {}};
+}
+
+// Writes over a buffer twice the size of the last-level cache, so that the
+// next batch finds none of its data cached (TVM's cache_flush_cpu_non_first_arg).
+class CacheFlusher {
+ public:
+  void flush() {
+    if (buffer_.empty()) buffer_.resize(flush_bytes());
+    std::memset(buffer_.data(), ++fill_, buffer_.size());
+    // Nothing reads the buffer: keep the compiler from dropping the writes.
+    asm volatile("" : : "r"(buffer_.data()) : "memory");
+  }
+
+ private:
+  static size_t flush_bytes() {
+    for (int level : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE})
+      if (const long bytes = sysconf(level); bytes > 0) return 2 * static_cast<size_t>(bytes);
+    return kFallbackFlushBytes;
+  }
+
+  std::vector<char> buffer_;
+  unsigned char fill_ = 0;
+};
+
+class Worker {
+ public:
+  Reply handle(protocol::Frame& request) {
+    try {
+      const std::string type = field<std::string>(request.header, "type");
+      if (type == "buffers") return set_buffers(request);
+      if (type == "measure") return measure(request);
+      return error_reply("runtime", "unknown request '" + type + "'");
+    } catch (const std::exception& e) {
+      return error_reply("runtime", e.what());
+    }
+  }
+
+ private:
+  Reply set_buffers(protocol::Frame& request) {
+    buffers_.clear();
+    pointers_.clear();
+    num_inputs_ = field<int>(request.header, "num_inputs");
+    const auto specs = field<std::vector<nlohmann::json>>(request.header, "buffers");
+    if (num_inputs_ < 0 || num_inputs_ > static_cast<int>(specs.size()) ||
+        request.blobs.size() != static_cast<size_t>(num_inputs_))
+      return error_reply("runtime", "buffers: inputs and blobs do not match");
+    for (size_t i = 0; i < specs.size(); ++i) {
+      runtime::NDArray array(field<std::vector<int64_t>>(specs[i], "shape"),
+                             runtime::DataType::parse(field<std::string>(specs[i], "dtype")));
+      if (i < request.blobs.size())
+        array.copy_from(request.blobs[i].data(), request.blobs[i].size());
+      pointers_.push_back(array.data());
+      buffers_.push_back(std::move(array));
+    }
+    return {{{"type", "ok"}}, {}};
+  }
+
+  Reply measure(protocol::Frame& request) {
+    const nlohmann::json& h = request.header;
+    const auto name = field<std::string>(h, "func_name");
+    const int repeat = std::max(1, field<int>(h, "repeat"));
+    const double min_repeat_ms = field<double>(h, "min_repeat_ms");
+    const bool return_outputs = field<bool>(h, "return_outputs");
+    int number = std::clamp(field<int>(h, "number"), 1, kMaxNumber);
+    flush_cache_ = field<bool>(h, "flush_cache");
+    if (request.blobs.size() != 1) return error_reply("runtime", "measure: no object");
+
+    // The previous candidate's code goes before the next one loads.
+    module_ = codegen::CompiledModule();
+    KernelFunction kernel = nullptr;
+    try {
+      module_ = codegen::load_object(request.blobs[0], {{name, static_cast<int>(buffers_.size())}});
+      kernel = module_.kernel(name).function();
+    } catch (const std::exception& e) {
+      return error_reply("compile", e.what());
+    }
+
+    // A warm-up run on zeroed outputs, whose outputs are the ones returned.
+    for (size_t i = num_inputs_; i < buffers_.size(); ++i)
+      std::memset(buffers_[i].data(), 0, buffers_[i].nbytes());
+    kernel(pointers_.data());
+    Reply reply{{{"type", "result"}}, {}};
+    if (return_outputs)
+      for (size_t i = num_inputs_; i < buffers_.size(); ++i) {
+        const char* bytes = buffers_[i].data_as<char>();
+        reply.blobs.emplace_back(bytes, bytes + buffers_[i].nbytes());
+      }
+
+    std::vector<double> costs_ms;
+    for (int r = 0; r < repeat; ++r) {
+      const double batch_ms = timed_batch(kernel, number, min_repeat_ms);
+      costs_ms.push_back(batch_ms / number);
+    }
+    reply.header["costs_ms"] = costs_ms;
+    return reply;
+  }
+
+  // Milliseconds `number` back-to-back runs take (after a cache flush when asked).
+  double time_batch(KernelFunction kernel, int number) {
+    if (flush_cache_) flusher_.flush();
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < number; ++i) kernel(pointers_.data());
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  }
+
+  // Milliseconds of one batch that lasts at least min_repeat_ms, as TVM's
+  // time_evaluator times each repeat: a batch that ends sooner is run again
+  // with as many runs as its rate says are enough (and at least 1.618 times as
+  // many). `number` keeps its growth for the repeats after.
+  double timed_batch(KernelFunction kernel, int& number, double min_repeat_ms) {
+    double batch_ms = time_batch(kernel, number);
+    while (batch_ms < min_repeat_ms && number < kMaxNumber) {
+      const double enough = batch_ms > 0 ? min_repeat_ms / (batch_ms / number) + 1 : 2.0 * number;
+      number = static_cast<int>(std::min<double>(kMaxNumber, std::max(enough, number * 1.618)));
+      batch_ms = time_batch(kernel, number);
+    }
+    return batch_ms;
+  }
+
+  std::vector<runtime::NDArray> buffers_;  // 64-byte aligned, as the kernels assume
+  std::vector<void*> pointers_;            // the kernel's argument array
+  int num_inputs_ = 0;
+  codegen::CompiledModule module_;
+  CacheFlusher flusher_;
+  bool flush_cache_ = false;
+};
+
+bool protocol_fds_open() {
+  return fcntl(protocol::kRequestFd, F_GETFD) != -1 && fcntl(protocol::kReplyFd, F_GETFD) != -1;
+}
+
+}  // namespace
+
+int main(int argc, char** /*argv*/) {
+  if (argc > 1 || !protocol_fds_open()) {
+    std::fprintf(stderr,
+                 "lathe-measure-worker runs tuning candidates for the tuner, which starts it\n"
+                 "with requests on descriptor %d and replies on descriptor %d.\n",
+                 protocol::kRequestFd, protocol::kReplyFd);
+    return 2;
+  }
+  // Candidates that crash are expected here: no core file for each.
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+
+  try {
+    protocol::write_frame(protocol::kReplyFd, {{"type", "ready"}, {"protocol", protocol::kVersion}},
+                          {}, protocol::kNoDeadline);
+    Worker worker;
+    for (;;) {
+      protocol::Frame request;
+      try {
+        request = protocol::read_frame(protocol::kRequestFd, protocol::kNoDeadline);
+      } catch (const protocol::ChannelError& e) {
+        if (e.kind() == protocol::ChannelError::Kind::Closed) return 0;  // the tuner is done
+        throw;
+      }
+      Reply reply = worker.handle(request);
+      std::vector<std::span<const char>> blobs(reply.blobs.begin(), reply.blobs.end());
+      protocol::write_frame(protocol::kReplyFd, std::move(reply.header), blobs,
+                            protocol::kNoDeadline);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lathe-measure-worker: %s\n", e.what());
+    return 3;
+  }
+}

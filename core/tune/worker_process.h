@@ -1,0 +1,44 @@
+// A child process that talks over two pipes on fixed descriptors: what the
+// parent writes to to_child() arrives on the child's protocol::kRequestFd, and
+// what the child writes to its protocol::kReplyFd comes out of from_child().
+// The child inherits the environment (LATHE_NUM_THREADS), stdout and stderr.
+#pragma once
+
+#include <sys/types.h>
+#include <string>
+
+#include "tune/measure_protocol.h"
+
+namespace lathe::tune {
+
+class WorkerProcess {
+ public:
+  // Throws lathe::Error when the executable cannot be started.
+  explicit WorkerProcess(const std::string& executable);
+  ~WorkerProcess();  // kills the child if it still runs, and reaps it
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  // The parent's ends, non-blocking (protocol reads and writes poll them).
+  int to_child() const { return to_child_; }
+  int from_child() const { return from_child_; }
+
+  // Reaps a child that is ending (its pipe closed), killing it if it has not
+  // ended by `deadline`, and says how it ended: "exited with status 3",
+  // "killed by signal 11 (SIGSEGV: Segmentation fault)".
+  std::string wait(protocol::Deadline deadline);
+  // SIGKILL now, then reap.
+  void kill();
+
+ private:
+  void close_pipes();
+
+  pid_t pid_ = -1;  // -1 once reaped
+  int to_child_ = -1;
+  int from_child_ = -1;
+};
+
+// How a wait status reads in a message.
+std::string describe_exit(int wait_status);
+
+}  // namespace lathe::tune

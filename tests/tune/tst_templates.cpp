@@ -1,0 +1,385 @@
+// The tuning templates (core/topi/*_template*.cpp) on small fused groups of
+// each kind: the space has knobs and more than one point, its default config
+// is the group's default schedule, and seeded random configs lower, compile
+// and compute what the default schedule computes.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <random>
+#include <set>
+
+#include "codegen/codegen.h"
+#include "passes/graph_edit.h"
+#include "passes/pipeline.h"
+#include "schedule/schedule_text.h"
+#include "support/error.h"
+#include "tir/lower.h"
+#include "tune/group_computation.h"
+
+using namespace lathe;
+
+namespace {
+
+// Deterministic values in [-1, 1).
+Tensor random_tensor(Shape shape, uint32_t seed) {
+  Tensor t(DType::Float32, std::move(shape));
+  uint32_t s = seed * 2654435761u + 12345u;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    t.data<float>()[i] = static_cast<float>(s >> 8) / static_cast<float>(1u << 23) - 1.0f;
+  }
+  return t;
+}
+
+Attributes attrs_of(std::initializer_list<std::pair<std::string, Attribute>> list) {
+  Attributes a;
+  for (const auto& [k, v] : list) a.set(k, v);
+  return a;
+}
+
+// Builds graphs node by node, typing each output by inference.
+struct Builder {
+  Graph g;
+  uint32_t seed = 1;
+  ValueId input(const std::string& name, Shape shape) {
+    ValueId id = g.add_value(name, {DType::Float32, std::move(shape)});
+    g.inputs.push_back(id);
+    return id;
+  }
+  ValueId constant(const std::string& name, Shape shape) {
+    return g.add_constant(name, random_tensor(std::move(shape), seed++));
+  }
+  ValueId node(const std::string& op, std::vector<ValueId> inputs, Attributes attrs = {}) {
+    Node n;
+    n.name = op + std::to_string(g.nodes.size());
+    n.op = op;
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    n.outputs.push_back(g.add_value(n.name + "_out", {}));
+    g.value(n.outputs[0]).type = passes::infer_types(g, n)[0];
+    ValueId out = n.outputs[0];
+    g.add_node(std::move(n));
+    return out;
+  }
+};
+
+std::vector<int64_t> ints(std::initializer_list<int64_t> v) {
+  return v;
+}
+
+// Conv (with bias) and Relu on NCHW; the layout pass makes it Conv2dNCHWc
+// unless it is grouped.
+Graph conv_relu(Shape input, Shape weight, int64_t stride, int64_t pad, int64_t group) {
+  Builder b;
+  ValueId x = b.input("x", input);
+  ValueId w = b.constant("w", weight);
+  ValueId bias = b.constant("b", {weight[0]});
+  ValueId c = b.node("Conv", {x, w, bias},
+                     attrs_of({{"strides", ints({stride, stride})},
+                               {"pads", ints({pad, pad, pad, pad})},
+                               {"group", group}}));
+  b.g.outputs = {b.node("Relu", {c})};
+  return b.g;
+}
+
+Graph gemm_bias() {
+  Builder b;
+  ValueId x = b.input("x", {8, 32});
+  ValueId w = b.constant("w", {48, 32});
+  ValueId c = b.constant("c", {48});
+  b.g.outputs = {b.node("Gemm", {x, w, c}, attrs_of({{"transB", int64_t{1}}}))};
+  return b.g;
+}
+
+Graph matmul_add(Shape a, Shape w, bool constant_b) {
+  Builder b;
+  ValueId x = b.input("x", a);
+  ValueId y = constant_b ? b.constant("w", w) : b.input("y", w);
+  ValueId m = b.node("MatMul", {x, y});
+  b.g.outputs = {b.node("Add", {m, b.constant("bias", {w.back()})})};
+  return b.g;
+}
+
+Graph pool(const std::string& op, Attributes attrs) {
+  Builder b;
+  ValueId x = b.input("x", {1, 8, 10, 10});
+  b.g.outputs = {b.node(op, {x}, std::move(attrs))};
+  return b.g;
+}
+
+Graph reduce_mean() {
+  Builder b;
+  ValueId x = b.input("x", {4, 6, 32});
+  ValueId sq = b.node("Mul", {x, x});
+  b.g.outputs = {b.node("ReduceMean", {sq}, attrs_of({{"axes", ints({2})}}))};
+  return b.g;
+}
+
+Graph softmax() {
+  Builder b;
+  ValueId x = b.input("x", {4, 6, 32});
+  b.g.outputs = {b.node("Softmax", {x}, attrs_of({{"axis", int64_t{-1}}}))};
+  return b.g;
+}
+
+Graph injective_chain() {
+  Builder b;
+  ValueId x = b.input("x", {2, 6, 48});
+  ValueId y = b.input("y", {2, 6, 48});
+  ValueId s = b.node("Add", {x, y});
+  ValueId r = b.node("Relu", {s});
+  b.g.outputs = {b.node("Mul", {r, b.constant("k", {48})})};
+  return b.g;
+}
+
+struct Case {
+  Graph graph;
+  std::string anchor_op;  // the op anchoring the group under test
+  std::string space;      // the template's name
+};
+
+std::map<std::string, std::function<Case()>> cases() {
+  return {
+      {"conv 3x3",
+       [] {
+         return Case{conv_relu({1, 32, 8, 8}, {32, 32, 3, 3}, 1, 1, 1), "Conv2dNCHWc",
+                     "conv2d_NCHWc.x86"};
+       }},
+      {"conv 1x1",
+       [] {
+         return Case{conv_relu({1, 16, 7, 7}, {32, 16, 1, 1}, 1, 0, 1), "Conv2dNCHWc",
+                     "conv2d_NCHWc.x86"};
+       }},
+      {"conv 3x3 stride 2",
+       [] {
+         return Case{conv_relu({1, 32, 12, 12}, {32, 32, 3, 3}, 2, 1, 1), "Conv2dNCHWc",
+                     "conv2d_NCHWc.x86"};
+       }},
+      {"depthwise",
+       [] {
+         return Case{conv_relu({1, 32, 8, 8}, {32, 1, 3, 3}, 1, 1, 32), "Conv2dNCHWc",
+                     "depthwise_conv2d_NCHWc.x86"};
+       }},
+      {"grouped conv (NCHW)",
+       [] {
+         return Case{conv_relu({1, 8, 8, 8}, {8, 4, 3, 3}, 1, 1, 2), "Conv", "conv2d_nchw.x86"};
+       }},
+      {"dense (Gemm, bias)",
+       [] {
+         return Case{gemm_bias(), "Gemm", "dense_pack.x86"};
+       }},
+      {"dense (MatMul, bias)",
+       [] {
+         return Case{matmul_add({16, 32}, {32, 64}, true), "MatMul", "dense_pack.x86"};
+       }},
+      {"batch matmul",
+       [] {
+         return Case{matmul_add({2, 8, 16}, {2, 16, 32}, false), "MatMul", "batch_matmul.x86"};
+       }},
+      {"batch matmul, rows folded",
+       [] {
+         return Case{matmul_add({6, 1, 16}, {16, 32}, true), "MatMul", "batch_matmul.x86"};
+       }},
+      {"max pool",
+       [] {
+         return Case{pool("MaxPool", attrs_of({{"kernel_shape", ints({3, 3})},
+                                               {"strides", ints({2, 2})},
+                                               {"pads", ints({1, 1, 1, 1})}})),
+                     "MaxPool", "reduction.x86"};
+       }},
+      {"average pool",
+       [] {
+         return Case{pool("AveragePool",
+                          attrs_of({{"kernel_shape", ints({2, 2})}, {"strides", ints({2, 2})}})),
+                     "AveragePool", "reduction.x86"};
+       }},
+      {"global average pool",
+       [] {
+         return Case{pool("GlobalAveragePool", {}), "GlobalAveragePool", "reduction.x86"};
+       }},
+      {"reduce mean",
+       [] {
+         return Case{reduce_mean(), "ReduceMean", "reduction.x86"};
+       }},
+      {"softmax",
+       [] {
+         return Case{softmax(), "Softmax", "reduction.x86"};
+       }},
+      {"injective chain",
+       [] {
+         return Case{injective_chain(), "Mul", "injective.x86"};
+       }},
+  };
+}
+
+struct Group {
+  passes::OptimizedGraph optimized;
+  int index = -1;
+};
+
+Group group_anchored_by(const Graph& graph, const std::string& op) {
+  Group g;
+  g.optimized = passes::optimize_graph(graph, {true, false});
+  for (const passes::FusedGroup& group : g.optimized.groups)
+    if (g.optimized.graph.nodes[static_cast<size_t>(group.anchor)].op == op) g.index = group.id;
+  return g;
+}
+
+// The kernel's input buffers: the graph's constants, random data for the rest.
+std::vector<Tensor> kernel_inputs(const Graph& graph, const tune::GroupComputation& c) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < c.input_values.size(); ++i) {
+    const Value& v = graph.value(c.input_values[i]);
+    inputs.push_back(v.is_constant() ? v.constant
+                                     : random_tensor(v.type.shape, 100 + static_cast<uint32_t>(i)));
+  }
+  return inputs;
+}
+
+std::vector<Tensor> run_schedule(schedule::Schedule& sch, const tune::GroupComputation& c,
+                                 std::vector<Tensor> inputs) {
+  tir::LoweredFunc lowered = tir::lower(sch, c.args(), "kernel", {false});
+  codegen::CompiledKernel kernel = codegen::jit_compile(lowered.func, codegen::Target::host());
+  std::vector<void*> buffers;
+  for (Tensor& t : inputs) buffers.push_back(t.raw());
+  std::vector<Tensor> outputs;
+  for (const te::Tensor& o : c.outputs) outputs.emplace_back(DType::Float32, o.shape());
+  for (Tensor& t : outputs) buffers.push_back(t.raw());
+  kernel.run(buffers);
+  return outputs;
+}
+
+double normalized_error(const Tensor& got, const Tensor& ref) {
+  double max_diff = 0, max_ref = 0;
+  for (int64_t i = 0; i < ref.numel(); ++i) {
+    const double diff = std::abs(static_cast<double>(got.data<float>()[i]) - ref.data<float>()[i]);
+    if (std::isnan(diff)) return INFINITY;
+    max_diff = std::max(max_diff, diff);
+    max_ref = std::max(max_ref, std::abs(static_cast<double>(ref.data<float>()[i])));
+  }
+  return max_diff / std::max(max_ref, 1e-30);
+}
+
+topi::Config random_config(const topi::SearchSpace& space, std::mt19937& rng) {
+  topi::Config config;
+  for (const topi::Knob& k : space.knobs)
+    config.push_back(std::uniform_int_distribution<int>(0, int(k.options.size()) - 1)(rng));
+  return config;
+}
+
+constexpr int kRandomConfigs = 10;
+
+}  // namespace
+
+class TestTemplates : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void randomConfigsComputeTheDefault_data() {
+    QTest::addColumn<QString>("name");
+    for (const auto& [name, make] : cases()) QTest::newRow(name.c_str()) << QString(name.c_str());
+  }
+
+  void randomConfigsComputeTheDefault() {
+    QFETCH(QString, name);
+    const Case test = cases().at(name.toStdString())();
+    const Group group = group_anchored_by(test.graph, test.anchor_op);
+    QVERIFY2(group.index >= 0, "no group anchored by the op");
+    const Graph& graph = group.optimized.graph;
+    const tune::GroupComputation c = tune::build_group_computation(
+        graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+
+    const topi::SearchSpace space = tune::template_search_space(c);
+    QCOMPARE(space.name, test.space);
+    QVERIFY(!space.knobs.empty());
+    QVERIFY2(space.size() > 1, qPrintable(QString::fromStdString(space.name)));
+    QVERIFY(space.valid(space.default_config));
+
+    auto fixed = tune::default_group_schedule(c);
+    auto by_default = tune::apply_config(c, space, space.default_config);
+    const std::string default_text = schedule::print_schedule(*by_default);
+    QCOMPARE(default_text, schedule::print_schedule(*fixed));
+
+    const std::vector<Tensor> inputs = kernel_inputs(graph, c);
+    const std::vector<Tensor> want = run_schedule(*fixed, c, inputs);
+    std::mt19937 rng(static_cast<uint32_t>(std::hash<std::string>()(name.toStdString())));
+    int compiled = 0, refused = 0;
+    std::set<std::string> texts = {default_text};
+    while (compiled < kRandomConfigs && refused <= kRandomConfigs) {
+      const topi::Config config = random_config(space, rng);
+      std::unique_ptr<schedule::Schedule> sch;
+      try {
+        sch = tune::apply_config(c, space, config);
+      } catch (const schedule::ScheduleError&) {
+        ++refused;
+        continue;
+      }
+      std::vector<Tensor> got;
+      try {
+        texts.insert(schedule::print_schedule(*sch));
+        got = run_schedule(*sch, c, inputs);
+      } catch (const std::exception& e) {
+        QFAIL(qPrintable(QString::fromStdString(space.describe(config) + ": " + e.what())));
+      }
+      for (size_t i = 0; i < got.size(); ++i) {
+        const double err = normalized_error(got[i], want[i]);
+        QVERIFY2(err <= 1e-5, qPrintable(QString("%1: error %2")
+                                             .arg(QString::fromStdString(space.describe(config)))
+                                             .arg(err)));
+      }
+      ++compiled;
+    }
+    qInfo("%s: %s, %.0f points, %d configs compiled, %d refused, %zu distinct schedules",
+          qPrintable(name), space.name.c_str(), space.size(), compiled, refused, texts.size());
+    QCOMPARE(compiled, kRandomConfigs);
+    QVERIFY(refused < compiled);
+    QVERIFY(texts.size() > 1);
+  }
+
+  // The default config of the 3x3 conv template is the fixed schedule the
+  // compiler has always used (ResNet-18's 3x3 convs are benchmarked on it).
+  void convDefaultIsTheFixedSchedule() {
+    const Case test = cases().at("conv 3x3")();
+    const Group group = group_anchored_by(test.graph, test.anchor_op);
+    const tune::GroupComputation c = tune::build_group_computation(
+        group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+    const std::string text = schedule::print_schedule(*tune::default_group_schedule(c));
+    for (const char* line : {
+             "s[conv2dnchwc_pad].parallel(i0_i1_fused_i2_fused)",
+             "ow_chunk, ow_block = s[relu].split(relu.op.axis[3], factor=8)",
+             "s[relu].reorder(relu.op.axis[0], relu.op.axis[1], relu.op.axis[2], ow_chunk, "
+             "ow_block, relu.op.axis[4])",
+             "s[conv2dnchwc_bias].compute_at(s[relu], ow_chunk)",
+             "s[conv2dnchwc].reorder(conv2dnchwc.op.axis[0], conv2dnchwc.op.axis[1], "
+             "conv2dnchwc.op.axis[2], conv2dnchwc.op.reduce_axis[0], "
+             "conv2dnchwc.op.reduce_axis[1], conv2dnchwc.op.reduce_axis[2], "
+             "conv2dnchwc.op.reduce_axis[3], conv2dnchwc.op.axis[3], conv2dnchwc.op.axis[4])",
+             "s[conv2dnchwc].unroll(conv2dnchwc.op.axis[3])",
+         })
+      QVERIFY2(text.find(line) != std::string::npos, qPrintable(QString::fromStdString(text)));
+  }
+
+  // The knobs of the 3x3 conv and their options follow from its shapes.
+  void convKnobsFollowTheShapes() {
+    const Case test = cases().at("conv 3x3")();
+    const Group group = group_anchored_by(test.graph, test.anchor_op);
+    const tune::GroupComputation c = tune::build_group_computation(
+        group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+    const topi::SearchSpace space = tune::template_search_space(c);
+    QCOMPARE(space.describe(space.default_config),
+             std::string("tile_ow=[1,1,8] tile_oc=1 tile_oh=1 tile_ic=[2,1] unroll_kw=0"));
+    for (const topi::Knob& k : space.knobs) {
+      if (k.name == "tile_ow") {
+        for (const auto& o : k.options) QCOMPARE(o[0] * o[1] * o[2], int64_t{8});
+        QCOMPARE(k.options.size(), size_t{10});  // ordered 3-factorizations of 8
+      }
+      if (k.name == "tile_oc") QCOMPARE(k.options.size(), size_t{2});  // 2 chunks: 1, 2
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTemplates)
+#include "tst_templates.moc"
