@@ -29,11 +29,12 @@ void usage(std::ostream& os) {
         "  tune MODEL --output records.json [--trials N] [--time-budget 20m] [--tasks 0,3-5]\n"
         "          [--tuner xgb|ga|random|grid] [--enable-autoscheduler] [--early-stopping N]\n"
         "          [--prior-records F] [--task-scheduler gradient|round-robin] [--number N]\n"
-        "          [--repeat N] [--min-repeat-ms MS] [--cache-flush] [--timeout S] "
+        "          [--repeat N] [--min-repeat-ms MS] [--no-cache-flush] [--timeout S] "
         "[--print-tasks]\n"
         "          [--curve latency.csv]\n"
         "      searches schedules for the model's kernels in a worker process, appending each\n"
-        "      measurement to the records `compile --tuning-records` applies\n";
+        "      measurement to the records `compile --tuning-records` applies; each cost\n"
+        "      averages >= 10 ms of runs (--min-repeat-ms), weights flushed from cache first\n";
 }
 
 }  // namespace

@@ -133,7 +133,7 @@ int tune_command(int argc, char** argv) {
             {"output", "target", "input-shapes", "tuner", "trials", "time-budget", "early-stopping",
              "tasks", "prior-records", "task-scheduler", "number", "repeat", "min-repeat-ms",
              "timeout", "batch-size", "seed", "curve"},
-            {"no-layout", "print-tasks", "enable-autoscheduler", "cache-flush"});
+            {"no-layout", "print-tasks", "enable-autoscheduler", "no-cache-flush"});
   LATHE_CHECK(args.positional().size() == 1,
               "usage: lathe tune MODEL --output records.json [--trials N | --time-budget 20m] "
               "[--tuner xgb|ga|random|grid] [--enable-autoscheduler] [--tasks 0,3-5] ...");
@@ -168,7 +168,7 @@ int tune_command(int argc, char** argv) {
   if (args.has("min-repeat-ms"))
     options.measure.min_repeat_ms = std::stod(args.get("min-repeat-ms"));
   if (args.has("timeout")) options.measure.timeout_s = std::stod(args.get("timeout"));
-  options.measure.flush_cache = args.has("cache-flush");
+  options.measure.flush_cache = !args.has("no-cache-flush");
   options.records_path = args.get("output", "tuning_records.json");
   if (args.has("prior-records")) {
     tune::RecordFile prior = tune::read_records(args.get("prior-records"));

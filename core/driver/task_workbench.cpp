@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "schedule/schedule_text.h"
-#include "support/timer.h"
+#include "support/error.h"
 #include "tune/task_data.h"
 
 namespace lathe::driver {
@@ -29,27 +29,26 @@ tir::LoweredFunc TaskWorkbench::lower(const std::string& schedule_text, bool rec
 KernelMeasurement TaskWorkbench::measure(const tir::PrimFunc& func, const codegen::Target& target,
                                          int repeat) const {
   tune::TaskData data = tune::make_task_data(graph_, group_, computation_);
-  std::vector<void*> pointers;
-  for (Tensor& b : data.buffers) pointers.push_back(b.raw());
+  // In a worker process, as the tuner measures: a schedule that crashes or
+  // hangs is an error message here, not the end of the studio.
+  tune::MeasureWorker worker;
+  worker.set_buffers(tune::measure_buffers(data), static_cast<int>(data.num_inputs));
+  tune::MeasureOptions options;
+  options.repeat = std::max(1, repeat);
+  options.timeout_s = 60;
+  tune::MeasureResult r =
+      worker.measure({codegen::emit_object({func}, target), func.name, true}, options);
+  if (r.error != tune::ErrorKind::None)
+    fail(str("measuring the kernel failed (", tune::to_string(r.error), "): ", r.message));
 
-  codegen::CompiledKernel kernel = codegen::jit_compile(func, target);
-  kernel.run(pointers);  // warm-up, and the run that is checked
-  std::vector<double> times;
-  for (int r = 0; r < std::max(1, repeat); ++r) {
-    Timer timer;
-    kernel.run(pointers);
-    times.push_back(timer.milliseconds());
-  }
+  std::vector<double> times = r.costs_ms;
   std::sort(times.begin(), times.end());
-
   KernelMeasurement m;
   m.runs = static_cast<int>(times.size());
   m.median_ms = times[times.size() / 2];
   m.best_ms = times.front();
   m.gflops = m.median_ms > 0 ? static_cast<double>(task_.flops) / (m.median_ms * 1e6) : 0;
-  for (size_t i = 0; i < data.expected.size(); ++i)
-    m.max_error = std::max(
-        m.max_error, tune::normalized_error(data.buffers[data.num_inputs + i], data.expected[i]));
+  m.max_error = tune::output_error(data, r.outputs);
   return m;
 }
 

@@ -38,9 +38,11 @@ class TaskWorkbench {
   // schedule::ScheduleTextError (line:column) for a bad text.
   tir::LoweredFunc lower(const std::string& schedule_text, bool record_ir = true) const;
 
-  // Compiles and runs the kernel `repeat` times on the task's real parameters
-  // and random activations, and checks its outputs against the reference
-  // kernels of the group's nodes.
+  // Compiles the kernel and runs it `repeat` times in a measurement worker
+  // process on the task's real parameters and random activations, and checks
+  // its outputs against the reference kernels of the group's nodes. Throws
+  // lathe::Error naming the failure when the kernel crashes, hangs (60 s) or
+  // does not load.
   KernelMeasurement measure(const tir::PrimFunc& func, const codegen::Target& target,
                             int repeat = 20) const;
 

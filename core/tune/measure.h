@@ -16,7 +16,8 @@ struct MeasureOptions {
   int number = 1;            // runs averaged into one cost
   int repeat = 3;            // costs reported
   double min_repeat_ms = 0;  // raise `number` until one repeat takes at least this long
-  // Write over a buffer larger than the last-level cache before each repeat.
+  // Evict every buffer but the first (the activation) from the caches before
+  // each run, as TVM's cache_flush_cpu_non_first_arg; flushes are not timed.
   bool flush_cache = false;
   double timeout_s = 10;  // per candidate, loading and all runs included
 };

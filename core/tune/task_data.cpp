@@ -98,4 +98,34 @@ TaskData make_task_data(const Graph& graph, const passes::FusedGroup& group,
   return data;
 }
 
+std::vector<BufferData> measure_buffers(const TaskData& data) {
+  std::vector<BufferData> out;
+  for (size_t i = 0; i < data.buffers.size(); ++i) {
+    const Tensor& t = data.buffers[i];
+    BufferData b;
+    b.dtype = std::string(dtype_name(t.dtype()));
+    b.shape = t.shape();
+    if (i < data.num_inputs)
+      b.bytes.assign(static_cast<const char*>(t.raw()),
+                     static_cast<const char*>(t.raw()) + t.nbytes());
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+double output_error(const TaskData& data, const std::vector<std::vector<char>>& outputs) {
+  LATHE_CHECK(outputs.size() == data.expected.size(), "the kernel returned ", outputs.size(),
+              " outputs, expected ", data.expected.size());
+  double error = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& want = data.expected[i];
+    Tensor got(want.type());
+    LATHE_CHECK(outputs[i].size() == got.nbytes(), "output ", i, " has ", outputs[i].size(),
+                " bytes, expected ", got.nbytes());
+    if (got.nbytes()) std::memcpy(got.raw(), outputs[i].data(), got.nbytes());
+    error = std::max(error, normalized_error(got, want));
+  }
+  return error;
+}
+
 }  // namespace lathe::tune

@@ -9,6 +9,7 @@
 #include "ir/tensor.h"
 #include "passes/fuse_ops.h"
 #include "tune/group_computation.h"
+#include "tune/measure.h"
 
 namespace lathe::tune {
 
@@ -20,6 +21,14 @@ struct TaskData {
 
 TaskData make_task_data(const Graph& graph, const passes::FusedGroup& group,
                         const GroupComputation& computation, unsigned seed = 7);
+
+// The buffers as the measurement worker takes them: inputs with their bytes,
+// outputs by shape only.
+std::vector<BufferData> measure_buffers(const TaskData& data);
+
+// The largest normalized_error of output bytes a measurement sent back against
+// the reference outputs; throws when their number or sizes are wrong.
+double output_error(const TaskData& data, const std::vector<std::vector<char>>& outputs);
 
 // Largest absolute difference over the largest reference magnitude (the
 // absolute difference when the reference is all zero); infinity where one is

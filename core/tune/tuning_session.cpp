@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -24,21 +23,6 @@ double median(std::vector<double> v) {
 
 double gflops_of(int64_t flops, double ms) {
   return std::isfinite(ms) && ms > 0 ? static_cast<double>(flops) / (ms * 1e6) : 0;
-}
-
-std::vector<BufferData> buffers_of(const TaskData& data) {
-  std::vector<BufferData> out;
-  for (size_t i = 0; i < data.buffers.size(); ++i) {
-    const Tensor& t = data.buffers[i];
-    BufferData b;
-    b.dtype = std::string(dtype_name(t.dtype()));
-    b.shape = t.shape();
-    if (i < data.num_inputs)
-      b.bytes.assign(static_cast<const char*>(t.raw()),
-                     static_cast<const char*>(t.raw()) + t.nbytes());
-    out.push_back(std::move(b));
-  }
-  return out;
 }
 
 }  // namespace
@@ -131,22 +115,6 @@ struct TuningSession::Impl {
     r.tuner = tuner;
     r.build_ms = c.build_ms;
     return r;
-  }
-
-  // The largest normalized error of the outputs a measurement sent back.
-  double output_error(const TuningTask& t, const MeasureResult& result) const {
-    LATHE_CHECK(result.outputs.size() == t.data.expected.size(), "the worker returned ",
-                result.outputs.size(), " outputs, expected ", t.data.expected.size());
-    double error = 0;
-    for (size_t i = 0; i < result.outputs.size(); ++i) {
-      const Tensor& want = t.data.expected[i];
-      Tensor got(want.type());
-      LATHE_CHECK(result.outputs[i].size() == got.nbytes(), "output ", i, " has ",
-                  result.outputs[i].size(), " bytes, expected ", got.nbytes());
-      if (got.nbytes()) std::memcpy(got.raw(), result.outputs[i].data(), got.nbytes());
-      error = std::max(error, normalized_error(got, want));
-    }
-    return error;
   }
 
   bool wait_while_paused() {
@@ -286,7 +254,7 @@ void TuningSession::run() {
       built[k] = build_candidate(t, configs[k], m.options.target);
     });
     if (loaded_task != ti) {
-      worker.set_buffers(buffers_of(t.data), static_cast<int>(t.data.num_inputs));
+      worker.set_buffers(measure_buffers(t.data), static_cast<int>(t.data.num_inputs));
       loaded_task = ti;
     }
 
@@ -311,7 +279,7 @@ void TuningSession::run() {
           r.costs_ms = result.costs_ms;
           // A new best must compute what the reference executor computes.
           if (median(r.costs_ms) < p.tasks[t_index].best_ms) {
-            double error = m.output_error(t, result);
+            double error = output_error(t.data, result.outputs);
             if (!(error <= m.options.max_error)) {
               r.error_kind = to_string(ErrorKind::WrongAnswer);
               r.error_message = str("normalized error ", error, " against the reference executor");

@@ -36,7 +36,10 @@ struct TuningOptions {
   int early_stopping = 0;  // a task stops after this many trials without a new best; 0: never
   int batch_size = 16;
   int build_threads = 0;  // 0: every core
-  MeasureOptions measure;
+  // Each cost averages at least 10 ms of runs (single runs of a sub-millisecond
+  // kernel are too noisy to pick a best among hundreds), each run with the
+  // weights and outputs out of cache, as the kernel finds them inside a model.
+  MeasureOptions measure{.number = 1, .repeat = 3, .min_repeat_ms = 10, .flush_cache = true};
   double max_error = 1e-3;   // normalized error a new best may have against the reference
   std::string records_path;  // appended; empty: records are not written
   std::vector<TuningRecord> prior_records;  // --prior-records: resume

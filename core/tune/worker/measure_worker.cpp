@@ -4,6 +4,7 @@
 // frames of tune/measure_protocol.h; stdout and stderr stay free for anything
 // that prints. The tuner starts it; it serves until its request pipe closes.
 #include <fcntl.h>
+#include <immintrin.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -26,8 +27,6 @@ using protocol::field;
 
 // No batch runs more often than this, however fast the kernel.
 constexpr int kMaxNumber = 1 << 30;
-// The cache flush's buffer when the last-level cache size is unknown.
-constexpr size_t kFallbackFlushBytes = size_t{64} << 20;
 
 struct Reply {
   nlohmann::json header;
@@ -38,27 +37,21 @@ Reply error_reply(const char* kind, const std::string& message) {
   return {{{"type", "error"}, {"kind", kind}, {"message", message}}, {}};
 }
 
-// Writes over a buffer twice the size of the last-level cache, so that the
-// next batch finds none of its data cached (TVM's cache_flush_cpu_non_first_arg).
-class CacheFlusher {
- public:
-  void flush() {
-    if (buffer_.empty()) buffer_.resize(flush_bytes());
-    std::memset(buffer_.data(), ++fill_, buffer_.size());
-    // Nothing reads the buffer: keep the compiler from dropping the writes.
-    asm volatile("" : : "r"(buffer_.data()) : "memory");
+// Evicts every kernel buffer but the first from all cache levels before a
+// run, as TVM's cache_flush_cpu_non_first_arg: in a model the first argument
+// (the activation) was just written by the kernel before, while the weights,
+// the other inputs and the outputs come from memory. Without it a kernel timed
+// in a loop finds its weights in cache, and the tuner prefers schedules that
+// only win then.
+void flush_non_first_buffers(const std::vector<runtime::NDArray>& buffers) {
+  constexpr size_t kLine = 64;
+  for (size_t i = 1; i < buffers.size(); ++i) {
+    const char* bytes = buffers[i].data_as<char>();
+    for (size_t offset = 0; offset < buffers[i].nbytes(); offset += kLine)
+      _mm_clflush(bytes + offset);
   }
-
- private:
-  static size_t flush_bytes() {
-    for (int level : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE})
-      if (const long bytes = sysconf(level); bytes > 0) return 2 * static_cast<size_t>(bytes);
-    return kFallbackFlushBytes;
-  }
-
-  std::vector<char> buffer_;
-  unsigned char fill_ = 0;
-};
+  _mm_mfence();
+}
 
 class Worker {
  public:
@@ -133,13 +126,23 @@ class Worker {
     return reply;
   }
 
-  // Milliseconds `number` back-to-back runs take (after a cache flush when asked).
+  // Milliseconds `number` back-to-back runs take; with the cache flush, the
+  // sum of `number` runs each after a flush (the flushes not timed).
   double time_batch(KernelFunction kernel, int number) {
-    if (flush_cache_) flusher_.flush();
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < number; ++i) kernel(pointers_.data());
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-        .count();
+    using Clock = std::chrono::steady_clock;
+    if (!flush_cache_) {
+      const auto start = Clock::now();
+      for (int i = 0; i < number; ++i) kernel(pointers_.data());
+      return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    }
+    double total = 0;
+    for (int i = 0; i < number; ++i) {
+      flush_non_first_buffers(buffers_);
+      const auto start = Clock::now();
+      kernel(pointers_.data());
+      total += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    }
+    return total;
   }
 
   // Milliseconds of one batch that lasts at least min_repeat_ms, as TVM's
@@ -160,7 +163,6 @@ class Worker {
   std::vector<void*> pointers_;            // the kernel's argument array
   int num_inputs_ = 0;
   codegen::CompiledModule module_;
-  CacheFlusher flusher_;
   bool flush_cache_ = false;
 };
 
