@@ -1,15 +1,18 @@
-// Tuning benchmark: tunes a model for a time budget, then measures the
-// untuned and the tuned builds in the same run — medians of >= 50 runs each,
-// interleaved so both see the same machine — against the machine's peak FP32
-// FMA throughput measured right before. Prints the speed-up, the fraction of
-// peak end to end and per tuned conv task, and the curve of the estimated
-// end-to-end latency against elapsed tuning time.
+// Tuning benchmark: tunes a model for a time budget, then measures what the
+// records bought, in one quiet phase: the machine's peak FP32 FMA throughput,
+// the untuned and tuned builds end to end (medians of >= 50 runs each,
+// interleaved so both see the same machine), and every task's default and
+// best kernel again, measured as the tuner measures them. Prints the speed-up,
+// the fractions of peak, and the curve of estimated end-to-end latency against
+// elapsed tuning time, rebuilt from the records' timestamps.
 //   bench_tuning [--model PATH] [--time-budget SECONDS] [--runs N] [--records FILE]
-//                [--prior-records FILE] [--tuner xgb|ga|random|grid] [--autoscheduler]
+//                [--tuner xgb|ga|random|grid] [--autoscheduler]
+// --time-budget 0 skips tuning and measures an existing records file.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -33,11 +36,8 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// Prints a line per round and keeps the latency curve.
-class CurveListener : public driver::TuningListener {
+class RoundPrinter : public driver::TuningListener {
  public:
-  std::vector<std::pair<double, double>> curve;  // elapsed s, estimated ms
-
   void on_round(int task_index, const driver::TuningProgress& p) override {
     const driver::TaskStatus& s = p.tasks[static_cast<size_t>(task_index)];
     std::printf(
@@ -46,7 +46,6 @@ class CurveListener : public driver::TuningListener {
         task_index + 1, p.tasks.size(), s.current_gflops, s.best_gflops, p.total_trials,
         p.elapsed_s, p.estimated_latency_ms);
     std::fflush(stdout);
-    curve.emplace_back(p.elapsed_s, p.estimated_latency_ms);
   }
 };
 
@@ -60,11 +59,96 @@ std::vector<double> time_runs(runtime::GraphExecutor& exec, int runs) {
   return times;
 }
 
+// Seconds since the epoch of "2026-11-22T08:15:02.123Z".
+double epoch_seconds(const std::string& stamp) {
+  std::tm tm{};
+  double fraction = 0;
+  if (!strptime(stamp.c_str(), "%Y-%m-%dT%H:%M:%S", &tm)) return 0;
+  if (size_t dot = stamp.find('.'); dot != std::string::npos)
+    fraction = std::atof(stamp.substr(dot).c_str());
+  return static_cast<double>(timegm(&tm)) + fraction;
+}
+
+// The estimated end-to-end latency, sum(weight * best so far), after each
+// record of the file in order of finishing, from the moment every task has
+// been measured once.
+std::vector<std::pair<double, double>> latency_curve(const std::vector<tune::TuningRecord>& records,
+                                                     const std::vector<driver::KernelTask>& tasks) {
+  std::map<std::string, int> weight;
+  for (const driver::KernelTask& t : tasks) weight[tune::task_workload_id(t)] = t.weight();
+  std::vector<const tune::TuningRecord*> order;
+  for (const tune::TuningRecord& r : records)
+    if (weight.count(r.workload)) order.push_back(&r);
+  std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) {
+    return epoch_seconds(a->finished) < epoch_seconds(b->finished);
+  });
+  std::vector<std::pair<double, double>> curve;
+  if (order.empty()) return curve;
+  const double start = epoch_seconds(order.front()->started);
+  std::map<std::string, double> best;
+  for (const tune::TuningRecord* r : order) {
+    if (!r->ok()) continue;
+    auto [it, fresh] = best.emplace(r->workload, r->latency_ms());
+    if (!fresh && r->latency_ms() >= it->second) continue;
+    it->second = std::min(it->second, r->latency_ms());
+    if (best.size() < weight.size()) continue;
+    double estimate = 0;
+    for (auto& [w, ms] : best) estimate += weight[w] * ms;
+    curve.emplace_back(epoch_seconds(r->finished) - start, estimate);
+  }
+  return curve;
+}
+
+struct KernelRow {
+  int id = 0;
+  std::string name;
+  int weight = 1;
+  int64_t flops = 0;
+  int trials = 0;
+  double default_ms = 0, best_ms = 0;
+};
+
+// The default and the best recorded config of every task, measured again
+// here with the tuner's measurement options.
+std::vector<KernelRow> remeasure_kernels(const driver::TuningPlan& plan,
+                                         const driver::TuningRecordSet& records,
+                                         const std::vector<tune::TuningRecord>& all,
+                                         const driver::TuningOptions& options) {
+  std::vector<KernelRow> rows;
+  tune::MeasureWorker worker;
+  for (const driver::KernelTask& task : plan.tasks) {
+    tune::TuningTask t =
+        tune::make_tuning_task(plan.optimized.graph, plan.optimized.groups, task, options.space);
+    KernelRow row;
+    row.id = task.id;
+    row.name = task.func_name;
+    row.weight = task.weight();
+    row.flops = task.flops;
+    const std::string workload = tune::task_workload_id(task);
+    for (const tune::TuningRecord& r : all) row.trials += r.workload == workload;
+    worker.set_buffers(tune::measure_buffers(t.data), static_cast<int>(t.data.num_inputs));
+    auto time = [&](const topi::Config& config) -> double {
+      tune::Candidate c = tune::build_candidate(t, config, options.target);
+      if (!c.ok()) return NAN;
+      tune::MeasureResult m = worker.measure({c.object, task.func_name, false}, options.measure);
+      return m.error == tune::ErrorKind::None ? median(m.costs_ms) : NAN;
+    };
+    row.default_ms = time(t.space.default_config);
+    row.best_ms = row.default_ms;
+    auto best = records.best.find(workload);
+    if (best != records.best.end() && best->second.space == t.space.name &&
+        t.space.valid(best->second.config))
+      row.best_ms = time(best->second.config);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string model = std::string(LATHE_SHARED_MODELS_DIR) + "/resnet18.onnx";
-  std::string records = "bench_tuning_records.json", prior, tuner = "xgb";
+  std::string records = "bench_tuning_records.json", tuner = "xgb";
   double budget_s = 1200;
   int runs = 50;
   bool autoscheduler = false;
@@ -78,16 +162,14 @@ int main(int argc, char** argv) {
       runs = std::max(50, std::atoi(value()));
     else if (!std::strcmp(argv[i], "--records"))
       records = value();
-    else if (!std::strcmp(argv[i], "--prior-records"))
-      prior = value();
     else if (!std::strcmp(argv[i], "--tuner"))
       tuner = value();
     else if (!std::strcmp(argv[i], "--autoscheduler"))
       autoscheduler = true;
     else {
       std::fprintf(stderr,
-                   "usage: bench_tuning [--model PATH] [--time-budget SECONDS] [--runs N>=50] "
-                   "[--records FILE] [--prior-records FILE] [--tuner KIND] [--autoscheduler]\n");
+                   "usage: bench_tuning [--model PATH] [--time-budget SECONDS (0: measure only)] "
+                   "[--runs N>=50] [--records FILE] [--tuner KIND] [--autoscheduler]\n");
       return 2;
     }
   }
@@ -101,24 +183,27 @@ int main(int argc, char** argv) {
     options.space = autoscheduler ? tune::SpaceKind::Sketch : tune::SpaceKind::Template;
     options.time_budget_s = budget_s;
     options.records_path = records;
-    if (!prior.empty()) options.prior_records = tune::read_records(prior).records;
-    std::vector<int> all = driver::parse_task_selection("", plan.tasks.size());
-    CurveListener listener;
-    auto session = driver::make_tuning_session(plan, all, options, &listener);
-    std::printf("tuning %s: %zu tasks, budget %.0f s, tuner %s%s\n", model.c_str(),
-                plan.tasks.size(), budget_s, tuner.c_str(), autoscheduler ? " (sketches)" : "");
-    session->run();
-    const driver::TuningProgress& progress = session->progress();
+    if (budget_s > 0) {
+      RoundPrinter printer;
+      std::vector<int> all = driver::parse_task_selection("", plan.tasks.size());
+      auto session = driver::make_tuning_session(plan, all, options, &printer);
+      std::printf("tuning %s: %zu tasks, budget %.0f s, tuner %s%s\n", model.c_str(),
+                  plan.tasks.size(), budget_s, tuner.c_str(), autoscheduler ? " (sketches)" : "");
+      session->run();
+    }
+    const std::vector<tune::TuningRecord> all_records = tune::read_records(records).records;
+    const driver::TuningRecordSet record_set = driver::load_tuning_records(records, target);
 
     // Both builds, checked against the model's reference outputs.
     driver::CompiledGraph untuned = driver::compile_graph(graph);
     driver::CompileOptions tuned_options;
-    tuned_options.schedule_for = driver::best_schedules_from_records(records, target);
+    tuned_options.schedule_for = [&](const driver::KernelTask& t) {
+      return record_set.schedule_for(t);
+    };
     driver::CompiledGraph tuned = driver::compile_graph(graph, tuned_options);
     driver::JitGraphModule untuned_module(untuned, target), tuned_module(tuned, target);
     int64_t flops = 0;
     for (const driver::KernelTask& t : untuned.tasks) flops += t.flops * t.weight();
-    // The model's reference inputs and outputs (NAME.io.npz, see the models' README).
     fs::path npz = fs::path(model).replace_extension(".io.npz");
     if (fs::exists(npz)) {
       std::map<std::string, Tensor> io;
@@ -136,6 +221,7 @@ int main(int argc, char** argv) {
       }
     }
 
+    // The quiet phase: peak, both builds interleaved, then every kernel.
     const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     bench::PeakFlops peak = bench::measure_peak_flops(threads);
     std::vector<double> untuned_times, tuned_times;
@@ -143,41 +229,51 @@ int main(int argc, char** argv) {
     runtime::GraphExecutor& t = tuned_module.executor();
     u.run();
     t.run();
-    // Interleaved blocks of 10, so a burst of load hits both builds alike.
+    // Blocks of 10, alternating, so a burst of load hits both builds alike.
     for (int done = 0; done < runs; done += 10) {
       for (double ms : time_runs(u, 10)) untuned_times.push_back(ms);
       for (double ms : time_runs(t, 10)) tuned_times.push_back(ms);
     }
+    std::vector<KernelRow> kernels = remeasure_kernels(plan, record_set, all_records, options);
+    bench::PeakFlops peak_after = bench::measure_peak_flops(threads);
+
     const double untuned_ms = median(untuned_times), tuned_ms = median(tuned_times);
-    auto fraction = [&](double ms) {
-      return static_cast<double>(flops) / (ms * 1e6) / peak.gflops_all_cores;
-    };
-
-    std::printf("\npeak %.1f GFLOPS on %d threads (%.1f per core)\n", peak.gflops_all_cores,
-                threads, peak.gflops_per_core);
+    const double peak_gflops = peak.gflops_all_cores;
+    auto gflops = [&](int64_t f, double ms) { return static_cast<double>(f) / (ms * 1e6); };
+    std::printf("\npeak %.1f GFLOPS on %d threads before the runs, %.1f after (%.1f per core)\n",
+                peak_gflops, threads, peak_after.gflops_all_cores, peak.gflops_per_core);
     std::printf("%-8s %10s %9s %8s\n", "build", "median ms", "GFLOPS", "% peak");
-    std::printf("%-8s %10.3f %9.1f %7.1f%%\n", "untuned", untuned_ms,
-                static_cast<double>(flops) / (untuned_ms * 1e6), 100 * fraction(untuned_ms));
-    std::printf("%-8s %10.3f %9.1f %7.1f%%\n", "tuned", tuned_ms,
-                static_cast<double>(flops) / (tuned_ms * 1e6), 100 * fraction(tuned_ms));
-    std::printf("speed-up %.2fx over %d runs each; %d trials in %.0f s\n", untuned_ms / tuned_ms,
-                static_cast<int>(tuned_times.size()), progress.total_trials, progress.elapsed_s);
+    for (auto [name, ms] : {std::pair{"untuned", untuned_ms}, std::pair{"tuned", tuned_ms}})
+      std::printf("%-8s %10.3f %9.1f %7.1f%%\n", name, ms, gflops(flops, ms),
+                  100 * gflops(flops, ms) / peak_gflops);
+    std::printf("speed-up %.2fx over %d runs each; %zu records, %zu of %zu tasks tuned\n",
+                untuned_ms / tuned_ms, static_cast<int>(tuned_times.size()), all_records.size(),
+                record_set.best.size(), plan.tasks.size());
 
-    std::printf("\n%-4s %-44s %7s %10s %10s %9s %8s %7s\n", "ID", "task", "weight", "default ms",
-                "best ms", "GFLOPS", "% peak", "trials");
-    for (const driver::TaskStatus& s : progress.tasks)
-      std::printf("%-4d %-44s %7d %10.4f %10.4f %9.1f %7.1f%% %7d\n", s.id, s.name.c_str(),
-                  s.weight, s.default_ms, s.best_ms, s.best_gflops,
-                  100 * s.best_gflops / peak.gflops_all_cores, s.trials);
+    std::printf("\nevery kernel measured again as the tuner measures it (weights flushed)\n");
+    std::printf("%-4s %-30s %6s %10s %10s %8s %9s %8s %7s\n", "ID", "task", "weight", "default ms",
+                "best ms", "speedup", "GFLOPS", "% peak", "trials");
+    double sum_default = 0, sum_best = 0;
+    for (const KernelRow& k : kernels) {
+      sum_default += k.weight * k.default_ms;
+      sum_best += k.weight * k.best_ms;
+      std::printf("%-4d %-30s %6d %10.4f %10.4f %7.2fx %9.1f %7.1f%% %7d\n", k.id,
+                  k.name.substr(0, 30).c_str(), k.weight, k.default_ms, k.best_ms,
+                  k.default_ms / k.best_ms, gflops(k.flops, k.best_ms),
+                  100 * gflops(k.flops, k.best_ms) / peak_gflops, k.trials);
+    }
+    std::printf("sum of weighted kernel latencies: %.3f ms default, %.3f ms tuned (%.2fx)\n",
+                sum_default, sum_best, sum_default / sum_best);
 
-    std::printf("\nestimated end-to-end kernel latency against tuning time\n%10s %14s\n",
-                "elapsed s", "estimated ms");
-    // About twenty points of the curve.
-    const size_t step = std::max<size_t>(1, listener.curve.size() / 20);
-    for (size_t i = 0; i < listener.curve.size(); i += step)
-      std::printf("%10.1f %14.3f\n", listener.curve[i].first, listener.curve[i].second);
-    if (!listener.curve.empty())
-      std::printf("%10.1f %14.3f\n", listener.curve.back().first, listener.curve.back().second);
+    std::printf(
+        "\nestimated end-to-end kernel latency against tuning time (from the records)\n"
+        "%10s %14s\n",
+        "elapsed s", "estimated ms");
+    std::vector<std::pair<double, double>> curve = latency_curve(all_records, plan.tasks);
+    const size_t step = std::max<size_t>(1, curve.size() / 25);
+    for (size_t i = 0; i < curve.size(); i += step)
+      std::printf("%10.1f %14.3f\n", curve[i].first, curve[i].second);
+    if (!curve.empty()) std::printf("%10.1f %14.3f\n", curve.back().first, curve.back().second);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_tuning: %s\n", e.what());
     return 1;
