@@ -18,7 +18,7 @@ packages=(
   # formats and tuning
   nlohmann-json3-dev libarchive-dev libxgboost-dev xgboost
   # screenshots of the studio
-  xvfb xauth
+  xvfb xauth xdotool
 )
 
 missing=()

@@ -28,9 +28,13 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include "studio/benchmark_page.h"
+#include "studio/export_dialog.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "studio/model_load_tracker.h"
+#include "studio/schedule_editor_page.h"
 #include "studio/studio_settings.h"
+#include "studio/tuning_page.h"
 #include "views/graph_view.h"
 #include "views/log_view.h"
 #include "views/model_summary_view.h"
@@ -89,6 +93,9 @@ void MainWindow::createCentralWidget() {
   centralTabs_->setDocumentMode(true);
   centralTabs_->addTab(createGraphPage(), tr("&Graph"));
   centralTabs_->addTab(createNodePage(), tr("&Nodes"));
+  centralTabs_->addTab(createSchedulePage(), tr("&Schedule"));
+  centralTabs_->addTab(createTuningPage(), tr("T&uning"));
+  centralTabs_->addTab(createBenchmarkPage(), tr("&Benchmark"));
   setCentralWidget(centralTabs_);
 }
 
@@ -252,6 +259,58 @@ QWidget* MainWindow::createNodePage() {
   return central;
 }
 
+QWidget* MainWindow::createSchedulePage() {
+  schedulePage_ = new ScheduleEditorPage(EditJournal::defaultPath());
+  schedulePage_->setObjectName(QStringLiteral("schedulePage"));
+  connect(schedulePage_, &ScheduleEditorPage::logMessage, this,
+          [this](const QString& message, bool error) {
+            if (error)
+              logView_->error(message);
+            else
+              logView_->info(message);
+          });
+  return schedulePage_;
+}
+
+QWidget* MainWindow::createTuningPage() {
+  tuningPage_ = new TuningPage;
+  tuningPage_->setObjectName(QStringLiteral("tuningPage"));
+  connect(tuningPage_, &TuningPage::logMessage, this, [this](const QString& message, bool error) {
+    if (error)
+      logView_->error(message);
+    else
+      logView_->info(message);
+  });
+  return tuningPage_;
+}
+
+QWidget* MainWindow::createBenchmarkPage() {
+  // The tuned build reads what the Tuning tab writes; the hand-edited one the
+  // Schedule tab's journal.
+  benchmarkPage_ = new BenchmarkPage(TuningPage::defaultRecordsPath(), EditJournal::defaultPath());
+  benchmarkPage_->setObjectName(QStringLiteral("benchmarkPage"));
+  connect(benchmarkPage_, &BenchmarkPage::logMessage, this,
+          [this](const QString& message, bool error) {
+            if (error)
+              logView_->error(message);
+            else
+              logView_->info(message);
+          });
+  return benchmarkPage_;
+}
+
+void MainWindow::showExportDialog() {
+  if (!shownModel_) {
+    statusBar()->showMessage(tr("Open a model to export it as a package"), 5000);
+    return;
+  }
+  auto* dialog = new ExportDialog(
+      shownModel_->path, std::shared_ptr<const Graph>(shownModel_, &shownModel_->graph),
+      TuningPage::defaultRecordsPath(), EditJournal::defaultPath(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->open();
+}
+
 void MainWindow::createDocks() {
   summaryView_ = new views::ModelSummaryView;
   summaryView_->setObjectName(QStringLiteral("modelSummary"));
@@ -285,6 +344,11 @@ void MainWindow::createMenus() {
   connect(settings_, &StudioSettings::recentFilesChanged, this, &MainWindow::rebuildRecentFilesMenu,
           Qt::QueuedConnection);
   rebuildRecentFilesMenu();
+  fileMenu->addSeparator();
+  QAction* exportPackage =
+      fileMenu->addAction(tr("&Export Package…"), this, &MainWindow::showExportDialog);
+  exportPackage->setObjectName(QStringLiteral("exportPackageAction"));
+  exportPackage->setShortcut(QKeySequence(tr("Ctrl+E")));
   fileMenu->addSeparator();
   QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -416,6 +480,9 @@ void MainWindow::showModel(const std::shared_ptr<const LoadedModel>& model) {
   updateWindowTitle();
   // The views keep the previous graphs until the new ones are ready.
   graphTracker_->compute(model->path, std::shared_ptr<const Graph>(model, &model->graph));
+  // The builds compile the imported graph: they run the passes themselves.
+  shownModel_ = model;
+  benchmarkPage_->setModel(model->path, std::shared_ptr<const Graph>(model, &model->graph));
   emit modelShown(model->path);
 }
 
@@ -443,6 +510,10 @@ void MainWindow::showGraphSnapshots(const std::shared_ptr<const GraphSnapshots>&
   snapshotCombo_->setEnabled(true);
   snapshotCombo_->setCurrentIndex(snapshotCombo_->count() - 1);
   showSnapshot(snapshotCombo_->currentIndex());
+  // The optimized graph's kernels are what the Schedule tab edits.
+  schedulePage_->setGraphSnapshots(snapshots);
+  // The Tuning tab tunes the same kernels; a session on the previous model stops.
+  tuningPage_->setGraphSnapshots(snapshots);
 
   logView_->info(tr("Graph passes and layouts of %1: %2 ms (layout: original %3 ms, fused %4 ms)")
                      .arg(QFileInfo(snapshots->path).fileName())
@@ -556,6 +627,9 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::closeEvent(QCloseEvent* event) {
   settings_->setWindowGeometry(saveGeometry());
   settings_->setWindowState(saveState());
+  // Closing ends a tuning session now, so the window's destruction only
+  // waits for the candidate in flight.
+  tuningPage_->stopTuning();
   QMainWindow::closeEvent(event);
 }
 

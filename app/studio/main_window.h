@@ -1,6 +1,6 @@
-// The studio's main window: the node table in the middle, the model summary
-// and the log in docks, File and Help menus, drag and drop of .onnx files.
-// It only wires views to the driver; loads run in ModelLoadTracker.
+// The studio's main window: Graph, Nodes, Schedule, Tuning and Benchmark tabs in the middle,
+// the model summary and the log in docks, File and Help menus, drag and drop
+// of .onnx files. It only wires views to the driver; loads run in ModelLoadTracker.
 #pragma once
 
 #include <QMainWindow>
@@ -32,10 +32,13 @@ class NodeTableModel;
 
 namespace lathe::studio {
 
+class BenchmarkPage;
 struct GraphSnapshots;
 class GraphSnapshotTracker;
 struct LoadedModel;
 class ModelLoadTracker;
+class ScheduleEditorPage;
+class TuningPage;
 class StudioSettings;
 
 class MainWindow : public QMainWindow {
@@ -70,6 +73,14 @@ class MainWindow : public QMainWindow {
   // Null until the passes of the shown model have run.
   std::shared_ptr<const GraphSnapshots> graphSnapshots() const { return snapshots_; }
 
+  // The Schedule tab: a kernel of the shown model in the schedule editor.
+  ScheduleEditorPage* schedulePage() const { return schedulePage_; }
+  // The Tuning tab: tuning sessions over the shown model's kernels.
+  TuningPage* tuningPage() const { return tuningPage_; }
+  // The Benchmark tab: the shown model's untuned, tuned and hand-edited builds timed.
+  BenchmarkPage* benchmarkPage() const { return benchmarkPage_; }
+  QTabWidget* centralTabs() const { return centralTabs_; }
+
   // The .onnx file a drag carries, or an empty string.
   static QString modelPathFromMimeData(const QMimeData* mime);
 
@@ -90,12 +101,16 @@ class MainWindow : public QMainWindow {
   void createCentralWidget();
   QWidget* createGraphPage();
   QWidget* createNodePage();
+  QWidget* createSchedulePage();
+  QWidget* createTuningPage();
+  QWidget* createBenchmarkPage();
   void createDocks();
   void createMenus();
   void createStatusBar();
 
   void chooseModelFile();
   void rebuildRecentFilesMenu();
+  void showExportDialog();
   void showAbout();
 
   void showModel(const std::shared_ptr<const LoadedModel>& model);
@@ -133,6 +148,12 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const GraphSnapshots> snapshots_;
   // Layouts of the snapshots already shown, by snapshot index.
   std::vector<std::shared_ptr<const views::GraphLayout>> snapshotLayouts_;
+
+  ScheduleEditorPage* schedulePage_ = nullptr;
+  TuningPage* tuningPage_ = nullptr;
+  BenchmarkPage* benchmarkPage_ = nullptr;
+  // The model shown: what Export Package compiles. Null until one loaded.
+  std::shared_ptr<const LoadedModel> shownModel_;
 
   QString currentPath_;
   // Holds the copy of the bundled sample while the window lives.

@@ -1,0 +1,122 @@
+// The Benchmark tab: the shown model built untuned (default schedules),
+// tuned (the best records of the tuner's records file) and hand-edited (the
+// schedule editor's measured edits), each timed with repeat/number as
+// `lathe run --print-time` times it; a box chart of the run times with the
+// speed-ups, a table per build, the profiling executor's per-kernel table,
+// and export to CSV, PNG and PDF. The work runs in BenchmarkRunner.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QString>
+#include <QWidget>
+#include <memory>
+
+#include "ir/graph.h"
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+
+namespace lathe::views {
+class BenchmarkChart;
+class BenchmarkTableModel;
+struct BuildBenchmark;
+class KernelProfileModel;
+}  // namespace lathe::views
+
+namespace lathe::studio {
+
+class BenchmarkRunner;
+
+class BenchmarkPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  // The tuned build reads `tuningRecordsPath`, the hand-edited one
+  // `journalPath`; both can be changed on the page. A build whose file
+  // exists starts checked.
+  BenchmarkPage(const QString& tuningRecordsPath, const QString& journalPath,
+                QWidget* parent = nullptr);
+  ~BenchmarkPage() override;
+
+  // The model the builds compile. A run of the previous model is cancelled
+  // and its results cleared.
+  void setModel(const QString& path, std::shared_ptr<const Graph> graph);
+
+  // Measures the checked builds; a run going is superseded.
+  void run();
+  void cancel();
+
+  // Each returns whether the file was written; failures go to the status line.
+  bool exportCsv(const QString& path);
+  bool exportPng(const QString& path);
+  bool exportPdf(const QString& path);
+
+  QCheckBox* untunedCheck() const { return untunedCheck_; }
+  QCheckBox* tunedCheck() const { return tunedCheck_; }
+  QCheckBox* handEditedCheck() const { return handEditedCheck_; }
+  QLineEdit* tuningRecordsEdit() const { return tuningRecordsEdit_; }
+  QLineEdit* journalEdit() const { return journalEdit_; }
+  QSpinBox* repeatSpin() const { return repeatSpin_; }
+  QSpinBox* numberSpin() const { return numberSpin_; }
+  QPushButton* runButton() const { return runButton_; }
+  QPushButton* cancelButton() const { return cancelButton_; }
+  QProgressBar* progressBar() const { return progress_; }
+  QLabel* statusLine() const { return status_; }
+  views::BenchmarkChart* chart() const { return chart_; }
+  views::BenchmarkTableModel* buildTable() const { return buildModel_; }
+  views::KernelProfileModel* kernelTable() const { return kernelModel_; }
+  BenchmarkRunner* runner() const { return runner_; }
+
+ signals:
+  void buildShown(const QString& name);
+  void benchmarkFinished(bool cancelled);
+  // For the studio's log.
+  void logMessage(const QString& message, bool error);
+
+ private:
+  QWidget* createBuildChooser();
+  QWidget* createRunControls();
+  QWidget* createResults();
+  void chooseRecordsFile(QLineEdit* edit, const QString& title);
+  void chooseExportFile(const QString& title, const QString& filter, const QString& suffix,
+                        bool (BenchmarkPage::*write)(const QString&));
+  void showBuild(const views::BuildBenchmark& build);
+  void showFinished(bool cancelled);
+  void setRunning(bool running);
+  void setStatus(const QString& text, bool error = false);
+  void clearResults();
+
+  BenchmarkRunner* runner_ = nullptr;
+  QString modelPath_;
+  std::shared_ptr<const Graph> graph_;
+  QElapsedTimer runTimer_;
+  int failedBuilds_ = 0;
+
+  QCheckBox* untunedCheck_ = nullptr;
+  QCheckBox* tunedCheck_ = nullptr;
+  QCheckBox* handEditedCheck_ = nullptr;
+  QLineEdit* tuningRecordsEdit_ = nullptr;
+  QLineEdit* journalEdit_ = nullptr;
+  QSpinBox* repeatSpin_ = nullptr;
+  QSpinBox* numberSpin_ = nullptr;
+  QPushButton* runButton_ = nullptr;
+  QPushButton* cancelButton_ = nullptr;
+  QPushButton* csvButton_ = nullptr;
+  QPushButton* pngButton_ = nullptr;
+  QPushButton* pdfButton_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QLabel* status_ = nullptr;
+  QLabel* notes_ = nullptr;  // what the records did not cover, under the table
+  views::BenchmarkChart* chart_ = nullptr;
+  views::BenchmarkTableModel* buildModel_ = nullptr;
+  views::KernelProfileModel* kernelModel_ = nullptr;
+  QTableView* buildView_ = nullptr;
+  QTableView* kernelView_ = nullptr;
+};
+
+}  // namespace lathe::studio

@@ -1,0 +1,241 @@
+// The benchmark job: runs in a pool thread on its own copy of the request,
+// catches every exception per build, and reports stages and builds as
+// results of a QPromise, which the watcher hands to the GUI thread in order.
+// Every build is compiled and JIT-compiled first, then all are timed and
+// profiled together, a sample of each in turn.
+#include "studio/benchmark_runner.h"
+
+#include <QFutureWatcher>
+#include <QPromise>
+#include <QtConcurrent/QtConcurrentRun>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "driver/compiled_module.h"
+#include "driver/graph_compiler.h"
+#include "studio/exception_text.h"
+#include "studio/executor_inputs.h"
+#include "studio/record_schedules.h"
+
+namespace lathe::studio {
+
+namespace {
+
+// One report of the job. Results rather than QPromise progress, which Qt
+// throttles: a stage text dropped would sit on the bar through a long compile.
+struct BenchmarkEvent {
+  enum class Kind { Stage, Measured, Failed } kind = Kind::Stage;
+  int step = 0;
+  QString buildName;
+  QString text;  // the stage, or why the build failed
+  views::BuildBenchmark build;
+};
+
+// A build compiled and JIT-compiled, its inputs set, waiting for its samples.
+struct PreparedBuild {
+  views::BuildBenchmark build;
+  std::unique_ptr<driver::JitGraphModule> module;
+  std::vector<double> samples;  // ms
+  bool failed = false;
+};
+
+class BenchmarkJob {
+ public:
+  BenchmarkJob(QPromise<BenchmarkEvent>& promise, const BenchmarkRequest& request,
+               const codegen::Target& target)
+      : promise_(promise), request_(request), target_(target) {}
+
+  void run() {
+    for (int i = 0; i < request_.builds.size(); ++i) {
+      if (promise_.isCanceled()) return;
+      const BenchmarkBuildSpec& spec = request_.builds[i];
+      try {
+        prepared_.push_back(prepare(spec, 2 * i));
+      } catch (...) {
+        fail(spec.name, exceptionText(std::current_exception()));
+      }
+    }
+    const int firstRound = 2 * static_cast<int>(request_.builds.size());
+    // Samples and profiles go round-robin over the builds, so whatever else
+    // the machine does meanwhile slows every build alike. Each sample starts
+    // with a warm-up run of its own (runtime::benchmark), since the other
+    // builds ran in between.
+    for (int r = 0; r < request_.repeat; ++r) {
+      if (promise_.isCanceled()) return;
+      stage(
+          firstRound + r,
+          QStringLiteral("timing: sample %1 of %2 of each build").arg(r + 1).arg(request_.repeat));
+      measure([this](PreparedBuild& p) {
+        p.samples.push_back(
+            runtime::benchmark(p.module->executor(), 1, request_.number).results.front());
+      });
+    }
+    for (int r = 0; r < request_.repeat; ++r) {
+      if (promise_.isCanceled()) return;
+      stage(firstRound + request_.repeat + r,
+            QStringLiteral("profiling kernels: run %1 of %2 of each build")
+                .arg(r + 1)
+                .arg(request_.repeat));
+      measure([r](PreparedBuild& p) { addProfile(p.build.kernels, p.module->executor(), r); });
+    }
+    for (PreparedBuild& p : prepared_) {
+      if (p.failed) continue;
+      for (runtime::KernelProfile& row : p.build.kernels) row.time_us /= request_.repeat;
+      p.build.times = runtime::TimeSummary::from_samples(std::move(p.samples));
+      promise_.addResult(
+          BenchmarkEvent{BenchmarkEvent::Kind::Measured, stepCount(), p.build.name, {}, p.build});
+    }
+  }
+
+ private:
+  int stepCount() const {
+    return BenchmarkRunner::stepCount(static_cast<int>(request_.builds.size()), request_.repeat);
+  }
+
+  void stage(int step, const QString& text) {
+    promise_.addResult(BenchmarkEvent{BenchmarkEvent::Kind::Stage, step, {}, text, {}});
+  }
+
+  void fail(const QString& build, const QString& message) {
+    promise_.addResult(BenchmarkEvent{BenchmarkEvent::Kind::Failed, 0, build, message, {}});
+  }
+
+  PreparedBuild prepare(const BenchmarkBuildSpec& spec, int firstStep) {
+    PreparedBuild prepared;
+    views::BuildBenchmark& build = prepared.build;
+    build.name = spec.name;
+    build.recordsPath = spec.recordsPath;
+    build.repeat = request_.repeat;
+    build.number = request_.number;
+
+    stage(firstStep, QStringLiteral("%1: compiling").arg(spec.name));
+    driver::CompileOptions options;
+    options.target = target_;
+    options.passes.record_snapshots = false;
+    RecordSchedules records;
+    if (build.usesRecords()) records = applyRecordSchedules(spec.recordsPath, options);
+    build.recordsNote = records.note;
+    const driver::CompiledGraph compiled = driver::compile_graph(*request_.graph, options);
+    build.totalKernels = static_cast<int>(compiled.tasks.size());
+    build.tunedKernels = records.tunedCount();
+    if (build.usesRecords() && build.tunedKernels == 0 && build.recordsNote.isEmpty())
+      build.recordsNote = noRecordAppliedNote(target_);
+    for (const driver::KernelTask& task : compiled.tasks)
+      build.flops += static_cast<double>(task.flops) * task.weight();
+
+    stage(firstStep + 1, QStringLiteral("%1: JIT-compiling").arg(spec.name));
+    prepared.module = std::make_unique<driver::JitGraphModule>(compiled, target_);
+    build.inputs = feedInputs(prepared.module->executor(), request_.modelPath);
+    return prepared;
+  }
+
+  // Runs `step` on every build still standing; a build that throws is
+  // reported and left out from then on.
+  void measure(const std::function<void(PreparedBuild&)>& step) {
+    for (PreparedBuild& p : prepared_) {
+      if (p.failed) continue;
+      try {
+        step(p);
+      } catch (...) {
+        p.failed = true;
+        fail(p.build.name, exceptionText(std::current_exception()));
+      }
+    }
+  }
+
+  // Adds one profiled run to the sums in `kernels` (empty before run 0).
+  static void addProfile(std::vector<runtime::KernelProfile>& kernels,
+                         runtime::GraphExecutor& executor, int run) {
+    std::vector<runtime::KernelProfile> rows = executor.profile(1);
+    if (run == 0) {
+      kernels = std::move(rows);
+      return;
+    }
+    for (size_t i = 0; i < rows.size() && i < kernels.size(); ++i)
+      kernels[i].time_us += rows[i].time_us;
+  }
+
+  QPromise<BenchmarkEvent>& promise_;
+  const BenchmarkRequest& request_;
+  const codegen::Target& target_;
+  std::vector<PreparedBuild> prepared_;
+};
+
+void measureBuilds(QPromise<BenchmarkEvent>& promise, BenchmarkRequest request,
+                   codegen::Target target) {
+  BenchmarkJob(promise, request, target).run();
+}
+
+}  // namespace
+
+BenchmarkRunner::BenchmarkRunner(QObject* parent)
+    : QObject(parent), target_(codegen::Target::host()) {}
+
+BenchmarkRunner::~BenchmarkRunner() {
+  // The job holds its own state; cancelling spares the stages left.
+  if (cancelRunning_) cancelRunning_();
+}
+
+void BenchmarkRunner::run(BenchmarkRequest request) {
+  cancelled_ = false;
+  if (running_) {
+    waiting_ = std::move(request);
+    ++latest_;  // the running job's reports are moot now
+    if (cancelRunning_) cancelRunning_();
+    return;
+  }
+  launch(std::move(request));
+  setRunning(true);
+}
+
+void BenchmarkRunner::cancel() {
+  if (!running_) return;
+  cancelled_ = true;
+  waiting_.reset();
+  if (cancelRunning_) cancelRunning_();
+}
+
+void BenchmarkRunner::launch(BenchmarkRequest request) {
+  const quint64 id = ++latest_;
+  const int steps = stepCount(static_cast<int>(request.builds.size()), request.repeat);
+  auto* watcher = new QFutureWatcher<BenchmarkEvent>(this);
+  connect(watcher, &QFutureWatcherBase::resultReadyAt, this, [this, watcher, id, steps](int index) {
+    if (id != latest_) return;
+    const BenchmarkEvent event = watcher->resultAt(index);
+    switch (event.kind) {
+      case BenchmarkEvent::Kind::Stage:
+        emit progressed(event.step, steps, event.text);
+        break;
+      case BenchmarkEvent::Kind::Measured:
+        emit buildMeasured(event.build);
+        break;
+      case BenchmarkEvent::Kind::Failed:
+        emit buildFailed(event.buildName, event.text);
+        break;
+    }
+  });
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    cancelRunning_ = nullptr;
+    if (waiting_) {
+      BenchmarkRequest next = std::move(*waiting_);
+      waiting_.reset();
+      launch(std::move(next));  // still running
+      return;
+    }
+    setRunning(false);
+    emit finished(cancelled_);
+  });
+  QFuture<BenchmarkEvent> future = QtConcurrent::run(measureBuilds, std::move(request), target_);
+  cancelRunning_ = [future]() mutable { future.cancel(); };
+  watcher->setFuture(future);
+}
+
+void BenchmarkRunner::setRunning(bool running) {
+  if (running_ == running) return;
+  running_ = running;
+  emit runningChanged(running);
+}
+
+}  // namespace lathe::studio

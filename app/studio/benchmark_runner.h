@@ -1,0 +1,82 @@
+// The Benchmark tab's background work, in a pool thread: each build of a
+// model compiled (with the best schedules of its records file, if any) and
+// JIT-compiled, then all builds timed as `lathe run --print-time --repeat N
+// --number M` times one (runtime::benchmark) and profiled per kernel as
+// `--profile` does, sample by sample in turn, so a noisy machine blurs every
+// build alike instead of the one that happened to run at a bad moment.
+// Results come back on the GUI thread as signals.
+//
+// Two runs never time at once, since each would slow the other: a new run
+// cancels the one going and waits for it to end (compiling cannot be
+// interrupted, so it ends at its next stage), and a still newer run replaces
+// the waiting one.
+#pragma once
+
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "codegen/codegen.h"
+#include "ir/graph.h"
+#include "views/build_benchmark.h"
+
+namespace lathe::studio {
+
+struct BenchmarkBuildSpec {
+  QString name;         // what the table and chart call the build
+  QString recordsPath;  // empty: every kernel on its default schedule
+};
+
+struct BenchmarkRequest {
+  QString modelPath;  // names the model, and finds its NAME.io.npz inputs
+  std::shared_ptr<const Graph> graph;
+  QList<BenchmarkBuildSpec> builds;
+  int repeat = 10;  // samples
+  int number = 1;   // runs averaged into one sample
+};
+
+class BenchmarkRunner : public QObject {
+  Q_OBJECT
+
+ public:
+  // Steps of the progress: compile and JIT-compile each build, then a
+  // timing round and a profiling round per repeat.
+  static constexpr int stepCount(int builds, int repeat) { return 2 * builds + 2 * repeat; }
+
+  explicit BenchmarkRunner(QObject* parent = nullptr);
+  ~BenchmarkRunner() override;
+
+  // The target every build compiles for, and the records apply to: this machine.
+  const codegen::Target& target() const { return target_; }
+
+  void run(BenchmarkRequest request);
+  // Stops the run at its next step (a compile runs to its end); finished(true) follows.
+  void cancel();
+  bool isRunning() const { return running_; }
+
+ signals:
+  void runningChanged(bool running);
+  // `step` of `steps` has begun; `stage` says which ("tuned: compiling").
+  void progressed(int step, int steps, const QString& stage);
+  void buildMeasured(const views::BuildBenchmark& build);
+  void buildFailed(const QString& build, const QString& message);
+  // The run ended: every build measured or failed, or it was cancelled
+  // (builds measured come only at the end, after the last round).
+  void finished(bool cancelled);
+
+ private:
+  void launch(BenchmarkRequest request);
+  void setRunning(bool running);
+
+  codegen::Target target_;
+  quint64 latest_ = 0;
+  bool running_ = false;
+  bool cancelled_ = false;
+  std::optional<BenchmarkRequest> waiting_;  // runs when the running one ends
+  std::function<void()> cancelRunning_;
+};
+
+}  // namespace lathe::studio

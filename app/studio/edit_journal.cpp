@@ -1,0 +1,92 @@
+// Schedule edits as tuning records.
+#include "studio/edit_journal.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QStandardPaths>
+
+#include "support/error.h"
+#include "tune/measure.h"
+#include "tune/task.h"
+
+namespace lathe::studio {
+
+namespace {
+
+const char* const kEditorSpace = "editor";
+
+}  // namespace
+
+EditJournal::EditJournal(QString path) : path_(std::move(path)) {}
+
+QString EditJournal::defaultPath() {
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+      .filePath(QStringLiteral("edits.jsonl"));
+}
+
+void EditJournal::noteOpened(const driver::KernelTask& task, const QString& text) {
+  kept_[tune::task_workload_id(task)] = text;
+}
+
+tune::TuningRecord EditJournal::makeRecord(const driver::KernelTask& task,
+                                           const codegen::Target& target,
+                                           const QString& text) const {
+  tune::TuningRecord record;
+  record.workload = tune::task_workload_id(task);
+  record.task_key = task.key;
+  record.ops = task.ops;
+  record.signature = task.signature;
+  record.flops = task.flops;
+  record.target = target.to_string();
+  record.space = kEditorSpace;
+  record.tuner = kEditorSpace;
+  record.schedule = text.toStdString();
+  record.started = record.finished = tune::utc_timestamp();
+  return record;
+}
+
+void EditJournal::append(const tune::TuningRecord& record) {
+  if (!writer_.is_open()) {
+    const QString folder = QFileInfo(path_).absolutePath();
+    if (!QDir().mkpath(folder))
+      throw Error(str("cannot create the folder of the edit journal ", folder.toStdString()));
+    writer_ = tune::RecordWriter(QFile::encodeName(path_).toStdString());
+  }
+  writer_.write(record);
+  kept_[record.workload] = QString::fromStdString(record.schedule);
+}
+
+bool EditJournal::recordEdit(const driver::KernelTask& task, const codegen::Target& target,
+                             const QString& text) {
+  const auto kept = kept_.find(tune::task_workload_id(task));
+  if (kept != kept_.end() && kept->second == text) return false;
+  // An edit that has only lowered has no cost yet: best_records skips it, so
+  // the compiler never applies an unmeasured edit.
+  append(makeRecord(task, target, text));
+  return true;
+}
+
+void EditJournal::recordMeasurement(const driver::KernelTask& task, const codegen::Target& target,
+                                    const QString& text,
+                                    const driver::KernelMeasurement& measurement, bool correct) {
+  tune::TuningRecord record = makeRecord(task, target, text);
+  record.costs_ms = {measurement.median_ms};
+  if (!correct) {
+    record.error_kind = tune::to_string(tune::ErrorKind::WrongAnswer);
+    record.error_message =
+        str("max normalized error against the reference ", measurement.max_error);
+  }
+  append(record);
+}
+
+std::optional<QString> EditJournal::latestEdit(const QString& path, const std::string& workload) {
+  if (!QFileInfo::exists(path)) return std::nullopt;
+  const tune::RecordFile file = tune::read_records(QFile::encodeName(path).toStdString());
+  for (auto it = file.records.rbegin(); it != file.records.rend(); ++it)
+    if (it->workload == workload && it->space == kEditorSpace)
+      return QString::fromStdString(it->schedule);
+  return std::nullopt;
+}
+
+}  // namespace lathe::studio

@@ -1,0 +1,22 @@
+// Inputs for the runs the studio times (Benchmark tab, Run package): the
+// arrays of the model's NAME.io.npz when one lies next to the model, as the
+// shared models carry their reference inputs, else seeded random values.
+#pragma once
+
+#include <QString>
+
+#include "runtime/graph_executor.h"
+
+namespace lathe::studio {
+
+// NAME.io.npz beside NAME.onnx; empty when there is none.
+QString ioNpzPathFor(const QString& modelPath);
+
+// Sets every input of `executor`: from the .io.npz of `modelPath` where it
+// holds an array of that name, type and shape, else floats uniform in
+// [-1, 1] (seed 0) and zeros for integers, which stay valid indices. Returns
+// one line saying where the inputs came from. Throws lathe::Error for an
+// unreadable .npz.
+QString feedInputs(runtime::GraphExecutor& executor, const QString& modelPath);
+
+}  // namespace lathe::studio

@@ -1,0 +1,368 @@
+// Background jobs of the schedule editor: each runs in a pool thread on its
+// arguments only (shared immutable task state and copies of texts), catches
+// every exception, and hands its outcome to a QFutureWatcher on the GUI thread.
+#include "studio/schedule_editor_tracker.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFutureWatcher>
+#include <QPromise>
+#include <QtConcurrent/QtConcurrentRun>
+#include <exception>
+
+#include "driver/tuning_records.h"
+#include "schedule/schedule_text.h"
+#include "studio/edit_journal.h"
+#include "studio/machine_peak.h"
+#include "tune/task.h"
+
+namespace lathe::studio {
+
+OpenedScheduleTask::OpenedScheduleTask(std::shared_ptr<const GraphSnapshots> snapshots_,
+                                       const driver::KernelTask& task)
+    : snapshots(std::move(snapshots_)),
+      workbench(snapshots->optimized.graph, snapshots->optimized.groups, task) {}
+
+namespace {
+
+struct TaskList {
+  std::vector<driver::KernelTask> tasks;
+  QString message;  // why listing failed
+};
+
+struct OpenOutcome {
+  std::shared_ptr<const OpenedScheduleTask> task;  // null on failure
+  QString message;
+};
+
+// One report of a preview job: the lowering's, then the code generator's.
+struct PreviewStage {
+  enum class Kind {
+    Lowered,
+    LoweringFailed,
+    LlvmEmitted,
+    AssemblyEmitted,
+    CodegenFailed
+  } kind = Kind::Lowered;
+  QList<views::LoweringPassText> passes;
+  QList<views::ScheduleEditorDiagnostic> problems;
+  QString llvmIR, assembly, message;
+  double milliseconds = 0;
+};
+
+struct MeasureOutcome {
+  std::optional<driver::KernelMeasurement> measurement;  // nullopt on failure
+  double peakGflops = 0;
+  QString message;
+};
+
+struct RecordSearch {
+  std::optional<QString> schedule;
+  double milliseconds = 0;
+  QString reason;  // why there is none
+};
+
+QString describe(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  } catch (...) {
+    return QStringLiteral("unknown error");
+  }
+}
+
+TaskList listModelTasks(std::shared_ptr<const GraphSnapshots> snapshots) {
+  TaskList list;
+  try {
+    list.tasks = tune::extract_tasks(snapshots->optimized.graph, snapshots->optimized.groups);
+  } catch (...) {
+    list.message = describe(std::current_exception());
+  }
+  return list;
+}
+
+OpenOutcome openScheduleTask(std::shared_ptr<const GraphSnapshots> snapshots,
+                             driver::KernelTask task, QString journalPath) {
+  OpenOutcome outcome;
+  try {
+    auto opened = std::make_shared<OpenedScheduleTask>(std::move(snapshots), task);
+    opened->defaultText = QString::fromStdString(opened->workbench.default_schedule_text());
+    opened->vocabulary = views::scheduleVocabulary(opened->workbench.computation());
+    try {
+      opened->journaledText = EditJournal::latestEdit(journalPath, tune::task_workload_id(task));
+    } catch (...) {
+      // A damaged journal costs the restored edit, never the task.
+      opened->journalProblem = describe(std::current_exception());
+    }
+    outcome.task = std::move(opened);
+  } catch (...) {
+    outcome.message = describe(std::current_exception());
+  }
+  return outcome;
+}
+
+QList<views::ScheduleEditorDiagnostic> diagnosticsOf(const schedule::ScheduleTextError& e) {
+  QList<views::ScheduleEditorDiagnostic> problems;
+  for (const schedule::ScheduleDiagnostic& d : e.diagnostics())
+    problems.append({d.line, d.column, QString::fromStdString(d.message)});
+  return problems;
+}
+
+void previewSchedule(QPromise<PreviewStage>& promise,
+                     std::shared_ptr<const OpenedScheduleTask> task, QString text,
+                     codegen::Target target) {
+  PreviewStage lowering;
+  tir::LoweredFunc lowered;
+  QElapsedTimer timer;
+  timer.start();
+  try {
+    // An empty text would lower the default schedule (the workbench's
+    // convention); in the editor it is a text that schedules nothing.
+    if (text.trimmed().isEmpty())
+      throw schedule::ScheduleTextError(
+          {{1, 0,
+            "the schedule is empty: it starts with s = te.create_schedule(...) "
+            "(Reset to Default brings the task's schedule back)"}});
+    lowered = task->workbench.lower(text.toStdString(), /*record_ir=*/true);
+    for (const tir::PassSnapshot& p : lowered.passes)
+      lowering.passes.append(
+          {QString::fromStdString(p.pass), QString::fromStdString(p.ir), p.milliseconds});
+  } catch (const schedule::ScheduleTextError& e) {
+    lowering.kind = PreviewStage::Kind::LoweringFailed;
+    lowering.problems = diagnosticsOf(e);
+  } catch (...) {
+    // Errors of lowering itself (bound inference, a nest it cannot build) have
+    // no place in the text.
+    lowering.kind = PreviewStage::Kind::LoweringFailed;
+    lowering.problems.append({0, 0, describe(std::current_exception())});
+  }
+  lowering.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+  promise.addResult(lowering);
+  if (lowering.kind == PreviewStage::Kind::LoweringFailed || promise.isCanceled()) return;
+
+  // LLVM IR first: emitting assembly optimises the module again, and the
+  // LLVM IR should not wait for that.
+  timer.restart();
+  PreviewStage llvm;
+  llvm.kind = PreviewStage::Kind::LlvmEmitted;
+  PreviewStage assembly;
+  assembly.kind = PreviewStage::Kind::AssemblyEmitted;
+  try {
+    llvm.llvmIR = QString::fromStdString(codegen::emit_llvm_ir({lowered.func}, target));
+    llvm.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    promise.addResult(llvm);
+    if (promise.isCanceled()) return;
+    timer.restart();
+    assembly.assembly = QString::fromStdString(codegen::emit_assembly({lowered.func}, target));
+    assembly.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    promise.addResult(assembly);
+  } catch (...) {
+    PreviewStage failure;
+    failure.kind = PreviewStage::Kind::CodegenFailed;
+    failure.message = describe(std::current_exception());
+    promise.addResult(failure);
+  }
+}
+
+MeasureOutcome measureSchedule(std::shared_ptr<const OpenedScheduleTask> task, QString text,
+                               codegen::Target target, int runs) {
+  MeasureOutcome outcome;
+  try {
+    // The peak just before the kernel, as bench_kernels pairs them.
+    outcome.peakGflops = machinePeakGflops();
+    const tir::LoweredFunc lowered = task->workbench.lower(text.toStdString(), false);
+    outcome.measurement = task->workbench.measure(lowered.func, target, runs);
+  } catch (...) {
+    outcome.message = describe(std::current_exception());
+  }
+  return outcome;
+}
+
+RecordSearch searchBestRecord(QString path, std::string workload, codegen::Target target) {
+  RecordSearch search;
+  try {
+    if (!QFile::exists(path)) {
+      search.reason = QStringLiteral("%1 does not exist yet").arg(path);
+      return search;
+    }
+    const driver::TuningRecordSet set =
+        driver::load_tuning_records(QFile::encodeName(path).toStdString(), target);
+    const auto best = set.best.find(workload);
+    if (best == set.best.end()) {
+      search.reason = QStringLiteral("%1 has no error-free record of this task for %2")
+                          .arg(path, QString::fromStdString(target.to_string()));
+      return search;
+    }
+    search.schedule = QString::fromStdString(best->second.schedule);
+    search.milliseconds = best->second.latency_ms();
+  } catch (...) {
+    search.reason = describe(std::current_exception());
+  }
+  return search;
+}
+
+}  // namespace
+
+ScheduleEditorTracker::ScheduleEditorTracker(QObject* parent)
+    : QObject(parent), target_(codegen::Target::host()) {
+  previewTimer_.setSingleShot(true);
+  previewTimer_.setInterval(kPreviewDelayMs);
+  connect(&previewTimer_, &QTimer::timeout, this, [this] { startPreview(timedText_); });
+}
+
+ScheduleEditorTracker::~ScheduleEditorTracker() {
+  // Running jobs hold their own state; cancelling only saves their code generation.
+  if (cancelRunning_) cancelRunning_();
+}
+
+void ScheduleEditorTracker::listTasks(std::shared_ptr<const GraphSnapshots> snapshots) {
+  const quint64 request = ++latestList_;
+  auto* watcher = new QFutureWatcher<TaskList>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, snapshots] {
+    watcher->deleteLater();
+    if (request != latestList_) return;
+    const TaskList list = watcher->result();
+    if (!list.message.isEmpty())
+      emit openFailed(QString(), list.message);
+    else
+      emit tasksListed(snapshots, list.tasks);
+  });
+  watcher->setFuture(QtConcurrent::run(listModelTasks, snapshots));
+}
+
+void ScheduleEditorTracker::openTask(std::shared_ptr<const GraphSnapshots> snapshots,
+                                     const driver::KernelTask& task, const QString& journalPath) {
+  const quint64 request = ++latestOpen_;
+  previewTimer_.stop();
+  waitingText_.reset();
+  auto* watcher = new QFutureWatcher<OpenOutcome>(this);
+  const QString name = QString::fromStdString(task.func_name);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, name] {
+    watcher->deleteLater();
+    if (request != latestOpen_) return;
+    const OpenOutcome outcome = watcher->result();
+    if (!outcome.task) {
+      opened_ = nullptr;  // the task open before is not what the user asked for
+      emit openFailed(name, outcome.message);
+      return;
+    }
+    opened_ = outcome.task;
+    emit taskOpened(opened_);
+  });
+  watcher->setFuture(QtConcurrent::run(openScheduleTask, std::move(snapshots), task, journalPath));
+}
+
+void ScheduleEditorTracker::schedulePreview(const QString& text) {
+  timedText_ = text;
+  previewTimer_.start();
+}
+
+void ScheduleEditorTracker::preview(const QString& text) {
+  previewTimer_.stop();
+  startPreview(text);
+}
+
+void ScheduleEditorTracker::startPreview(const QString& text) {
+  if (!opened_) return;
+  if (previewRunning_) {
+    // Wait for the running preview (its code generation is moot now) rather
+    // than run two: the newest text waits, and replaces any text waiting.
+    waitingText_ = text;
+    ++latestPreview_;
+    if (cancelRunning_) cancelRunning_();
+    return;
+  }
+  launchPreview(text);
+  setPreviewRunning(true);
+}
+
+void ScheduleEditorTracker::launchPreview(const QString& text) {
+  const quint64 request = ++latestPreview_;
+  const quint64 task = latestOpen_;
+  auto* watcher = new QFutureWatcher<PreviewStage>(this);
+  connect(watcher, &QFutureWatcherBase::resultReadyAt, this,
+          [this, watcher, request, task, text](int index) {
+            if (request != latestPreview_ || task != latestOpen_) return;
+            const PreviewStage stage = watcher->resultAt(index);
+            switch (stage.kind) {
+              case PreviewStage::Kind::Lowered:
+                emit lowered(text, stage.passes, stage.milliseconds);
+                break;
+              case PreviewStage::Kind::LoweringFailed:
+                emit loweringFailed(text, stage.problems);
+                break;
+              case PreviewStage::Kind::LlvmEmitted:
+                emit llvmEmitted(text, stage.llvmIR, stage.milliseconds);
+                break;
+              case PreviewStage::Kind::AssemblyEmitted:
+                emit assemblyEmitted(text, stage.assembly, stage.milliseconds);
+                break;
+              case PreviewStage::Kind::CodegenFailed:
+                emit codegenFailed(text, stage.message);
+                break;
+            }
+          });
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    cancelRunning_ = nullptr;
+    if (waitingText_ && opened_) {
+      const QString next = *waitingText_;
+      waitingText_.reset();
+      launchPreview(next);  // still busy
+      return;
+    }
+    waitingText_.reset();
+    setPreviewRunning(false);
+  });
+  QFuture<PreviewStage> future = QtConcurrent::run(previewSchedule, opened_, text, target_);
+  cancelRunning_ = [future]() mutable { future.cancel(); };
+  watcher->setFuture(future);
+}
+
+void ScheduleEditorTracker::setPreviewRunning(bool running) {
+  if (previewRunning_ == running) return;
+  previewRunning_ = running;
+  emit previewBusyChanged(running);
+}
+
+void ScheduleEditorTracker::measure(const QString& text) {
+  if (!opened_ || measuring_) return;
+  const quint64 task = latestOpen_;
+  auto* watcher = new QFutureWatcher<MeasureOutcome>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, task, text] {
+    watcher->deleteLater();
+    measuring_ = false;
+    emit measuringChanged(false);
+    if (task != latestOpen_) return;
+    const MeasureOutcome outcome = watcher->result();
+    if (outcome.measurement)
+      emit measured(text, *outcome.measurement, outcome.peakGflops,
+                    outcome.measurement->max_error <= kReferenceTolerance);
+    else
+      emit measureFailed(text, outcome.message);
+  });
+  watcher->setFuture(QtConcurrent::run(measureSchedule, opened_, text, target_, kMeasureRuns));
+  measuring_ = true;
+  emit measuringChanged(true);
+}
+
+void ScheduleEditorTracker::findBestRecord(const QString& path) {
+  if (!opened_) return;
+  const quint64 request = ++latestRecordSearch_;
+  const quint64 task = latestOpen_;
+  auto* watcher = new QFutureWatcher<RecordSearch>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, task, path] {
+    watcher->deleteLater();
+    if (request != latestRecordSearch_ || task != latestOpen_) return;
+    const RecordSearch search = watcher->result();
+    if (search.schedule)
+      emit bestRecordFound(path, *search.schedule, search.milliseconds);
+    else
+      emit bestRecordMissing(path, search.reason);
+  });
+  watcher->setFuture(
+      QtConcurrent::run(searchBestRecord, path, tune::task_workload_id(opened_->task()), target_));
+}
+
+}  // namespace lathe::studio

@@ -1,0 +1,131 @@
+// The schedule editor's background work, after hotspot's JobTracker: listing
+// a model's tasks, opening one (its computation, default schedule and newest
+// journaled edit), previews, measurements and reading records files all run
+// in pool threads on shared immutable state, and only the newest request's
+// result comes back, as a signal on the GUI thread.
+//
+// A preview lowers first and reports the loop IR after every pass at once,
+// then emits LLVM IR and then assembly, the slow parts, each as it is ready. One preview runs at a
+// time: a newer text cancels the running one's code generation and waits, and a still newer text
+// replaces the waiting one, so typing never queues work.
+#pragma once
+
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "driver/task_workbench.h"
+#include "studio/graph_snapshot_tracker.h"
+#include "views/code_preview.h"
+#include "views/schedule_editor.h"
+#include "views/schedule_editor_vocabulary.h"
+
+namespace lathe::studio {
+
+// A task on the editor's bench. Holds the model's snapshots because the
+// workbench reads the optimized graph and groups by reference.
+struct OpenedScheduleTask {
+  OpenedScheduleTask(std::shared_ptr<const GraphSnapshots> snapshots,
+                     const driver::KernelTask& task);
+
+  std::shared_ptr<const GraphSnapshots> snapshots;
+  driver::TaskWorkbench workbench;
+  QString defaultText;
+  std::optional<QString> journaledText;  // the newest edit the journal holds
+  QString journalProblem;                // why the journal could not be read, if so
+  views::ScheduleVocabulary vocabulary;
+
+  const driver::KernelTask& task() const { return workbench.task(); }
+};
+
+class ScheduleEditorTracker : public QObject {
+  Q_OBJECT
+
+ public:
+  // The wait after a keystroke before lowering: short enough that lowering and
+  // the loop IR land within 300 ms of the last keystroke.
+  static constexpr int kPreviewDelayMs = 120;
+  static constexpr int kMeasureRuns = 50;
+  // Largest normalized error of an output that still matches the reference
+  // (what `lathe schedule --measure` accepts).
+  static constexpr double kReferenceTolerance = 1e-4;
+
+  explicit ScheduleEditorTracker(QObject* parent = nullptr);
+  ~ScheduleEditorTracker() override;
+
+  // The target previews and measurements compile for: this machine.
+  const codegen::Target& target() const { return target_; }
+
+  // Extracts the tasks of the snapshots' optimized graph; tasksListed follows.
+  void listTasks(std::shared_ptr<const GraphSnapshots> snapshots);
+  // Opens a task; taskOpened follows. Previews and measurements of the task
+  // open before are dropped from here on.
+  void openTask(std::shared_ptr<const GraphSnapshots> snapshots, const driver::KernelTask& task,
+                const QString& journalPath);
+  std::shared_ptr<const OpenedScheduleTask> openedTask() const { return opened_; }
+
+  // Previews `text` once kPreviewDelayMs pass without another call.
+  void schedulePreview(const QString& text);
+  // Previews `text` now (opening a task, Reset, Load best).
+  void preview(const QString& text);
+  // Lowers and measures `text`; measured or measureFailed follows. One at a time.
+  void measure(const QString& text);
+  // Reads `path` for the fastest error-free record of the open task for
+  // target(); bestRecordFound or bestRecordMissing follows.
+  void findBestRecord(const QString& path);
+
+  bool isPreviewing() const { return previewRunning_; }
+  bool isMeasuring() const { return measuring_; }
+
+ signals:
+  void tasksListed(std::shared_ptr<const GraphSnapshots> snapshots,
+                   std::vector<driver::KernelTask> tasks);
+  void taskOpened(std::shared_ptr<const OpenedScheduleTask> task);
+  // Opening a task failed (no task is open then), or listing the tasks did
+  // (funcName is empty).
+  void openFailed(const QString& funcName, const QString& message);
+
+  void previewBusyChanged(bool busy);
+  void lowered(const QString& text, const QList<views::LoweringPassText>& passes,
+               double milliseconds);
+  void loweringFailed(const QString& text, const QList<views::ScheduleEditorDiagnostic>& problems);
+  void llvmEmitted(const QString& text, const QString& llvmIR, double milliseconds);
+  void assemblyEmitted(const QString& text, const QString& assembly, double milliseconds);
+  void codegenFailed(const QString& text, const QString& message);
+
+  void measuringChanged(bool measuring);
+  // peakGflops: the machine's peak on all threads.
+  void measured(const QString& text, const driver::KernelMeasurement& measurement,
+                double peakGflops, bool correct);
+  void measureFailed(const QString& text, const QString& message);
+
+  void bestRecordFound(const QString& path, const QString& schedule, double milliseconds);
+  void bestRecordMissing(const QString& path, const QString& reason);
+
+ private:
+  void startPreview(const QString& text);
+  void launchPreview(const QString& text);
+  void setPreviewRunning(bool running);
+
+  codegen::Target target_;
+  std::shared_ptr<const OpenedScheduleTask> opened_;
+  QTimer previewTimer_;
+  QString timedText_;  // what the timer will preview
+
+  quint64 latestList_ = 0;
+  quint64 latestOpen_ = 0;
+  quint64 latestPreview_ = 0;
+  quint64 latestRecordSearch_ = 0;
+  bool previewRunning_ = false;
+  std::optional<QString> waitingText_;   // previewed when the running preview ends
+  std::function<void()> cancelRunning_;  // cancels the running preview's code generation
+  bool measuring_ = false;
+};
+
+}  // namespace lathe::studio

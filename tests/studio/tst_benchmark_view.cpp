@@ -1,0 +1,336 @@
+// The studio's Benchmark tab and Export Package on the shared MLP: the
+// table, chart and kernel models on known numbers; untuned and tuned builds
+// (a records file holding one task's schedule) measured from the window,
+// with a row each, a box each, a per-kernel breakdown and CSV/PNG/PDF
+// exports; a build whose records cover no task runs and says so; a package
+// compiled, written, loaded by the runtime alone and run; a bad target
+// reported in the dialog.
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QImage>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "driver/model_loader.h"
+#include "driver/task_workbench.h"
+#include "runtime/package.h"
+#include "studio/benchmark_page.h"
+#include "studio/export_dialog.h"
+#include "studio/main_window.h"
+#include "tune/records.h"
+#include "tune/task.h"
+#include "views/benchmark_chart.h"
+#include "views/benchmark_table_model.h"
+#include "views/kernel_profile_model.h"
+
+using namespace lathe;
+using lathe::studio::BenchmarkPage;
+using lathe::studio::ExportDialog;
+using lathe::views::BenchmarkTableModel;
+using lathe::views::BuildBenchmark;
+using lathe::views::KernelProfileModel;
+
+namespace {
+
+// Compiling the MLP takes a second; a CI machine shared by several builds
+// can be many times slower.
+constexpr int kTimeoutMs = 120000;
+
+QString mlpPath() {
+  return qEnvironmentVariable("LATHE_SHARED_MODELS", QStringLiteral("../shared/models")) +
+         QStringLiteral("/mlp.onnx");
+}
+
+// A build of two kernels: "dense" called twice, "relu" once.
+BuildBenchmark syntheticBuild(const QString& name, const QString& records, double median,
+                              double denseUs) {
+  BuildBenchmark b;
+  b.name = name;
+  b.recordsPath = records;
+  b.tunedKernels = records.isEmpty() ? 0 : 1;
+  b.totalKernels = 2;
+  b.flops = 2e6;
+  b.repeat = 3;
+  b.number = 1;
+  b.times = runtime::TimeSummary::from_samples({median * 0.9, median, median * 1.2});
+  b.kernels = {{"dense_a", "dense", denseUs, {1, 10}},
+               {"relu_a", "relu", 10, {1, 10}},
+               {"dense_b", "dense", denseUs, {1, 10}}};
+  return b;
+}
+
+QStringList csvLines(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) return {};
+  return QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
+
+}  // namespace
+
+class TestBenchmarkView : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  QString recordsPath_;         // one record: the first task's default schedule
+  QString foreignRecordsPath_;  // one record of a task the MLP does not have
+  int taskCount_ = 0;
+
+  // Measures the checked builds of `page` with repeat 5 and waits for the end.
+  static void runBenchmark(BenchmarkPage& page, int builds) {
+    QSignalSpy finished(&page, &BenchmarkPage::benchmarkFinished);
+    page.repeatSpin()->setValue(5);
+    page.numberSpin()->setValue(1);
+    page.runButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(page.buildTable()->rowCount() == builds, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, kTimeoutMs);
+    QCOMPARE(finished.front().front().toBool(), false);  // not cancelled
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    // Settings and application data of this run only, never the user's.
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_.path());
+    QCoreApplication::setOrganizationName(QStringLiteral("LatheTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_benchmark_view"));
+    QVERIFY2(QFileInfo::exists(mlpPath()), qPrintable(mlpPath()));
+
+    const Graph graph = driver::load_model(mlpPath().toStdString());
+    const passes::OptimizedGraph optimized = passes::optimize_graph(graph, {});
+    const std::vector<driver::KernelTask> tasks =
+        tune::extract_tasks(optimized.graph, optimized.groups);
+    QVERIFY(!tasks.empty());
+    taskCount_ = static_cast<int>(tasks.size());
+    const driver::KernelTask& task = tasks.front();
+    const driver::TaskWorkbench workbench(optimized.graph, optimized.groups, task);
+
+    tune::TuningRecord record;
+    record.workload = tune::task_workload_id(task);
+    record.task_key = task.key;
+    record.ops = task.ops;
+    record.signature = task.signature;
+    record.flops = task.flops;
+    record.target = codegen::Target::host().to_string();
+    record.space = "default";
+    record.tuner = "default";
+    record.schedule = workbench.default_schedule_text();
+    record.costs_ms = {0.01, 0.012};
+    record.started = record.finished = tune::utc_timestamp();
+    recordsPath_ = dir_.filePath(QStringLiteral("tuning.jsonl"));
+    tune::RecordWriter(recordsPath_.toStdString()).write(record);
+
+    record.workload = "00000000deadbeef";
+    record.task_key = "no such task";
+    foreignRecordsPath_ = dir_.filePath(QStringLiteral("foreign.jsonl"));
+    tune::RecordWriter(foreignRecordsPath_.toStdString()).write(record);
+  }
+
+  void tableSpeedUpAgainstUntuned() {
+    BenchmarkTableModel model;
+    QAbstractItemModelTester tester(&model);
+    model.addBuild(syntheticBuild(QStringLiteral("untuned"), QString(), 10.0, 100));
+    model.addBuild(syntheticBuild(QStringLiteral("tuned"), QStringLiteral("t.jsonl"), 4.0, 40));
+    QCOMPARE(model.rowCount(), 2);
+    const auto value = [&](int row, int column) {
+      return model.index(row, column).data(BenchmarkTableModel::ValueRole).toDouble();
+    };
+    QCOMPARE(value(0, BenchmarkTableModel::SpeedUpColumn), 1.0);
+    QCOMPARE(value(1, BenchmarkTableModel::SpeedUpColumn), 2.5);
+    QCOMPARE(value(1, BenchmarkTableModel::MedianColumn), 4.0);
+    QCOMPARE(value(1, BenchmarkTableModel::MaxColumn), 4.8);
+    // 2e6 FLOPs in 4 ms: 0.5 GFLOPS.
+    QCOMPARE(value(1, BenchmarkTableModel::GflopsColumn), 0.5);
+    QCOMPARE(model.index(0, BenchmarkTableModel::SpeedUpColumn).data().toString(),
+             QStringLiteral("baseline"));
+    QCOMPARE(model.index(1, BenchmarkTableModel::TunedColumn).data().toString(),
+             QStringLiteral("1 / 2"));
+
+    const QStringList csv = model.toCsv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(csv.size(), 3);
+    QVERIFY(csv[0].startsWith(QStringLiteral("build,records,tuned_kernels")));
+    QVERIFY2(csv[2].startsWith(QStringLiteral("tuned,t.jsonl,1,2,3.6,4,4.8,")), qPrintable(csv[2]));
+  }
+
+  void kernelProfileSumsCallsSideBySide() {
+    KernelProfileModel model;
+    QAbstractItemModelTester tester(&model);
+    model.setBuilds({syntheticBuild(QStringLiteral("untuned"), QString(), 10.0, 100),
+                     syntheticBuild(QStringLiteral("tuned"), QStringLiteral("t.jsonl"), 4.0, 40)});
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.columnCount(), 6);  // kernel, calls, 2 times, share, 1 speed-up
+    const auto value = [&](int row, int column) {
+      return model.index(row, column).data(KernelProfileModel::ValueRole);
+    };
+    // Slowest first: dense, twice per run.
+    QCOMPARE(value(0, KernelProfileModel::KernelColumn).toString(), QStringLiteral("dense"));
+    QCOMPARE(value(0, KernelProfileModel::CallsColumn).toInt(), 2);
+    QCOMPARE(value(0, model.timeColumn(0)).toDouble(), 200.0);
+    QCOMPARE(value(0, model.timeColumn(1)).toDouble(), 80.0);
+    QCOMPARE(value(0, model.shareColumn()).toDouble(), 100.0 * 200 / 210);
+    QCOMPARE(model.speedUpColumn(0), -1);
+    QCOMPARE(value(0, model.speedUpColumn(1)).toDouble(), 2.5);
+    QCOMPARE(value(1, model.speedUpColumn(1)).toDouble(), 1.0);
+    QCOMPARE(model.headerData(model.timeColumn(1), Qt::Horizontal).toString(),
+             QStringLiteral("tuned (µs)"));
+  }
+
+  void benchmarkAndSeeTableRows() {
+    studio::MainWindow window;
+    window.resize(1400, 900);
+    QSignalSpy shown(&window, &studio::MainWindow::modelShown);
+    window.openModel(mlpPath());
+    QVERIFY(shown.wait(kTimeoutMs));
+    BenchmarkPage* page = window.benchmarkPage();
+    QVERIFY(page);
+    window.centralTabs()->setCurrentWidget(page);
+    page->untunedCheck()->setChecked(true);
+    page->tunedCheck()->setChecked(true);
+    page->handEditedCheck()->setChecked(false);
+    page->tuningRecordsEdit()->setText(recordsPath_);
+    runBenchmark(*page, 2);
+    if (QTest::currentTestFailed()) return;
+
+    const BenchmarkTableModel* table = page->buildTable();
+    QCOMPARE(table->rowCount(), 2);
+    const auto cell = [&](int row, int column) {
+      return table->index(row, column).data(BenchmarkTableModel::ValueRole);
+    };
+    QCOMPARE(cell(0, BenchmarkTableModel::BuildColumn).toString(), QStringLiteral("untuned"));
+    QCOMPARE(cell(1, BenchmarkTableModel::BuildColumn).toString(), QStringLiteral("tuned"));
+    QCOMPARE(cell(1, BenchmarkTableModel::TunedColumn).toInt(), 1);
+    QCOMPARE(table->builds()[1].totalKernels, taskCount_);
+    for (int row = 0; row < 2; ++row) {
+      QVERIFY(cell(row, BenchmarkTableModel::MinColumn).toDouble() > 0);
+      QVERIFY(cell(row, BenchmarkTableModel::MinColumn).toDouble() <=
+              cell(row, BenchmarkTableModel::MedianColumn).toDouble());
+      QVERIFY(cell(row, BenchmarkTableModel::MedianColumn).toDouble() <=
+              cell(row, BenchmarkTableModel::MaxColumn).toDouble());
+      QVERIFY(cell(row, BenchmarkTableModel::GflopsColumn).toDouble() > 0);
+      QCOMPARE(table->builds()[row].times.results.size(), size_t{5});
+      QVERIFY2(table->builds()[row].inputs.contains(QStringLiteral("mlp.io.npz")),
+               qPrintable(table->builds()[row].inputs));
+    }
+    QCOMPARE(cell(0, BenchmarkTableModel::SpeedUpColumn).toDouble(), 1.0);
+
+    QCOMPARE(page->chart()->boxCount(), 2);
+    const KernelProfileModel* kernels = page->kernelTable();
+    QVERIFY(kernels->rowCount() > 0);
+    int calls = 0;
+    for (int row = 0; row < kernels->rowCount(); ++row) {
+      calls += kernels->index(row, KernelProfileModel::CallsColumn).data().toInt();
+      QVERIFY(kernels->index(row, kernels->timeColumn(1))
+                  .data(KernelProfileModel::ValueRole)
+                  .isValid());
+    }
+    QCOMPARE(static_cast<size_t>(calls), table->builds()[0].kernels.size());
+
+    const QString csv = dir_.filePath(QStringLiteral("mlp-benchmark.csv"));
+    QVERIFY(page->exportCsv(csv));
+    const QStringList lines = csvLines(csv);
+    QCOMPARE(lines.size(), 3);
+    QVERIFY(lines[0].startsWith(QStringLiteral("build,")));
+    QVERIFY(lines[1].startsWith(QStringLiteral("untuned,")));
+    QVERIFY(lines[2].startsWith(QStringLiteral("tuned,")));
+
+    const QString png = dir_.filePath(QStringLiteral("mlp-benchmark.png"));
+    QVERIFY(page->exportPng(png));
+    QVERIFY(QFileInfo(png).size() > 0);
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() >= 960);
+
+    const QString pdf = dir_.filePath(QStringLiteral("mlp-benchmark.pdf"));
+    QVERIFY(page->exportPdf(pdf));
+    QFile pdfFile(pdf);
+    QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+    QVERIFY(pdfFile.read(5) == "%PDF-");
+  }
+
+  void recordsCoveringNoTaskStillRun() {
+    BenchmarkPage page(foreignRecordsPath_, dir_.filePath(QStringLiteral("no-journal.jsonl")));
+    const Graph graph = driver::load_model(mlpPath().toStdString());
+    page.setModel(mlpPath(), std::make_shared<const Graph>(graph));
+    QVERIFY(page.tunedCheck()->isChecked());  // the file exists
+    QVERIFY(!page.handEditedCheck()->isChecked());
+    page.untunedCheck()->setChecked(false);
+    runBenchmark(page, 1);
+    if (QTest::currentTestFailed()) return;
+    const BuildBenchmark& build = page.buildTable()->builds().front();
+    QCOMPARE(build.tunedKernels, 0);
+    QVERIFY2(build.recordsNote.contains(QStringLiteral("cover none")),
+             qPrintable(build.recordsNote));
+    QVERIFY(page.buildTable()
+                ->index(0, BenchmarkTableModel::TunedColumn)
+                .data()
+                .toString()
+                .contains(QStringLiteral("no record applies")));
+  }
+
+  void exportDialogWritesAndRunsPackage() {
+    const Graph graph = driver::load_model(mlpPath().toStdString());
+    ExportDialog dialog(mlpPath(), std::make_shared<const Graph>(graph), recordsPath_,
+                        dir_.filePath(QStringLiteral("no-journal.jsonl")));
+    QCOMPARE(dialog.targetEdit()->text(), QStringLiteral("llvm"));
+    dialog.recordsCombo()->setCurrentIndex(ExportDialog::TuningRecords);
+    const QString package = dir_.filePath(QStringLiteral("out/mlp.tar"));
+    dialog.outputEdit()->setText(package);
+    QVERIFY(!dialog.runButton()->isEnabled());  // nothing written there yet
+
+    QSignalSpy exported(&dialog, &ExportDialog::exported);
+    QSignalSpy failed(&dialog, &ExportDialog::exportFailed);
+    dialog.exportButton()->click();
+    QVERIFY(dialog.isBusy());
+    QTRY_VERIFY_WITH_TIMEOUT(exported.count() + failed.count() > 0, kTimeoutMs);
+    QVERIFY2(failed.isEmpty(), qPrintable(dialog.report()->toPlainText()));
+    QVERIFY(QFileInfo::exists(package));
+    QVERIFY2(
+        dialog.report()->toPlainText().contains(QStringLiteral("1 scheduled from tuning.jsonl")),
+        qPrintable(dialog.report()->toPlainText()));
+    {
+      runtime::Package loaded(package.toStdString());
+      QCOMPARE(loaded.executor().num_outputs(), 1);
+      QVERIFY(loaded.executor().output_shape(0) == (std::vector<int64_t>{1, 10}));
+    }
+
+    QVERIFY(dialog.runButton()->isEnabled());
+    QSignalSpy ran(&dialog, &ExportDialog::packageRan);
+    QSignalSpy runFailed(&dialog, &ExportDialog::runFailed);
+    dialog.runButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(ran.count() + runFailed.count() > 0, kTimeoutMs);
+    QVERIFY2(runFailed.isEmpty(), qPrintable(dialog.report()->toPlainText()));
+    const QString report = dialog.report()->toPlainText();
+    QVERIFY2(report.contains(QStringLiteral("output_0: float32 (1, 10)")), qPrintable(report));
+    QVERIFY2(report.contains(QStringLiteral("Execution time summary")), qPrintable(report));
+    QVERIFY2(report.contains(QStringLiteral("mlp.io.npz")), qPrintable(report));
+  }
+
+  void exportDialogReportsBadTarget() {
+    const Graph graph = driver::load_model(mlpPath().toStdString());
+    ExportDialog dialog(mlpPath(), std::make_shared<const Graph>(graph), recordsPath_,
+                        dir_.filePath(QStringLiteral("no-journal.jsonl")));
+    dialog.targetEdit()->setText(QStringLiteral("cuda"));
+    dialog.outputEdit()->setText(dir_.filePath(QStringLiteral("bad/mlp.tar")));
+    QSignalSpy failed(&dialog, &ExportDialog::exportFailed);
+    dialog.exportButton()->click();
+    QVERIFY(failed.wait(kTimeoutMs));
+    QVERIFY2(failed.front().front().toString().contains(QStringLiteral("unknown target kind")),
+             qPrintable(failed.front().front().toString()));
+    QVERIFY(dialog.report()->toPlainText().startsWith(QStringLiteral("Error:")));
+    QVERIFY(!dialog.isBusy());
+    QVERIFY(!QFileInfo::exists(dir_.filePath(QStringLiteral("bad/mlp.tar"))));
+  }
+};
+
+QTEST_MAIN(TestBenchmarkView)
+#include "tst_benchmark_view.moc"

@@ -1,0 +1,44 @@
+// One build of a model as the Benchmark view measured it: how it was
+// scheduled (default schedules, or a records file's best), its run times as
+// `lathe run --print-time` reports them, and the profiling executor's
+// per-kernel rows. What the benchmark table, chart and kernel table show.
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <vector>
+
+#include "runtime/graph_executor.h"
+
+namespace lathe::views {
+
+struct BuildBenchmark {
+  QString name;          // "untuned", "tuned", "hand-edited"
+  QString recordsPath;   // empty: every kernel on its default schedule
+  int tunedKernels = 0;  // distinct kernels compiled with a record's schedule
+  int totalKernels = 0;  // distinct kernels (tasks) of the model
+  QString recordsNote;   // why no record applied, or the records' warnings
+  double flops = 0;      // floating-point operations of one run of the model
+  int repeat = 0, number = 0;
+  runtime::TimeSummary times;                   // ms, one sample per repeat
+  std::vector<runtime::KernelProfile> kernels;  // one row per kernel call, in node order
+  QString inputs;                               // where the inputs came from
+
+  bool usesRecords() const { return !recordsPath.isEmpty(); }
+  double gflops() const { return times.median > 0 ? flops / (times.median * 1e6) : 0; }
+};
+
+// The build the others' speed-ups are measured against: the first on default
+// schedules, else the first; -1 when there is none.
+inline int baselineIndex(const QList<BuildBenchmark>& builds) {
+  for (int i = 0; i < builds.size(); ++i)
+    if (!builds[i].usesRecords()) return i;
+  return builds.isEmpty() ? -1 : 0;
+}
+
+// Baseline median over the build's median: 2.0 means twice as fast.
+inline double speedUp(const BuildBenchmark& baseline, const BuildBenchmark& build) {
+  return build.times.median > 0 ? baseline.times.median / build.times.median : 0;
+}
+
+}  // namespace lathe::views

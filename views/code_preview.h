@@ -1,0 +1,69 @@
+// What a schedule compiles to, in three read-only tabs: the loop IR after any
+// lowering pass (chosen in a combo box), the optimised LLVM IR and the
+// assembly. A refresh keeps the chosen pass and each tab's scroll position,
+// so an edit's effect can be watched in place.
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QTabWidget>
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+
+namespace lathe::views {
+
+// The loop IR after one lowering pass.
+struct LoweringPassText {
+  QString pass;
+  QString ir;  // "unchanged" when the pass changed nothing (tir::PassSnapshot's convention)
+  double milliseconds = 0;
+};
+
+class CodePreview : public QTabWidget {
+  Q_OBJECT
+
+ public:
+  enum Tab { LoopIRTab, LlvmIRTab, AssemblyTab };
+
+  explicit CodePreview(QWidget* parent = nullptr);
+
+  // Replaces the passes; the combo keeps the pass chosen before when the new
+  // list has it, else shows the last pass (the function as compiled).
+  void setLoweringPasses(const QList<LoweringPassText>& passes);
+  void setLlvmIR(const QString& text);
+  void setAssembly(const QString& text);
+  // Clears every tab, with `message` in place of the code.
+  void clear(const QString& message = QString());
+
+  // A note above the code (why it is not current: "line 3 has an error …"),
+  // or no note when empty.
+  void setNotice(const QString& notice);
+  QString notice() const;
+
+  // The texts shown, for the tests.
+  QString loopIRText() const;
+  QString llvmIRText() const;
+  QString assemblyText() const;
+  QComboBox* passCombo() const { return passCombo_; }
+  QPlainTextEdit* codeView(Tab tab) const;
+
+ signals:
+  // The loop IR tab shows another pass (by the user's choice or a refresh).
+  void passShown(const QString& pass);
+
+ private:
+  void showPass(int index);
+  static void setTextKeepingScroll(QPlainTextEdit* view, const QString& text);
+
+  QList<LoweringPassText> passes_;
+  QComboBox* passCombo_ = nullptr;
+  QLabel* passInfo_ = nullptr;
+  QLabel* notice_ = nullptr;
+  QPlainTextEdit* loopIR_ = nullptr;
+  QPlainTextEdit* llvmIR_ = nullptr;
+  QPlainTextEdit* assembly_ = nullptr;
+};
+
+}  // namespace lathe::views
