@@ -54,9 +54,13 @@ std::unique_ptr<tune::TuningSession> make_tuning_session(const TuningPlan& plan,
                                                          TuningOptions options,
                                                          TuningListener* listener) {
   std::vector<tune::TuningTask> tasks;
-  for (int id : selected)
+  for (int id : selected) {
+    // Building a task runs the reference executor: a stop asked for meanwhile
+    // ends the session before it starts.
+    if (options.control && options.control->stop) break;
     tasks.push_back(tune::make_tuning_task(plan.optimized.graph, plan.optimized.groups,
                                            plan.tasks.at(static_cast<size_t>(id)), options.space));
+  }
   return std::make_unique<tune::TuningSession>(std::move(tasks), std::move(options), listener);
 }
 

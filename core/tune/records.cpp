@@ -1,6 +1,7 @@
 #include "tune/records.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -113,10 +114,44 @@ std::string utc_timestamp() {
   return out;
 }
 
+namespace {
+
+// The size of the file up to and including its last newline: what is left
+// of it once a line torn by a killed writer is cut off.
+off_t complete_lines_size(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_size == 0) return 0;
+  char chunk[4096];
+  for (off_t end = st.st_size; end > 0;) {
+    const off_t begin = std::max<off_t>(0, end - static_cast<off_t>(sizeof chunk));
+    const ssize_t n = pread(fd, chunk, static_cast<size_t>(end - begin), begin);
+    if (n <= 0) return st.st_size;  // unreadable: leave the file as it is
+    for (ssize_t i = n; i-- > 0;)
+      if (chunk[i] == '\n') return begin + i + 1;
+    end = begin;
+  }
+  return 0;
+}
+
+}  // namespace
+
 RecordWriter::RecordWriter(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   LATHE_CHECK(fd_ >= 0, "cannot open tuning records ", path,
               " for appending: ", std::strerror(errno));
+  // A torn last line would otherwise become the start of the next record's
+  // line, and a malformed line in the middle makes the file unreadable.
+  struct stat st {};
+  if (fstat(fd_, &st) == 0) {
+    const off_t keep = complete_lines_size(fd_);
+    if (keep < st.st_size && ftruncate(fd_, keep) != 0) {
+      const int error = errno;
+      ::close(fd_);
+      fd_ = -1;
+      fail(str("cannot cut the torn last line of tuning records ", path, ": ",
+               std::strerror(error)));
+    }
+  }
 }
 
 RecordWriter::~RecordWriter() {

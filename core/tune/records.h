@@ -58,7 +58,9 @@ std::string utc_timestamp();
 class RecordWriter {
  public:
   RecordWriter() = default;
-  explicit RecordWriter(const std::string& path);  // creates or appends; throws when it cannot
+  // Creates or appends, first cutting off a torn last line (a writer killed
+  // mid-line); throws when it cannot.
+  explicit RecordWriter(const std::string& path);
   ~RecordWriter();
   RecordWriter(const RecordWriter&) = delete;
   RecordWriter& operator=(const RecordWriter&) = delete;

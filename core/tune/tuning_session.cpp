@@ -16,11 +16,6 @@
 namespace lathe::tune {
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 double gflops_of(int64_t flops, double ms) {
   return std::isfinite(ms) && ms > 0 ? static_cast<double>(flops) / (ms * 1e6) : 0;
 }
@@ -36,9 +31,12 @@ struct TuningSession::Impl {
   std::vector<int> since_best;  // trials since the last new best
   TaskScheduler scheduler;
   CostModel model;
+  // Measurements the cost model has not seen yet: CostModel::update adds to
+  // what it holds, so each sample is handed over exactly once.
   std::vector<std::vector<float>> samples;
   std::vector<double> sample_gflops;
   std::vector<int> sample_task;
+  bool learns = false;  // only the xgb tuner asks the model
   // Features of configs scored so far, per task (empty: instantiation failed).
   std::vector<std::map<topi::Config, std::vector<float>>> feature_cache;
   std::mutex cache_mutex;
@@ -65,6 +63,22 @@ struct TuningSession::Impl {
       states[i].weight = tasks[i].task.weight();
     }
     if (!options.records_path.empty()) writer = RecordWriter(options.records_path);
+    learns = options.tuner == "xgb";
+  }
+
+  void add_sample(const std::vector<float>& features, double gflops, int task) {
+    if (!learns) return;
+    samples.push_back(features);
+    sample_gflops.push_back(gflops);
+    sample_task.push_back(task);
+  }
+
+  void train() {
+    if (samples.empty()) return;
+    model.update(samples, sample_gflops, sample_task);
+    samples.clear();
+    sample_gflops.clear();
+    sample_task.clear();
   }
 
   double elapsed() const { return clock.seconds() - paused_s; }
@@ -210,12 +224,12 @@ void TuningSession::run() {
                       [&](size_t k) { built[k] = instantiate(t, configs[k]); });
     for (size_t k = 0; k < built.size(); ++k) {
       if (!built[k].ok()) continue;
-      m.samples.push_back(built[k].features);
-      m.sample_gflops.push_back(gflops[k]);
-      m.sample_task.push_back(static_cast<int>(ti));
+      m.add_sample(built[k].features, gflops[k], static_cast<int>(ti));
+      std::lock_guard lock(m.cache_mutex);
+      m.feature_cache[ti][configs[k]] = built[k].features;
     }
   }
-  if (!m.samples.empty()) m.model.update(m.samples, m.sample_gflops, m.sample_task);
+  m.train();
   refresh_estimate();
   if (m.listener) m.listener->on_start(p);
 
@@ -277,13 +291,17 @@ void TuningSession::run() {
           r.error_message = result.message;
         } else {
           r.costs_ms = result.costs_ms;
-          // A new best must compute what the reference executor computes.
-          if (median(r.costs_ms) < p.tasks[t_index].best_ms) {
+          // Every result must compute what the reference executor computes:
+          // any record without an error may become some file's best.
+          try {
             double error = output_error(t.data, result.outputs);
             if (!(error <= m.options.max_error)) {
               r.error_kind = to_string(ErrorKind::WrongAnswer);
               r.error_message = str("normalized error ", error, " against the reference executor");
             }
+          } catch (const Error& e) {
+            r.error_kind = to_string(ErrorKind::WrongAnswer);
+            r.error_message = e.what();
           }
         }
       }
@@ -302,9 +320,7 @@ void TuningSession::run() {
       measured.push_back(c.config);
       measured_gflops.push_back(r.gflops());
       if (c.ok()) {
-        m.samples.push_back(c.features);
-        m.sample_gflops.push_back(r.gflops());
-        m.sample_task.push_back(ti);
+        m.add_sample(c.features, r.gflops(), ti);
         std::lock_guard lock(m.cache_mutex);
         m.feature_cache[t_index][c.config] = c.features;
       }
@@ -324,7 +340,7 @@ void TuningSession::run() {
       }
     }
     strategy.update(measured, measured_gflops);
-    if (!m.samples.empty()) m.model.update(m.samples, m.sample_gflops, m.sample_task);
+    m.train();
     ++state.rounds;
     state.best_after_round.push_back(state.best_ms);
     p.tasks[t_index].current_gflops = round_best;

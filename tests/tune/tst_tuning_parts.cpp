@@ -116,6 +116,19 @@ class TestTuningParts : public QObject {
     QCOMPARE(file.records.size(), size_t{3});
     QCOMPARE(file.warnings.size(), size_t{1});
     QVERIFY(file.warnings[0].find(":4: torn last line") != std::string::npos);
+    {
+      // The next writer cuts the torn line off instead of continuing it.
+      const std::string resumed = dir.filePath("resumed.json").toStdString();
+      {
+        std::ofstream out(resumed);
+        out << to_json_line(sample_record(3.0)) << "\n" << line.substr(0, line.size() / 2);
+      }
+      RecordWriter(resumed).write(sample_record(2.5));
+      RecordFile cut = read_records(resumed);
+      QVERIFY(cut.warnings.empty());
+      QCOMPARE(cut.records.size(), size_t{2});
+      QCOMPARE(cut.records[1].latency_ms(), 2.5);
+    }
 
     // A newer format is skipped with a warning, not misread.
     TuningRecord future = sample_record(0.5);
