@@ -147,10 +147,10 @@ class TestCompiledModels : public QObject {
     const std::string host = options.target.to_string();
     {
       std::ofstream out(path);
-      out << record("this is not a schedule", 0.001, true, host)  // fastest, but failed
+      out << record("this is not a schedule", 0.001, true, host)       // fastest, but failed
           << record("nor is this", 0.002, false, "llvm -mcpu=znver4")  // another target
-          << record(good, 0.5, false, host)                          // the one to use
-          << record("also not a schedule", 0.9, false, host);        // slower
+          << record(good, 0.5, false, host)                            // the one to use
+          << record("also not a schedule", 0.9, false, host);          // slower
     }
     driver::TuningRecordSet set = driver::load_tuning_records(path, options.target);
     QCOMPARE(set.num_records, size_t{4});
