@@ -13,6 +13,7 @@
 #include "driver/tuning_records.h"
 #include "schedule/schedule_text.h"
 #include "studio/edit_journal.h"
+#include "studio/exception_text.h"
 #include "studio/machine_peak.h"
 #include "tune/task.h"
 
@@ -62,22 +63,12 @@ struct RecordSearch {
   QString reason;  // why there is none
 };
 
-QString describe(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return QString::fromStdString(e.what());
-  } catch (...) {
-    return QStringLiteral("unknown error");
-  }
-}
-
 TaskList listModelTasks(std::shared_ptr<const GraphSnapshots> snapshots) {
   TaskList list;
   try {
     list.tasks = tune::extract_tasks(snapshots->optimized.graph, snapshots->optimized.groups);
   } catch (...) {
-    list.message = describe(std::current_exception());
+    list.message = exceptionText(std::current_exception());
   }
   return list;
 }
@@ -93,11 +84,11 @@ OpenOutcome openScheduleTask(std::shared_ptr<const GraphSnapshots> snapshots,
       opened->journaledText = EditJournal::latestEdit(journalPath, tune::task_workload_id(task));
     } catch (...) {
       // A damaged journal costs the restored edit, never the task.
-      opened->journalProblem = describe(std::current_exception());
+      opened->journalProblem = exceptionText(std::current_exception());
     }
     outcome.task = std::move(opened);
   } catch (...) {
-    outcome.message = describe(std::current_exception());
+    outcome.message = exceptionText(std::current_exception());
   }
   return outcome;
 }
@@ -135,7 +126,7 @@ void previewSchedule(QPromise<PreviewStage>& promise,
     // Errors of lowering itself (bound inference, a nest it cannot build) have
     // no place in the text.
     lowering.kind = PreviewStage::Kind::LoweringFailed;
-    lowering.problems.append({0, 0, describe(std::current_exception())});
+    lowering.problems.append({0, 0, exceptionText(std::current_exception())});
   }
   lowering.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
   promise.addResult(lowering);
@@ -160,7 +151,7 @@ void previewSchedule(QPromise<PreviewStage>& promise,
   } catch (...) {
     PreviewStage failure;
     failure.kind = PreviewStage::Kind::CodegenFailed;
-    failure.message = describe(std::current_exception());
+    failure.message = exceptionText(std::current_exception());
     promise.addResult(failure);
   }
 }
@@ -174,7 +165,7 @@ MeasureOutcome measureSchedule(std::shared_ptr<const OpenedScheduleTask> task, Q
     const tir::LoweredFunc lowered = task->workbench.lower(text.toStdString(), false);
     outcome.measurement = task->workbench.measure(lowered.func, target, runs);
   } catch (...) {
-    outcome.message = describe(std::current_exception());
+    outcome.message = exceptionText(std::current_exception());
   }
   return outcome;
 }
@@ -197,7 +188,7 @@ RecordSearch searchBestRecord(QString path, std::string workload, codegen::Targe
     search.schedule = QString::fromStdString(best->second.schedule);
     search.milliseconds = best->second.latency_ms();
   } catch (...) {
-    search.reason = describe(std::current_exception());
+    search.reason = exceptionText(std::current_exception());
   }
   return search;
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "studio/exception_text.h"
 #include "tune/records.h"
 
 namespace lathe::studio {
@@ -18,22 +19,12 @@ struct PlanOutcome {
   QString message;
 };
 
-QString describe(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return QString::fromStdString(e.what());
-  } catch (...) {
-    return QStringLiteral("unknown error");
-  }
-}
-
 PlanOutcome planTasks(std::shared_ptr<const Graph> graph) {
   PlanOutcome outcome;
   try {
     outcome.plan = std::make_shared<driver::TuningPlan>(driver::plan_tuning(*graph));
   } catch (...) {
-    outcome.message = describe(std::current_exception());
+    outcome.message = exceptionText(std::current_exception());
   }
   return outcome;
 }
@@ -160,7 +151,7 @@ void TuningRunner::runSession(Request request) {
       emit finished(last, stopped);
     });
   } catch (...) {
-    forwarder.post([this, message = describe(std::current_exception())] {
+    forwarder.post([this, message = exceptionText(std::current_exception())] {
       sessionEnded();
       emit failed(message);
     });
