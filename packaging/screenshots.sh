@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Takes the documentation's screenshots: starts the already built studio on a
 # virtual X display and grabs the screen into docs/screenshots/: the window as
-# it opens, then the Schedule tab with its heaviest kernel measured once, then
+# it opens with a node found by the graph search in the inspector
+# (INSPECT_NODE, default a convolution of the sample), then the Schedule tab with its heaviest kernel measured once, then
 # the Benchmark tab with the model's builds measured: untuned, and tuned when
 # LATHE_TUNING_RECORDS names a records file (copied to where the Tuning tab
 # writes its records), then the Tuning tab after a minute of tuning the model (its records go
@@ -58,10 +59,15 @@ xvfb-run -a -s "-screen 0 ${screen_size}x24" bash -c '
     echo "screenshots.sh: lathe-studio exited early" >&2
     exit 1
   fi
-  import -window root "$SHOT"
   # Without a window manager nothing gives the window the keyboard: focus it.
   window=$(xdotool search --sync --name "Lathe Studio" | head -1)
   xdotool windowfocus --sync "$window"
+  # Ctrl+F: the graph search; the node found is shown in the inspector.
+  xdotool key --window "$window" ctrl+f
+  xdotool type --window "$window" "${INSPECT_NODE:-block.conv1/conv}"
+  xdotool key --window "$window" Return
+  sleep 1
+  import -window root "$SHOT"
   xdotool key --window "$window" alt+s
   sleep 4  # opening the kernel, lowering it, LLVM IR and assembly
   xdotool key --window "$window" alt+m

@@ -263,7 +263,15 @@ bool GraphView::findNode(const QString& text) {
   if (!layout_ || text.isEmpty()) return false;
   const auto& nodes = layout_->nodes;
   const int count = static_cast<int>(nodes.size());
-  const int current = layout_->find_node(selectedNodeName().toStdString());
+  int current = layout_->find_node(selectedNodeName().toStdString());
+  // A node named exactly so comes first, then every node containing the text
+  // in its name or op, one per call.
+  if (selectedNodeName().compare(text, Qt::CaseInsensitive) != 0) {
+    for (int i = 0; i < count; ++i)
+      if (QString::fromStdString(nodes[static_cast<size_t>(i)].name)
+              .compare(text, Qt::CaseInsensitive) == 0)
+        current = i - 1;
+  }
   for (int step = 1; step <= count; ++step) {
     const LayoutNode& node = nodes[static_cast<size_t>((current + step + count) % count)];
     const QString name = QString::fromStdString(node.name);

@@ -19,11 +19,17 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QScopedValueRollback>
+#include <QShowEvent>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTimer>
+#include <QToolBar>
 #include <QToolButton>
 #include <QUrl>
 #include <QVBoxLayout>
@@ -35,7 +41,9 @@
 #include "studio/schedule_editor_page.h"
 #include "studio/studio_settings.h"
 #include "studio/tuning_page.h"
+#include "views/fused_group_model.h"
 #include "views/graph_view.h"
+#include "views/inspector_view.h"
 #include "views/log_view.h"
 #include "views/model_summary_view.h"
 #include "views/node_filter_proxy_model.h"
@@ -70,19 +78,24 @@ MainWindow::MainWindow(QWidget* parent)
 
   createCentralWidget();
   createDocks();
+  createToolBar();
   createMenus();
   createStatusBar();
+  // Before any saved layout is restored: what Restore Default Layout returns to.
+  defaultLayout_ = saveState();
 
   connect(loadTracker_, &ModelLoadTracker::loaded, this, &MainWindow::showModel);
   connect(loadTracker_, &ModelLoadTracker::failed, this, &MainWindow::showLoadFailure);
   connect(loadTracker_, &ModelLoadTracker::loadingChanged, this, &MainWindow::setLoadingIndicator);
   connect(loadTracker_, &ModelLoadTracker::discarded, this, [this](const QString& path) {
-    logView_->info(tr("Ignored the result for %1: a newer request replaced it").arg(path));
+    logView_->info(
+        tr("Ignored the result for %1: it was cancelled or a newer request replaced it").arg(path));
   });
 
   updateWindowTitle();
   if (!restoreGeometry(settings_->windowGeometry())) resize(1280, 800);
-  restoreState(settings_->windowState());
+  // Dock sizes only take once the window is laid out: on the first show.
+  sizeDocksOnShow_ = !restoreState(settings_->windowState());
 }
 
 MainWindow::~MainWindow() = default;
@@ -115,9 +128,6 @@ QWidget* MainWindow::createGraphPage() {
   graphSearch_->setClearButtonEnabled(true);
   connect(graphSearch_, &QLineEdit::returnPressed, this, &MainWindow::searchGraph);
 
-  auto* fit = new QToolButton;
-  fit->setText(tr("Fit"));
-  fit->setToolTip(tr("Fit both graphs in their views (F)"));
   auto* exportButton = new QToolButton;
   exportButton->setText(tr("Export…"));
   exportButton->setToolTip(tr("Export the right-hand graph as SVG, PNG or DOT"));
@@ -129,7 +139,6 @@ QWidget* MainWindow::createGraphPage() {
   toolbar->addWidget(new QLabel(tr("Snapshot:")));
   toolbar->addWidget(snapshotCombo_);
   toolbar->addWidget(graphSearch_, 1);
-  toolbar->addWidget(fit);
   toolbar->addWidget(exportButton);
   toolbar->addWidget(graphStatus_);
 
@@ -170,14 +179,15 @@ QWidget* MainWindow::createGraphPage() {
     const QModelIndex row =
         hits.isEmpty() ? QModelIndex() : nodeProxy_->mapFromSource(hits.front());
     if (row.isValid()) {
+      const QScopedValueRollback following(followingGraph_, true);
       nodeTable_->setCurrentIndex(row);
       nodeTable_->scrollTo(row);
     }
   };
   connect(originalView_, &views::GraphView::nodeSelected, this, followInTable);
   connect(snapshotView_, &views::GraphView::nodeSelected, this, followInTable);
-  connect(fit, &QToolButton::clicked, originalView_, &views::GraphView::fitGraph);
-  connect(fit, &QToolButton::clicked, snapshotView_, &views::GraphView::fitGraph);
+  connect(originalView_, &views::GraphView::nodeSelected, this, &MainWindow::inspectOriginalNode);
+  connect(snapshotView_, &views::GraphView::nodeSelected, this, &MainWindow::inspectSnapshotNode);
   connect(exportButton, &QToolButton::clicked, snapshotView_, &views::GraphView::chooseExportFile);
 
   connect(graphTracker_, &GraphSnapshotTracker::computed, this, &MainWindow::showGraphSnapshots);
@@ -246,6 +256,16 @@ QWidget* MainWindow::createNodePage() {
   nodeTable_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
   nodeTable_->horizontalHeader()->setStretchLastSection(true);
   nodeTable_->horizontalHeader()->setHighlightSections(false);
+  // Choosing a row selects the node in both graphs and inspects it.
+  connect(nodeTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (followingGraph_ || !current.isValid()) return;
+            const QString name =
+                current.siblingAtColumn(views::NodeTableModel::NameColumn).data().toString();
+            originalView_->selectNode(name);
+            snapshotView_->selectNode(name);
+            inspectOriginalNode(name);
+          });
 
   auto* filterRow = new QHBoxLayout;
   filterRow->addWidget(filterEdit_, 1);
@@ -262,6 +282,9 @@ QWidget* MainWindow::createNodePage() {
 QWidget* MainWindow::createSchedulePage() {
   schedulePage_ = new ScheduleEditorPage(EditJournal::defaultPath());
   schedulePage_->setObjectName(QStringLiteral("schedulePage"));
+  // The fused groups dock names the task running each group.
+  connect(schedulePage_, &ScheduleEditorPage::tasksListed, this,
+          [this] { groupModel_->setTasks(schedulePage_->tasks()); });
   connect(schedulePage_, &ScheduleEditorPage::logMessage, this,
           [this](const QString& message, bool error) {
             if (error)
@@ -312,29 +335,106 @@ void MainWindow::showExportDialog() {
 }
 
 void MainWindow::createDocks() {
+  auto dock = [this](const QString& title, const QString& name, QWidget* widget,
+                     Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(name);  // restoreState matches docks by name
+    dock->setWidget(widget);
+    addDockWidget(area, dock);
+    return dock;
+  };
   summaryView_ = new views::ModelSummaryView;
   summaryView_->setObjectName(QStringLiteral("modelSummary"));
-  auto* summaryDock = new QDockWidget(tr("Model"), this);
-  summaryDock->setObjectName(QStringLiteral("summaryDock"));  // restoreState matches by name
-  summaryDock->setWidget(summaryView_);
-  addDockWidget(Qt::LeftDockWidgetArea, summaryDock);
+  summaryDock_ =
+      dock(tr("Model"), QStringLiteral("summaryDock"), summaryView_, Qt::LeftDockWidgetArea);
+
+  groupModel_ = new views::FusedGroupModel(this);
+  groupProxy_ = new QSortFilterProxyModel(this);
+  groupProxy_->setSourceModel(groupModel_);
+  groupProxy_->setSortRole(views::FusedGroupModel::SortRole);
+  groupTable_ = new QTableView;
+  groupTable_->setObjectName(QStringLiteral("fusedGroupTable"));
+  groupTable_->setModel(groupProxy_);
+  groupTable_->setSortingEnabled(true);
+  groupTable_->sortByColumn(views::FusedGroupModel::GroupColumn, Qt::AscendingOrder);
+  groupTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  groupTable_->setSelectionMode(QAbstractItemView::SingleSelection);
+  groupTable_->setWordWrap(false);
+  groupTable_->verticalHeader()->hide();
+  groupTable_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+  groupTable_->horizontalHeader()->setStretchLastSection(true);
+  connect(groupTable_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          &MainWindow::inspectGroup);
+  connect(groupTable_, &QTableView::doubleClicked, this, &MainWindow::editGroupSchedule);
+  groupsDock_ =
+      dock(tr("Fused Groups"), QStringLiteral("groupsDock"), groupTable_, Qt::LeftDockWidgetArea);
+
+  inspector_ = new views::InspectorView;
+  inspector_->setObjectName(QStringLiteral("inspector"));
+  inspectorDock_ =
+      dock(tr("Inspector"), QStringLiteral("inspectorDock"), inspector_, Qt::RightDockWidgetArea);
 
   logView_ = new views::LogView;
   logView_->setObjectName(QStringLiteral("logView"));
-  auto* logDock = new QDockWidget(tr("Log"), this);
-  logDock->setObjectName(QStringLiteral("logDock"));
-  logDock->setWidget(logView_);
-  addDockWidget(Qt::BottomDockWidgetArea, logDock);
+  logDock_ = dock(tr("Log"), QStringLiteral("logDock"), logView_, Qt::BottomDockWidgetArea);
+  applyDefaultDockSizes();
+}
 
-  resizeDocks({summaryDock}, {340}, Qt::Horizontal);
-  resizeDocks({logDock}, {170}, Qt::Vertical);
+void MainWindow::applyDefaultDockSizes() {
+  resizeDocks({summaryDock_, inspectorDock_}, {300, 320}, Qt::Horizontal);
+  resizeDocks({summaryDock_, groupsDock_}, {260, 340}, Qt::Vertical);
+  resizeDocks({logDock_}, {150}, Qt::Vertical);
+}
+
+void MainWindow::restoreDefaultLayout() {
+  restoreState(defaultLayout_);
+  for (QDockWidget* dock : {summaryDock_, groupsDock_, inspectorDock_, logDock_}) {
+    dock->setFloating(false);
+    dock->show();
+  }
+  toolBar_->show();
+  applyDefaultDockSizes();
+  statusBar()->showMessage(tr("Restored the default layout"), 3000);
+}
+
+void MainWindow::createToolBar() {
+  const QStyle* style = this->style();
+  openAction_ = new QAction(style->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open…"), this);
+  openAction_->setShortcut(QKeySequence::Open);
+  openAction_->setToolTip(tr("Open an ONNX model (Ctrl+O)"));
+  connect(openAction_, &QAction::triggered, this, &MainWindow::chooseModelFile);
+  sampleAction_ =
+      new QAction(style->standardIcon(QStyle::SP_FileIcon), tr("Open &Sample Model"), this);
+  sampleAction_->setToolTip(tr("Open the small CNN bundled with the studio"));
+  connect(sampleAction_, &QAction::triggered, this, &MainWindow::openSampleModel);
+  exportAction_ =
+      new QAction(style->standardIcon(QStyle::SP_DialogSaveButton), tr("&Export Package…"), this);
+  exportAction_->setObjectName(QStringLiteral("exportPackageAction"));
+  exportAction_->setShortcut(QKeySequence(tr("Ctrl+E")));
+  exportAction_->setToolTip(
+      tr("Compile the model with its tuning records into a package (Ctrl+E)"));
+  connect(exportAction_, &QAction::triggered, this, &MainWindow::showExportDialog);
+  fitAction_ =
+      new QAction(style->standardIcon(QStyle::SP_TitleBarMaxButton), tr("&Fit Graphs"), this);
+  fitAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+  fitAction_->setToolTip(tr("Fit both graphs in their views (Ctrl+0)"));
+  connect(fitAction_, &QAction::triggered, originalView_, &views::GraphView::fitGraph);
+  connect(fitAction_, &QAction::triggered, snapshotView_, &views::GraphView::fitGraph);
+
+  toolBar_ = addToolBar(tr("Main Toolbar"));
+  toolBar_->setObjectName(QStringLiteral("mainToolBar"));
+  toolBar_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  toolBar_->addAction(openAction_);
+  toolBar_->addAction(sampleAction_);
+  toolBar_->addAction(exportAction_);
+  toolBar_->addSeparator();
+  toolBar_->addAction(fitAction_);
 }
 
 void MainWindow::createMenus() {
   QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
-  QAction* open = fileMenu->addAction(tr("&Open…"), this, &MainWindow::chooseModelFile);
-  open->setShortcut(QKeySequence::Open);
-  fileMenu->addAction(tr("Open &Sample Model"), this, &MainWindow::openSampleModel);
+  fileMenu->addAction(openAction_);
+  fileMenu->addAction(sampleAction_);
   recentFilesMenu_ = fileMenu->addMenu(tr("Open &Recent"));
   recentFilesMenu_->setObjectName(QStringLiteral("recentFilesMenu"));
   recentFilesMenu_->setToolTipsVisible(true);
@@ -345,10 +445,7 @@ void MainWindow::createMenus() {
           Qt::QueuedConnection);
   rebuildRecentFilesMenu();
   fileMenu->addSeparator();
-  QAction* exportPackage =
-      fileMenu->addAction(tr("&Export Package…"), this, &MainWindow::showExportDialog);
-  exportPackage->setObjectName(QStringLiteral("exportPackageAction"));
-  exportPackage->setShortcut(QKeySequence(tr("Ctrl+E")));
+  fileMenu->addAction(exportAction_);
   fileMenu->addSeparator();
   QAction* quit = fileMenu->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -362,9 +459,15 @@ void MainWindow::createMenus() {
     edit->selectAll();
   });
   find->setShortcut(QKeySequence::Find);
+  viewMenu->addAction(fitAction_);
   viewMenu->addSeparator();
-  for (QDockWidget* dock : findChildren<QDockWidget*>())
+  for (QDockWidget* dock : {summaryDock_, groupsDock_, inspectorDock_, logDock_})
     viewMenu->addAction(dock->toggleViewAction());
+  viewMenu->addAction(toolBar_->toggleViewAction());
+  viewMenu->addSeparator();
+  QAction* restore =
+      viewMenu->addAction(tr("&Restore Default Layout"), this, &MainWindow::restoreDefaultLayout);
+  restore->setObjectName(QStringLiteral("restoreLayoutAction"));
 
   QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
   QAction* about = helpMenu->addAction(tr("&About Lathe Studio"), this, &MainWindow::showAbout);
@@ -384,6 +487,23 @@ void MainWindow::createStatusBar() {
   busyIndicator_->setTextVisible(false);
   busyIndicator_->hide();
   statusBar()->addPermanentWidget(busyIndicator_);
+  cancelLoad_ = new QToolButton;
+  cancelLoad_->setObjectName(QStringLiteral("cancelLoadButton"));
+  cancelLoad_->setText(tr("Cancel"));
+  cancelLoad_->setToolTip(tr("Stop waiting for this model; the one shown stays"));
+  cancelLoad_->hide();
+  connect(cancelLoad_, &QToolButton::clicked, this, &MainWindow::cancelLoading);
+  statusBar()->addPermanentWidget(cancelLoad_);
+}
+
+void MainWindow::cancelLoading() {
+  if (!loadTracker_->isLoading()) return;
+  loadTracker_->cancel();
+  logView_->info(
+      currentPath_.isEmpty()
+          ? tr("Cancelled loading")
+          : tr("Cancelled loading; %1 stays shown").arg(QFileInfo(currentPath_).fileName()));
+  statusBar()->showMessage(tr("Cancelled"), 3000);
 }
 
 bool MainWindow::isLoading() const {
@@ -510,6 +630,9 @@ void MainWindow::showGraphSnapshots(const std::shared_ptr<const GraphSnapshots>&
   snapshotCombo_->setEnabled(true);
   snapshotCombo_->setCurrentIndex(snapshotCombo_->count() - 1);
   showSnapshot(snapshotCombo_->currentIndex());
+  groupModel_->setGroups(snapshots->optimized.graph, snapshots->optimized.groups);
+  groupTable_->resizeColumnsToContents();
+  inspector_->clear();
   // The optimized graph's kernels are what the Schedule tab edits.
   schedulePage_->setGraphSnapshots(snapshots);
   // The Tuning tab tunes the same kernels; a session on the previous model stops.
@@ -554,6 +677,51 @@ void MainWindow::showSnapshotLayout(int comboIndex,
   emit snapshotShown(comboIndex);
 }
 
+void MainWindow::inspectOriginalNode(const QString& name) {
+  if (!snapshots_) return;
+  const std::shared_ptr<const Graph> graph(snapshots_, &snapshots_->original);
+  inspector_->showNode(graph, graph->find_node(name.toStdString()), tr("original"));
+}
+
+void MainWindow::inspectSnapshotNode(const QString& name) {
+  const int comboIndex = snapshotCombo_->currentIndex();
+  if (!snapshots_ || comboIndex <= 0) {
+    inspectOriginalNode(name);
+    return;
+  }
+  const passes::GraphSnapshot& snapshot =
+      snapshots_->optimized.snapshots.at(static_cast<size_t>(comboIndex - 1));
+  const std::shared_ptr<const Graph> graph(snapshots_, &snapshot.graph);
+  const int node = graph->find_node(name.toStdString());
+  QString group;
+  for (const passes::FusedGroup& g : snapshot.groups)
+    if (std::find(g.nodes.begin(), g.nodes.end(), node) != g.nodes.end())
+      group = QStringLiteral("#%1 %2").arg(g.id).arg(QString::fromStdString(g.name));
+  inspector_->showNode(graph, node, tr("after %1").arg(QString::fromStdString(snapshot.pass)),
+                       group);
+}
+
+void MainWindow::inspectGroup(const QModelIndex& proxyIndex) {
+  if (!snapshots_ || !proxyIndex.isValid()) return;
+  const QString anchor = proxyIndex.data(views::FusedGroupModel::AnchorRole).toString();
+  // The groups are the fused graph's: show it on the right if another snapshot is.
+  if (snapshotCombo_->currentIndex() != snapshotCombo_->count() - 1)
+    snapshotCombo_->setCurrentIndex(snapshotCombo_->count() - 1);
+  snapshotView_->selectNode(anchor);
+  originalView_->selectNode(anchor);
+  inspectSnapshotNode(anchor);
+}
+
+void MainWindow::editGroupSchedule(const QModelIndex& proxyIndex) {
+  const int task = proxyIndex.data(views::FusedGroupModel::TaskRole).toInt();
+  if (task < 0) {
+    statusBar()->showMessage(tr("The group's kernels are still being listed"), 3000);
+    return;
+  }
+  centralTabs_->setCurrentWidget(schedulePage_);
+  schedulePage_->openTask(task);
+}
+
 void MainWindow::searchGraph() {
   const QString text = graphSearch_->text().trimmed();
   if (text.isEmpty()) return;
@@ -593,6 +761,7 @@ void MainWindow::showLoadFailure(const QString& path, const QString& summary,
 
 void MainWindow::setLoadingIndicator(bool loading) {
   busyIndicator_->setVisible(loading);
+  cancelLoad_->setVisible(loading);
 }
 
 void MainWindow::updateWindowTitle() {
@@ -622,6 +791,15 @@ void MainWindow::dropEvent(QDropEvent* event) {
   if (path.isEmpty()) return;
   event->acceptProposedAction();
   openModel(path);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (sizeDocksOnShow_) {
+    sizeDocksOnShow_ = false;
+    // Queued: the dock areas get their geometry once the shown window is laid out.
+    QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+  }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

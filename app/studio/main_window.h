@@ -1,8 +1,10 @@
-// The studio's main window: Graph, Nodes, Schedule, Tuning and Benchmark tabs in the middle,
-// the model summary and the log in docks, File and Help menus, drag and drop
-// of .onnx files. It only wires views to the driver; loads run in ModelLoadTracker.
+// The studio's main window: Graph, Nodes, Schedule, Tuning and Benchmark tabs in the middle;
+// the model summary, fused groups, inspector and log in docks; File, View and Help menus,
+// a toolbar, drag and drop of .onnx files. It only wires views to the driver; loads run
+// in ModelLoadTracker.
 #pragma once
 
+#include <QByteArray>
 #include <QMainWindow>
 #include <QPointer>
 #include <QString>
@@ -11,18 +13,24 @@
 #include <vector>
 
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
 class QMessageBox;
 class QMimeData;
 class QProgressBar;
+class QSortFilterProxyModel;
 class QTableView;
+class QToolBar;
+class QToolButton;
 class QTabWidget;
 class QTemporaryDir;
 
 namespace lathe::views {
+class FusedGroupModel;
 class GraphView;
+class InspectorView;
 struct GraphLayout;
 class LogView;
 class ModelSummaryView;
@@ -81,6 +89,18 @@ class MainWindow : public QMainWindow {
   BenchmarkPage* benchmarkPage() const { return benchmarkPage_; }
   QTabWidget* centralTabs() const { return centralTabs_; }
 
+  // The node last selected in a graph view, the node table or the fused groups.
+  views::InspectorView* inspector() const { return inspector_; }
+  // The fused groups of the shown model; double-clicking one opens its
+  // kernel in the Schedule tab.
+  views::FusedGroupModel* fusedGroupModel() const { return groupModel_; }
+  QTableView* fusedGroupTable() const { return groupTable_; }
+  QToolBar* mainToolBar() const { return toolBar_; }
+  // Docks, toolbar and their sizes as on first start (View › Restore Default Layout).
+  void restoreDefaultLayout();
+  // Stops waiting for the model being loaded; the shown model stays.
+  void cancelLoading();
+
   // The .onnx file a drag carries, or an empty string.
   static QString modelPathFromMimeData(const QMimeData* mime);
 
@@ -93,6 +113,7 @@ class MainWindow : public QMainWindow {
   void snapshotShown(int comboIndex);
 
  protected:
+  void showEvent(QShowEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
@@ -105,6 +126,8 @@ class MainWindow : public QMainWindow {
   QWidget* createTuningPage();
   QWidget* createBenchmarkPage();
   void createDocks();
+  void applyDefaultDockSizes();
+  void createToolBar();
   void createMenus();
   void createStatusBar();
 
@@ -123,6 +146,13 @@ class MainWindow : public QMainWindow {
   void showSnapshotLayout(int comboIndex, std::shared_ptr<const views::GraphLayout> layout);
   void searchGraph();
 
+  // The inspector shows node `name` of the original graph, or of the
+  // snapshot shown on the right.
+  void inspectOriginalNode(const QString& name);
+  void inspectSnapshotNode(const QString& name);
+  void inspectGroup(const QModelIndex& proxyIndex);
+  void editGroupSchedule(const QModelIndex& proxyIndex);
+
   StudioSettings* settings_ = nullptr;
   ModelLoadTracker* loadTracker_ = nullptr;
   views::NodeTableModel* nodeModel_ = nullptr;
@@ -134,7 +164,28 @@ class MainWindow : public QMainWindow {
   QMenu* recentFilesMenu_ = nullptr;
   QProgressBar* busyIndicator_ = nullptr;
   QLabel* modelStatus_ = nullptr;
+  QToolButton* cancelLoad_ = nullptr;
   QPointer<QMessageBox> errorBox_;
+  QToolBar* toolBar_ = nullptr;
+  QAction* openAction_ = nullptr;
+  QAction* sampleAction_ = nullptr;
+  QAction* exportAction_ = nullptr;
+  QAction* fitAction_ = nullptr;
+  QDockWidget* summaryDock_ = nullptr;
+  QDockWidget* groupsDock_ = nullptr;
+  QDockWidget* inspectorDock_ = nullptr;
+  QDockWidget* logDock_ = nullptr;
+  // saveState() right after the docks and toolbar were made.
+  QByteArray defaultLayout_;
+  bool sizeDocksOnShow_ = false;
+
+  views::InspectorView* inspector_ = nullptr;
+  views::FusedGroupModel* groupModel_ = nullptr;
+  QSortFilterProxyModel* groupProxy_ = nullptr;
+  QTableView* groupTable_ = nullptr;
+  // Set while the node table follows a graph selection, so its row change
+  // does not send the inspector back to the original graph.
+  bool followingGraph_ = false;
 
   QTabWidget* centralTabs_ = nullptr;
   GraphSnapshotTracker* graphTracker_ = nullptr;

@@ -74,6 +74,12 @@ void ModelLoadTracker::load(const QString& path) {
   setLoading(true);
 }
 
+void ModelLoadTracker::cancel() {
+  if (!loading_) return;
+  ++latestRequest_;
+  setLoading(false);
+}
+
 void ModelLoadTracker::setLoading(bool loading) {
   if (loading_ == loading) return;
   loading_ = loading;

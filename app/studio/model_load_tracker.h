@@ -29,6 +29,9 @@ class ModelLoadTracker : public QObject {
 
   // Starts loading `path`; any load still running is superseded.
   void load(const QString& path);
+  // Drops the outcome of the load running, if any: the importer cannot be
+  // interrupted, so it runs to its end in the background and is discarded.
+  void cancel();
   bool isLoading() const { return loading_; }
 
  signals:

@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "ir/node_cost.h"
 #include "ir/op_registry.h"
 
 namespace lathe::driver {
@@ -23,23 +24,19 @@ ModelInfo inspect_graph(const Graph& graph) {
     NodeInfo ni;
     ni.name = n.name;
     ni.op = n.op;
-    std::vector<TensorType> in_types;
-    for (ValueId in : n.inputs) {
-      if (in == kNoValue) {
-        ni.inputs.push_back("none");
-        in_types.emplace_back();
-        continue;
-      }
-      ni.inputs.push_back("%" + graph.value(in).name + " : " + graph.type(in).to_string());
-      in_types.push_back(graph.type(in));
-    }
+    for (ValueId in : n.inputs)
+      ni.inputs.push_back(in == kNoValue
+                              ? "none"
+                              : "%" + graph.value(in).name + " : " + graph.type(in).to_string());
     for (ValueId out : n.outputs)
       ni.output_types.push_back(out == kNoValue ? TensorType{} : graph.type(out));
-    if (const OpDef* op = registry.find(n.op)) {
+    if (const OpDef* op = registry.find(n.op))
       ni.fusion_kind = std::string(fusion_kind_name(op->kind));
-      if (op->macs) ni.macs = op->macs(n, in_types, ni.output_types);
-    }
+    const NodeCost cost = node_cost(graph, n);
+    ni.macs = cost.macs;
+    ni.flops = cost.flops;
     info.total_macs += ni.macs;
+    info.total_flops += ni.flops;
     ++info.op_histogram[n.op];
     info.nodes.push_back(std::move(ni));
   }

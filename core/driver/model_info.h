@@ -18,6 +18,7 @@ struct NodeInfo {
   std::vector<std::string> inputs;  // "%name : float32[...]"
   std::vector<TensorType> output_types;
   int64_t macs = 0;
+  int64_t flops = 0;  // ir/node_cost.h: 2 per MAC, else one per output element
 };
 
 struct ModelInfo {
@@ -27,6 +28,7 @@ struct ModelInfo {
   int64_t parameter_count = 0;  // elements of constants the nodes read
   int64_t parameter_bytes = 0;
   int64_t total_macs = 0;
+  int64_t total_flops = 0;
   std::vector<NodeInfo> nodes;
 };
 

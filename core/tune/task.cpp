@@ -4,29 +4,15 @@
 #include <map>
 #include <sstream>
 
-#include "ir/op_registry.h"
+#include "ir/node_cost.h"
 #include "tune/group_computation.h"
 
 namespace lathe::tune {
 namespace {
 
 int64_t group_flops(const Graph& graph, const passes::FusedGroup& group) {
-  const OpRegistry& registry = OpRegistry::global();
   int64_t flops = 0;
-  for (int n : group.nodes) {
-    const Node& node = graph.nodes[static_cast<size_t>(n)];
-    std::vector<TensorType> in, out;
-    for (ValueId v : node.inputs) in.push_back(v == kNoValue ? TensorType{} : graph.type(v));
-    for (ValueId v : node.outputs) out.push_back(v == kNoValue ? TensorType{} : graph.type(v));
-    const OpDef* op = registry.find(node.op);
-    if (op && op->macs) {
-      flops += 2 * op->macs(node, in, out);
-    } else if (!out.empty()) {
-      // One operation per output element for everything that is not a
-      // multiply-accumulate kernel.
-      flops += out[0].numel();
-    }
-  }
+  for (int n : group.nodes) flops += node_cost(graph, graph.nodes[static_cast<size_t>(n)]).flops;
   return flops;
 }
 
