@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "views/graph_overview.h"
+
 namespace lathe::views {
 
 namespace {
@@ -126,6 +128,8 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   setBackgroundBrush(QColor(0xfc, 0xfc, 0xfa));
   setFocusPolicy(Qt::StrongFocus);
   connect(scene(), &QGraphicsScene::selectionChanged, this, &GraphView::onSceneSelectionChanged);
+  overview_ = new GraphOverview(this);
+  overview_->hide();
 }
 
 GraphView::~GraphView() {
@@ -145,11 +149,39 @@ void GraphView::setGraphLayout(std::shared_ptr<const GraphLayout> layout) {
     centerOn(sceneRect().center().x(), sceneRect().top() + viewport()->height() / 2.0 / kStartZoom);
   }
   if (!keep.isEmpty()) selectNode(keep);
+  updateOverview();
 }
 
 void GraphView::clearGraph() {
   layout_.reset();
   buildScene();
+  updateOverview();
+}
+
+void GraphView::setOverviewVisible(bool visible) {
+  overviewWanted_ = visible;
+  updateOverview();
+}
+
+void GraphView::updateOverview() {
+  constexpr int kMargin = 8;
+  // At most a third of the view each way, and never more than 200 pixels.
+  const QRect area = viewport()->geometry();
+  const QSize box(std::min(200, area.width() / 3), std::min(200, area.height() / 3));
+  if (!overviewWanted_ || !layout_ || box.width() < 40 || box.height() < 40) {
+    overview_->hide();
+    return;
+  }
+  overview_->renderScene(box);
+  overview_->move(area.right() - overview_->width() - kMargin,
+                  area.bottom() - overview_->height() - kMargin);
+  overview_->show();
+  overview_->raise();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  updateOverview();
 }
 
 void GraphView::buildScene() {
@@ -346,6 +378,9 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_F:
       fitGraph();
       return;
+    case Qt::Key_O:
+      setOverviewVisible(!overviewWanted_);
+      return;
     default:
       QGraphicsView::keyPressEvent(event);
   }
@@ -356,6 +391,10 @@ void GraphView::contextMenuEvent(QContextMenuEvent* event) {
   menu.addAction(tr("Fit (F)"), this, &GraphView::fitGraph);
   menu.addAction(tr("Zoom In (+)"), this, &GraphView::zoomIn);
   menu.addAction(tr("Zoom Out (-)"), this, &GraphView::zoomOut);
+  QAction* overview = menu.addAction(tr("Overview (O)"), this,
+                                     [this](bool checked) { setOverviewVisible(checked); });
+  overview->setCheckable(true);
+  overview->setChecked(overviewWanted_);
   menu.addSeparator();
   menu.addAction(tr("Export…"), this, &GraphView::chooseExportFile)->setEnabled(layout_ != nullptr);
   menu.exec(event->globalPos());

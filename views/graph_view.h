@@ -15,6 +15,8 @@ class QGraphicsItem;
 
 namespace lathe::views {
 
+class GraphOverview;
+
 class GraphView : public QGraphicsView {
   Q_OBJECT
 
@@ -36,6 +38,9 @@ class GraphView : public QGraphicsView {
 
   QString selectedNodeName() const;
   double zoomFactor() const;
+  // The miniature of the whole graph in the bottom right corner (key O toggles it).
+  GraphOverview* overview() const { return overview_; }
+  void setOverviewVisible(bool visible);
 
   // Selects the next node (after the current one) whose name or op contains
   // `text`, case-insensitively, centres on it and emits nodeSelected.
@@ -63,12 +68,15 @@ class GraphView : public QGraphicsView {
  protected:
   void wheelEvent(QWheelEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
   void contextMenuEvent(QContextMenuEvent* event) override;
 
  private:
   void buildScene();
   void scaleBy(double factor);
   void onSceneSelectionChanged();
+  // Renders and places the overview after the scene or the view changed size.
+  void updateOverview();
   QGraphicsItem* itemForNode(const QString& name) const;
 
   std::shared_ptr<const GraphLayout> layout_;
@@ -77,6 +85,8 @@ class GraphView : public QGraphicsView {
   int clusterItemCount_ = 0;
   bool selectingQuietly_ = false;
   QString lastSelected_;
+  GraphOverview* overview_ = nullptr;
+  bool overviewWanted_ = true;
 };
 
 }  // namespace lathe::views

@@ -98,6 +98,8 @@ InspectorView::InspectorView(QWidget* parent) : QWidget(parent) {
   weightCombo_->setToolTip(tr("The node's constant inputs"));
   connect(weightCombo_, &QComboBox::currentIndexChanged, this, &InspectorView::showWeight);
   statistics_ = twoColumnTree(QStringLiteral("weightStatistics"));
+  // Ten rows of statistics; the rest of the pane goes to the histogram.
+  statistics_->setMaximumHeight(statistics_->fontMetrics().height() * 12);
   histogram_ = new WeightHistogram;
 
   weightPane_ = new QWidget;

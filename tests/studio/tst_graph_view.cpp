@@ -17,6 +17,7 @@
 #include "studio/main_window.h"
 #include "support/timer.h"
 #include "views/graph_layout.h"
+#include "views/graph_overview.h"
 #include "views/graph_view.h"
 #include "views/node_table_model.h"
 
@@ -263,6 +264,38 @@ class TestGraphView : public QObject {
     view.selectNode(first);
     QCOMPARE(view.selectedNodeName(), first);
     QCOMPARE(selected.count(), 0);
+  }
+
+  void overviewShowsAndMovesTheView() {
+    GraphView view;
+    view.resize(600, 450);
+    view.show();
+    QVERIFY(view.overview()->isHidden());  // nothing to show yet
+    view.setGraphLayout(std::make_shared<GraphLayout>(views::layout_graph(sample_)));
+    views::GraphOverview* overview = view.overview();
+    QVERIFY(overview->isVisible());
+    QVERIFY(overview->width() <= 200 && overview->height() <= 200);
+    // Inside the viewport's bottom-right corner.
+    QVERIFY(view.viewport()->geometry().contains(overview->geometry()));
+
+    // Zoomed in, the view shows part of the graph; a click in the overview
+    // centres the view on the scene point under it.
+    for (int i = 0; i < 8; ++i) QTest::keyClick(&view, Qt::Key_Plus);
+    QVERIFY(overview->visibleSceneRect().height() < view.sceneRect().height() * 0.8);
+    const QPointF bottom(overview->width() / 2.0, overview->height() - 3.0);
+    const QPointF target = overview->toScene(bottom);
+    QVERIFY(!overview->visibleSceneRect().contains(target));
+    QTest::mouseClick(overview, Qt::LeftButton, {}, bottom.toPoint());
+    QVERIFY(overview->visibleSceneRect().contains(target));
+    QVERIFY(std::abs(overview->fromScene(target).y() - bottom.y()) < 1.5);
+
+    // O hides it and brings it back.
+    QTest::keyClick(&view, Qt::Key_O);
+    QVERIFY(overview->isHidden());
+    QTest::keyClick(&view, Qt::Key_O);
+    QVERIFY(overview->isVisible());
+    view.clearGraph();
+    QVERIFY(overview->isHidden());
   }
 
   void exportsSvgPngAndDot() {
