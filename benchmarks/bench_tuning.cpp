@@ -2,7 +2,9 @@
 // records bought, in one quiet phase: the machine's peak FP32 FMA throughput,
 // the untuned and tuned builds end to end (medians of >= 50 runs each,
 // interleaved so both see the same machine), and every task's default and
-// best kernel again, measured as the tuner measures them. Prints the speed-up,
+// best kernel again (the best: the record of least TuningRecord::latency_ms, as
+// `lathe compile --tuning-records` picks it), measured as the tuner measures
+// them, reported at the median of the repeats. Prints the speed-up,
 // the fractions of peak, and the curve of estimated end-to-end latency against
 // elapsed tuning time, rebuilt from the records' timestamps.
 //   bench_tuning [--model PATH] [--time-budget SECONDS] [--runs N] [--records FILE]
@@ -87,7 +89,7 @@ std::vector<std::pair<double, double>> latency_curve(const std::vector<tune::Tun
   const double start = epoch_seconds(order.front()->started);
   std::map<std::string, double> best;
   for (const tune::TuningRecord* r : order) {
-    if (!r->ok()) continue;
+    if (!std::isfinite(r->latency_ms())) continue;  // failed, or lost its confirmation
     auto [it, fresh] = best.emplace(r->workload, r->latency_ms());
     if (!fresh && r->latency_ms() >= it->second) continue;
     it->second = std::min(it->second, r->latency_ms());
@@ -127,18 +129,19 @@ std::vector<KernelRow> remeasure_kernels(const driver::TuningPlan& plan,
     const std::string workload = tune::task_workload_id(task);
     for (const tune::TuningRecord& r : all) row.trials += r.workload == workload;
     worker.set_buffers(tune::measure_buffers(t.data), static_cast<int>(t.data.num_inputs));
-    auto time = [&](const topi::Config& config) -> double {
-      tune::Candidate c = tune::build_candidate(t, config, options.target);
+    auto time = [&](const tune::Candidate& c) -> double {
       if (!c.ok()) return NAN;
       tune::MeasureResult m = worker.measure({c.object, task.func_name, false}, options.measure);
       return m.error == tune::ErrorKind::None ? median(m.costs_ms) : NAN;
     };
-    row.default_ms = time(t.space.default_config);
+    // The untuned schedule is the template's default, also when the records
+    // come from a sketch search; the best is rebuilt from its schedule text,
+    // whatever space it came from.
+    row.default_ms = time(tune::build_baseline(t, options.target));
     row.best_ms = row.default_ms;
     auto best = records.best.find(workload);
-    if (best != records.best.end() && best->second.space == t.space.name &&
-        t.space.valid(best->second.config))
-      row.best_ms = time(best->second.config);
+    if (best != records.best.end())
+      row.best_ms = time(tune::build_schedule_text(t, best->second.schedule, options.target));
     rows.push_back(row);
   }
   return rows;

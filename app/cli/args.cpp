@@ -1,5 +1,7 @@
 #include "args.h"
 
+#include <cmath>
+
 #include "support/error.h"
 
 namespace lathe::cli {
@@ -42,11 +44,32 @@ std::string Args::get(const std::string& name, const std::string& fallback) cons
 
 int Args::get_int(const std::string& name, int fallback) const {
   if (!has(name)) return fallback;
+  const std::string text = get(name);
+  size_t used = 0;
+  int value = 0;
   try {
-    return std::stoi(get(name));
+    value = std::stoi(text, &used);
   } catch (const std::exception&) {
-    fail(str("option --", name, " expects an integer, got '", get(name), "'"));
+    used = 0;
   }
+  LATHE_CHECK(used > 0 && used == text.size(), "option --", name, " expects an integer, got '",
+              text, "'");
+  return value;
+}
+
+double Args::get_double(const std::string& name, double fallback) const {
+  if (!has(name)) return fallback;
+  const std::string text = get(name);
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  LATHE_CHECK(used > 0 && used == text.size() && std::isfinite(value), "option --", name,
+              " expects a number, got '", text, "'");
+  return value;
 }
 
 }  // namespace lathe::cli

@@ -18,7 +18,9 @@ class Args {
   const std::vector<std::string>& positional() const { return positional_; }
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   std::string get(const std::string& name, const std::string& fallback = "") const;
+  // The whole value as a number; an error naming the option otherwise.
   int get_int(const std::string& name, int fallback) const;
+  double get_double(const std::string& name, double fallback) const;
 
  private:
   std::vector<std::string> positional_;

@@ -80,6 +80,12 @@ void print_task_table(const driver::TuningProgress& p) {
               << "x)";
   std::cout << "; " << p.total_trials << " trials in " << std::setprecision(1) << p.elapsed_s
             << " s\n";
+  int unconfirmed = 0;
+  for (const driver::TaskStatus& s : p.tasks) unconfirmed += s.unconfirmed;
+  if (unconfirmed)
+    std::cout << unconfirmed
+              << " candidates that measured faster than their task's best were slower when "
+                 "measured again alternately with it, and were not kept\n";
 }
 
 // The command line's view of the tuning events: a line per round after
@@ -156,18 +162,29 @@ int tune_command(int argc, char** argv) {
   options.space =
       args.has("enable-autoscheduler") ? tune::SpaceKind::Sketch : tune::SpaceKind::Template;
   options.scheduler = args.get("task-scheduler", "gradient");
+  // Counts and times that must be positive (or, `zero_ok`, at least zero).
+  auto check = [](const char* name, double value, bool zero_ok) {
+    LATHE_CHECK(zero_ok ? value >= 0 : value > 0, "option --", name, " must be ",
+                zero_ok ? "zero or more" : "positive", ", got ", value);
+  };
   options.trials = args.get_int("trials", 0);
+  check("trials", options.trials, true);
   if (args.has("time-budget")) options.time_budget_s = parse_duration(args.get("time-budget"));
   if (!options.trials && options.time_budget_s <= 0)
     options.trials = 64 * static_cast<int>(selected.size());
   options.early_stopping = args.get_int("early-stopping", 0);
+  check("early-stopping", options.early_stopping, true);
   options.batch_size = args.get_int("batch-size", options.batch_size);
+  check("batch-size", options.batch_size, false);
   options.seed = static_cast<uint64_t>(args.get_int("seed", 1));
   options.measure.number = args.get_int("number", options.measure.number);
+  check("number", options.measure.number, false);
   options.measure.repeat = args.get_int("repeat", options.measure.repeat);
-  if (args.has("min-repeat-ms"))
-    options.measure.min_repeat_ms = std::stod(args.get("min-repeat-ms"));
-  if (args.has("timeout")) options.measure.timeout_s = std::stod(args.get("timeout"));
+  check("repeat", options.measure.repeat, false);
+  options.measure.min_repeat_ms = args.get_double("min-repeat-ms", options.measure.min_repeat_ms);
+  check("min-repeat-ms", options.measure.min_repeat_ms, true);
+  options.measure.timeout_s = args.get_double("timeout", options.measure.timeout_s);
+  check("timeout", options.measure.timeout_s, false);
   options.measure.flush_cache = !args.has("no-cache-flush");
   options.records_path = args.get("output", "tuning_records.json");
   if (args.has("prior-records")) {

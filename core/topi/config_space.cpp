@@ -27,9 +27,26 @@ void factorizations(int64_t extent, int levels, int64_t max_inner, std::vector<i
 
 }  // namespace
 
-double SearchSpace::size() const {
+double SearchSpace::combinations() const {
   double n = 1;
   for (const Knob& k : knobs) n *= static_cast<double>(k.options.size());
+  return n;
+}
+
+double SearchSpace::size() const {
+  const double all = combinations();
+  if (!constraint || all > 2e5 || all == 0) return all;
+  double n = 0;
+  Config config(knobs.size(), 0);
+  for (int64_t index = 0; index < static_cast<int64_t>(all); ++index) {
+    int64_t rest = index;
+    for (size_t k = config.size(); k-- > 0;) {
+      const auto radix = static_cast<int64_t>(knobs[k].options.size());
+      config[k] = static_cast<int>(rest % radix);
+      rest /= radix;
+    }
+    n += constraint(config) ? 1 : 0;
+  }
   return n;
 }
 
@@ -37,7 +54,7 @@ bool SearchSpace::valid(const Config& config) const {
   if (config.size() != knobs.size()) return false;
   for (size_t i = 0; i < knobs.size(); ++i)
     if (config[i] < 0 || static_cast<size_t>(config[i]) >= knobs[i].options.size()) return false;
-  return true;
+  return !constraint || constraint(config);
 }
 
 const std::vector<int64_t>& SearchSpace::value(const Config& config,

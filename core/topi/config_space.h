@@ -32,9 +32,18 @@ struct SearchSpace {
   // space was made for. May throw schedule::ScheduleError for an illegal
   // combination of options.
   std::function<void(schedule::Schedule&, const Config&)> apply;
+  // Which combinations of options are points of the space; empty: all of
+  // them. A template whose knobs limit each other (the conv's accumulator
+  // registers: pixels x channel tiles x rows) says so here, and no search
+  // proposes a config it rejects.
+  std::function<bool(const Config&)> constraint;
 
-  double size() const;                     // product of the option counts
-  bool valid(const Config& config) const;  // one index in range per knob
+  // The number of points: combinations() without a constraint, else counted
+  // (an upper bound, combinations(), beyond 2e5 combinations).
+  double size() const;
+  double combinations() const;  // product of the option counts
+  // One index in range per knob, accepted by the constraint.
+  bool valid(const Config& config) const;
   // The option values of `config`: value(config, "tile_ow") == {4, 14}.
   const std::vector<int64_t>& value(const Config& config, const std::string& knob) const;
   // "tile_ow=[4,14] unroll_kw=1"

@@ -17,11 +17,13 @@ using te::IterVar;
 // Default output pixels per micro-kernel: reg_n accumulator vectors, leaving
 // room among the 32 AVX-512 registers for the kernel vector and broadcasts.
 constexpr int64_t kConvRegN = 14;
-// Options: at most this many pixels per micro-kernel, and tile_oc at most
-// kMaxOcTile and only as large as keeps reg_n x tile_oc accumulators within
-// the register file.
-constexpr int64_t kMaxConvRegN = 16, kMaxDepthwiseRegN = 28, kAccumulatorRegisters = 32;
-constexpr int64_t kMaxOcTile = 4;
+// Options: a micro-kernel of reg_n pixels x tile_oc channel blocks x tile_oh
+// rows keeps that many accumulator vectors, at most kAccumulatorRegisters of
+// the 32 (the rest hold the kernel vectors; broadcasts fold into the FMAs);
+// each config is checked (the space's constraint), so small reg_n may go
+// with large channel and row tiles.
+constexpr int64_t kAccumulatorRegisters = 28, kMaxDepthwiseRegN = 28;
+constexpr int64_t kMaxOcTile = 4, kMaxOhTile = 4;
 
 struct ConvKnobs {
   std::vector<int64_t> tile_ow;  // parallel part, chunks, reg_n
@@ -45,6 +47,7 @@ ConvKnobs decode(const std::vector<Knob>& knobs, const Config& config, bool dept
   k.tile_oh = knob_int(knobs, config, "tile_oh");
   k.tile_ic = knob_value(knobs, config, "tile_ic");
   k.unroll_kw = knob_int(knobs, config, "unroll_kw") != 0;
+  k.unroll_kh = knob_int(knobs, config, "unroll_kh") != 0;
   return k;
 }
 
@@ -128,24 +131,29 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
                 kw = reduce_extent(conv, 2);
   SearchSpace space;
   space.name = "conv2d_NCHWc.x86";
-  Knob tile_ow = split_knob("tile_ow", shape[3], 3, kMaxConvRegN);
-  int64_t max_reg_n = 1;
-  for (const auto& o : tile_ow.options) max_reg_n = std::max(max_reg_n, o.back());
-  std::vector<int64_t> oc_tiles;
-  for (int64_t t : divisors(shape[1], kMaxOcTile))
-    if (t * max_reg_n <= kAccumulatorRegisters) oc_tiles.push_back(t);
   // The reduction order only matters around a kernel window.
   Knob tile_ic =
       kh * kw > 1 ? split_knob("tile_ic", ic_chunks, 2) : Knob{"tile_ic", {{ic_chunks, 1}}};
-  space.knobs = {
-      tile_ow, choice_knob("tile_oc", oc_tiles), choice_knob("tile_oh", divisors(shape[2], 2)),
-      tile_ic,
-      choice_knob("unroll_kw", kw > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0})};
+  auto on_off = [](bool both) {
+    return both ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0};
+  };
+  space.knobs = {split_knob("tile_ow", shape[3], 3, kAccumulatorRegisters),
+                 choice_knob("tile_oc", divisors(shape[1], kMaxOcTile)),
+                 choice_knob("tile_oh", divisors(shape[2], kMaxOhTile)),
+                 tile_ic,
+                 choice_knob("unroll_kw", on_off(kw > 1)),
+                 choice_knob("unroll_kh", on_off(kh > 1))};
+  space.constraint = [knobs = space.knobs](const Config& config) {
+    return knob_value(knobs, config, "tile_ow").back() * knob_int(knobs, config, "tile_oc") *
+               knob_int(knobs, config, "tile_oh") <=
+           kAccumulatorRegisters;
+  };
   space.default_config = require_config(space, {{"tile_ow", default_tile_ow(shape[3])},
                                                 {"tile_oc", {1}},
                                                 {"tile_oh", {1}},
                                                 {"tile_ic", {ic_chunks, 1}},
-                                                {"unroll_kw", {0}}});
+                                                {"unroll_kw", {0}},
+                                                {"unroll_kh", {0}}});
   space.apply = [conv, outputs, knobs = space.knobs](Schedule& sch, const Config& config) {
     apply_conv(sch, conv, outputs, decode(knobs, config, false));
   };

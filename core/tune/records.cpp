@@ -20,16 +20,57 @@ namespace lathe::tune {
 
 using nlohmann::json;
 
+namespace {
+
+double gflops_at(int64_t flops, double ms) {
+  return std::isfinite(ms) && ms > 0 ? static_cast<double>(flops) / (ms * 1e6) : 0;
+}
+
+}  // namespace
+
+std::string to_string(Confirmation confirmation) {
+  switch (confirmation) {
+    case Confirmation::None:
+      return "none";
+    case Confirmation::Won:
+      return "won";
+    case Confirmation::Lost:
+      return "lost";
+  }
+  return "none";
+}
+
+Confirmation confirmation_from_string(const std::string& text) {
+  if (text == "none") return Confirmation::None;
+  if (text == "won") return Confirmation::Won;
+  if (text == "lost") return Confirmation::Lost;
+  fail(str("unknown confirmation result '", text, "'"));
+}
+
+double robust_cost_ms(const std::vector<double>& costs_ms) {
+  double best = std::numeric_limits<double>::infinity();
+  for (double ms : costs_ms)
+    if (ms < best) best = ms;  // NaN never wins
+  return best;
+}
+
 double TuningRecord::latency_ms() const {
-  if (!ok()) return std::numeric_limits<double>::infinity();
-  std::vector<double> sorted = costs_ms;
-  std::sort(sorted.begin(), sorted.end());
-  return sorted[sorted.size() / 2];
+  if (!ok() || confirmation == Confirmation::Lost) return std::numeric_limits<double>::infinity();
+  double ms = robust_cost_ms(costs_ms);
+  if (confirmation == Confirmation::Won) ms = std::min(ms, robust_cost_ms(confirm_costs_ms));
+  return ms;
 }
 
 double TuningRecord::gflops() const {
-  double ms = latency_ms();
-  return std::isfinite(ms) && ms > 0 ? static_cast<double>(flops) / (ms * 1e6) : 0;
+  return gflops_at(flops, latency_ms());
+}
+
+double TuningRecord::trial_ms() const {
+  return ok() ? robust_cost_ms(costs_ms) : std::numeric_limits<double>::infinity();
+}
+
+double TuningRecord::trial_gflops() const {
+  return gflops_at(flops, trial_ms());
 }
 
 std::string to_json_line(const TuningRecord& r) {
@@ -57,6 +98,10 @@ std::string to_json_line(const TuningRecord& r) {
       {"started", r.started},
       {"finished", r.finished},
   };
+  if (r.confirmation != Confirmation::None)
+    j["confirmation"] = {{"result", to_string(r.confirmation)},
+                         {"costs_ms", r.confirm_costs_ms},
+                         {"rival_costs_ms", r.rival_costs_ms}};
   // Invalid UTF-8 in a message (a signal name, compiler output) must not make
   // the record unwritable.
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -94,6 +139,11 @@ TuningRecord record_from_json_line(const std::string& line) {
     r.build_ms = j.value("build_ms", 0.0);
     r.started = j.value("started", "");
     r.finished = j.value("finished", "");
+    if (auto it = j.find("confirmation"); it != j.end() && !it->is_null()) {
+      r.confirmation = confirmation_from_string(it->at("result").get<std::string>());
+      r.confirm_costs_ms = it->value("costs_ms", std::vector<double>{});
+      r.rival_costs_ms = it->value("rival_costs_ms", std::vector<double>{});
+    }
   } catch (const json::exception& e) {
     fail(str("not a tuning record: ", e.what()));
   }
@@ -217,7 +267,7 @@ std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>
                                                  const std::string& target) {
   std::map<std::string, TuningRecord> best;
   for (const TuningRecord& r : records) {
-    if (!r.ok() || (!target.empty() && r.target != target)) continue;
+    if (!std::isfinite(r.latency_ms()) || (!target.empty() && r.target != target)) continue;
     auto it = best.find(r.workload);
     if (it == best.end() || r.latency_ms() < it->second.latency_ms()) best[r.workload] = r;
   }

@@ -6,6 +6,17 @@
 // ops and signature, the target, the search space and knob values, the
 // schedule text, the measured costs or the error, timestamps and the format
 // version.
+//
+// The cost of a record (TuningRecord::latency_ms, the one definition every
+// reader uses: best_records, `lathe compile --tuning-records`, the studio,
+// bench_tuning, the tuning session) is the minimum over its measured costs:
+// on a shared machine interference only adds time. A candidate whose first
+// measurement beat its task's best was measured again, alternating with that
+// best under the same options; it keeps its place only if the minimum of its
+// re-measurements is still below the best's. The re-measurements travel in the
+// record ("confirmation", optional, so version 1 files without it still load):
+// a record that won counts its re-measurements in its cost, a record that lost
+// costs +infinity (it computes the right answer, but never becomes a best).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +28,16 @@
 namespace lathe::tune {
 
 inline constexpr int kRecordVersion = 1;
+
+// Whether a record was measured again against its task's best before it
+// became the best (see above).
+enum class Confirmation { None, Won, Lost };
+// "none", "won", "lost"; and back (throws lathe::Error for other text).
+std::string to_string(Confirmation confirmation);
+Confirmation confirmation_from_string(const std::string& text);
+
+// The cost of a list of measured costs: their minimum; +infinity when empty.
+double robust_cost_ms(const std::vector<double>& costs_ms);
 
 struct TuningRecord {
   int version = kRecordVersion;
@@ -33,17 +54,28 @@ struct TuningRecord {
   std::vector<std::pair<std::string, std::vector<int64_t>>> knobs;
   std::string schedule;  // schedule text, what `lathe compile` applies
   std::string tuner;     // "xgb", "ga", "random", "grid", "default", "editor"
-  // The measurement.
+  // The measurement: the candidate's first, reference-checked one.
   std::vector<double> costs_ms;
+  // Set when the first measurement beat the task's best: the candidate's and
+  // that best's costs measured alternately (best, candidate, best, ...).
+  Confirmation confirmation = Confirmation::None;
+  std::vector<double> confirm_costs_ms;
+  std::vector<double> rival_costs_ms;
   std::string error_kind = "none";  // tune::to_string(ErrorKind)
   std::string error_message;
   double build_ms = 0;
   std::string started, finished;  // ISO 8601, UTC
 
   bool ok() const { return error_kind == "none" && !costs_ms.empty(); }
-  // Median cost; +infinity for a failed record.
+  // The record's cost, what every choice of a best compares: the minimum of
+  // costs_ms and, when it won its confirmation, confirm_costs_ms; +infinity
+  // for a failed record and for one that lost its confirmation.
   double latency_ms() const;
-  double gflops() const;  // at the median; 0 for a failed record
+  double gflops() const;  // at latency_ms; 0 when that is infinite
+  // The first measurement alone (minimum of costs_ms, +infinity when failed):
+  // what the trial showed, and what the cost model and search learn from.
+  double trial_ms() const;
+  double trial_gflops() const;  // at trial_ms; 0 for a failed record
 };
 
 std::string to_json_line(const TuningRecord& record);  // without the newline
@@ -86,8 +118,9 @@ struct RecordFile {
 // line throws lathe::Error naming the file and line.
 RecordFile read_records(const std::string& path);
 
-// The fastest error-free record of each workload, keyed by workload; only
-// records for `target` (Target::to_string()) unless it is empty.
+// The record of least latency_ms() (finite: error-free, not beaten in its
+// confirmation) of each workload, keyed by workload, the first of equals;
+// only records for `target` (Target::to_string()) unless it is empty.
 std::map<std::string, TuningRecord> best_records(const std::vector<TuningRecord>& records,
                                                  const std::string& target = "");
 

@@ -32,7 +32,7 @@ class GridStrategy : public SearchStrategy {
   std::vector<topi::Config> propose(int n) override {
     std::vector<topi::Config> out;
     while (static_cast<int>(out.size()) < n && !done_) {
-      if (!tried(next_)) out.push_back(next_);
+      if (!tried(next_) && space_.valid(next_)) out.push_back(next_);
       advance();
     }
     return out;
@@ -172,6 +172,10 @@ SearchStrategy::SearchStrategy(const topi::SearchSpace& space, uint64_t seed)
 
 std::vector<topi::Config> SearchStrategy::next_batch(int n) {
   std::vector<topi::Config> batch = propose(n);
+  // Mutations and crossovers may leave a constrained space: such configs are
+  // replaced by random points.
+  std::erase_if(batch, [&](const topi::Config& c) { return !space_.valid(c); });
+  if (static_cast<int>(batch.size()) < n) fill_random(batch, n);
   for (const topi::Config& c : batch) tried_.insert(c);
   return batch;
 }
@@ -195,13 +199,25 @@ bool SearchStrategy::exhausted() const {
 
 topi::Config SearchStrategy::random_config() {
   topi::Config c(space_.knobs.size());
-  for (size_t i = 0; i < c.size(); ++i)
-    c[i] = std::uniform_int_distribution<int>(
-        0, static_cast<int>(space_.knobs[i].options.size()) - 1)(rng_);
+  // A constrained space: draws until one is a point (the last draw otherwise).
+  for (int attempt = 0; attempt < kValidAttempts; ++attempt) {
+    for (size_t i = 0; i < c.size(); ++i)
+      c[i] = std::uniform_int_distribution<int>(
+          0, static_cast<int>(space_.knobs[i].options.size()) - 1)(rng_);
+    if (!space_.constraint || space_.valid(c)) break;
+  }
   return c;
 }
 
 topi::Config SearchStrategy::mutate(const topi::Config& config) {
+  topi::Config c = mutate_once(config);
+  for (int attempt = 1; space_.constraint && !space_.valid(c) && attempt < kValidAttempts;
+       ++attempt)
+    c = mutate_once(config);
+  return c;
+}
+
+topi::Config SearchStrategy::mutate_once(const topi::Config& config) {
   topi::Config c = config;
   if (c.empty()) return c;
   // One knob always, a second one now and then.
@@ -219,22 +235,26 @@ topi::Config SearchStrategy::mutate(const topi::Config& config) {
 
 topi::Config SearchStrategy::crossover(const topi::Config& a, const topi::Config& b) {
   topi::Config c = a;
-  for (size_t i = 0; i < c.size() && i < b.size(); ++i)
-    if (rng_() & 1) c[i] = b[i];
+  for (int attempt = 0; attempt < kValidAttempts; ++attempt) {
+    c = a;
+    for (size_t i = 0; i < c.size() && i < b.size(); ++i)
+      if (rng_() & 1) c[i] = b[i];
+    if (!space_.constraint || space_.valid(c)) break;
+  }
   return c;
 }
 
 void SearchStrategy::fill_random(std::vector<topi::Config>& out, int n) {
   auto wanted = [&](const topi::Config& c) {
-    return !tried(c) && std::find(out.begin(), out.end(), c) == out.end();
+    return !tried(c) && space_.valid(c) && std::find(out.begin(), out.end(), c) == out.end();
   };
   for (int attempt = 0; static_cast<int>(out.size()) < n && attempt < 32 * n; ++attempt) {
     topi::Config c = random_config();
     if (wanted(c)) out.push_back(std::move(c));
   }
-  if (static_cast<int>(out.size()) >= n || space_.size() > kEnumerableSpace) return;
+  if (static_cast<int>(out.size()) >= n || space_.combinations() > kEnumerableSpace) return;
   // A small, mostly tried space: walk it in a random rotation of index order.
-  const int64_t size = static_cast<int64_t>(space_.size());
+  const int64_t size = static_cast<int64_t>(space_.combinations());
   const int64_t start = std::uniform_int_distribution<int64_t>(0, size - 1)(rng_);
   for (int64_t i = 0; i < size && static_cast<int>(out.size()) < n; ++i) {
     int64_t index = (start + i) % size;

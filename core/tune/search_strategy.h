@@ -42,12 +42,16 @@ class SearchStrategy {
  protected:
   virtual std::vector<topi::Config> propose(int n) = 0;
   topi::Config random_config();
+  // random_config, mutate and crossover return points of the space (valid
+  // configs), unless kValidAttempts draws found none.
   topi::Config mutate(const topi::Config& config);
   topi::Config crossover(const topi::Config& a, const topi::Config& b);
   bool tried(const topi::Config& config) const { return tried_.count(config) > 0; }
   // Fills `out` up to n with random untried configs (not already in out).
   void fill_random(std::vector<topi::Config>& out, int n);
+  topi::Config mutate_once(const topi::Config& config);  // may leave the constraint
 
+  static constexpr int kValidAttempts = 64;
   const topi::SearchSpace& space_;
   std::mt19937_64 rng_;
   std::set<topi::Config> tried_;

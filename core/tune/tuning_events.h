@@ -19,8 +19,12 @@ struct TaskStatus {
   int trials = 0;
   int errors = 0;
   double default_ms = std::numeric_limits<double>::infinity();  // the untuned schedule
+  // The best record's cost (TuningRecord::latency_ms): only a candidate that
+  // stayed faster when measured again against the previous best gets here.
   double best_ms = std::numeric_limits<double>::infinity();
   double best_gflops = 0;
+  // Candidates faster than the best at first that were not when measured again.
+  int unconfirmed = 0;
   double current_gflops = 0;  // the last round's best
   bool finished = false;      // space exhausted or early-stopped
 };
@@ -42,11 +46,12 @@ struct TrialEvent {
   int trial = 0;       // the task's trial number, from 1
   std::string knobs;   // SearchSpace::describe
   std::string schedule;
-  double latency_ms = 0;  // median; infinity for an error
+  double latency_ms = 0;  // the trial's first measurement (TuningRecord::trial_ms); inf: error
   double gflops = 0;
   std::string error_kind = "none";
   std::string error_message;
-  bool new_best = false;
+  bool new_best = false;     // confirmed: it stayed faster when measured again against the best
+  bool unconfirmed = false;  // faster than the best at first, not when measured again
 };
 
 class TuningListener {

@@ -41,6 +41,10 @@ struct TuningSession::Impl {
   std::vector<std::map<topi::Config, std::vector<float>>> feature_cache;
   std::mutex cache_mutex;
   RecordWriter writer;
+  // Each task's best as an object, to measure it again against a candidate
+  // (built from the best record's schedule text when that came from prior records).
+  std::vector<std::vector<char>> best_object;
+  std::vector<char> best_object_built;
   int threads;
   double paused_s = 0;
   Timer clock;
@@ -52,7 +56,9 @@ struct TuningSession::Impl {
         states(tasks.size()),
         since_best(tasks.size(), 0),
         scheduler(options.scheduler),
-        feature_cache(tasks.size()) {
+        feature_cache(tasks.size()),
+        best_object(tasks.size()),
+        best_object_built(tasks.size(), 0) {
     threads = options.build_threads > 0
                   ? options.build_threads
                   : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
@@ -112,7 +118,51 @@ struct TuningSession::Impl {
     return scores;
   }
 
-  TuningRecord base_record(const TuningTask& t, const Candidate& c, const std::string& tuner) {
+  MeasureResult measure(MeasureWorker& worker, size_t task, const std::vector<char>& object,
+                        const std::string& schedule, bool outputs) {
+    MeasureResult result =
+        worker.measure({object, tasks[task].task.func_name, outputs}, options.measure);
+    if (options.measure_hook) options.measure_hook(task, schedule, result);
+    return result;
+  }
+
+  // The task's best record as an object; nullptr when there is none or its
+  // schedule no longer builds.
+  const std::vector<char>* rival_object(size_t task, const TuningRecord& best) {
+    if (!best.ok()) return nullptr;
+    if (best_object[task].empty() && !best_object_built[task]) {
+      best_object_built[task] = 1;
+      Candidate c = build_schedule_text(tasks[task], best.schedule, options.target);
+      if (c.ok()) best_object[task] = std::move(c.object);
+    }
+    return best_object[task].empty() ? nullptr : &best_object[task];
+  }
+
+  // Measures the candidate of record `r` (faster at first than `best`) and
+  // the best again, alternately, and says in `r` whether it stayed faster.
+  void confirm(MeasureWorker& worker, size_t task, const Candidate& c, const TuningRecord& best,
+               TuningRecord& r) {
+    const std::vector<char>* rival = rival_object(task, best);
+    if (options.confirm_rounds <= 0 || !rival) return;  // nothing to compare with
+    for (int round = 0; round < options.confirm_rounds; ++round) {
+      MeasureResult b = measure(worker, task, *rival, best.schedule, false);
+      if (b.error == ErrorKind::None)
+        r.rival_costs_ms.insert(r.rival_costs_ms.end(), b.costs_ms.begin(), b.costs_ms.end());
+      MeasureResult m = measure(worker, task, c.object, c.schedule_text, false);
+      if (m.error != ErrorKind::None) {
+        // A candidate that fails when run again is no best.
+        r.confirm_costs_ms.clear();
+        break;
+      }
+      r.confirm_costs_ms.insert(r.confirm_costs_ms.end(), m.costs_ms.begin(), m.costs_ms.end());
+    }
+    const bool won = !r.confirm_costs_ms.empty() &&
+                     robust_cost_ms(r.confirm_costs_ms) < robust_cost_ms(r.rival_costs_ms);
+    r.confirmation = won ? Confirmation::Won : Confirmation::Lost;
+  }
+
+  TuningRecord base_record(const TuningTask& t, const topi::SearchSpace& space, const Candidate& c,
+                           const std::string& tuner) {
     TuningRecord r;
     r.workload = task_workload_id(t.task);
     r.task_key = t.task.key;
@@ -120,11 +170,11 @@ struct TuningSession::Impl {
     r.signature = t.task.signature;
     r.flops = t.task.flops;
     r.target = options.target.to_string();
-    r.space = t.space.name;
+    r.space = space.name;
     r.config = c.config;
-    for (size_t k = 0; k < t.space.knobs.size() && k < c.config.size(); ++k)
-      r.knobs.emplace_back(t.space.knobs[k].name,
-                           t.space.knobs[k].options.at(static_cast<size_t>(c.config[k])));
+    for (size_t k = 0; k < space.knobs.size() && k < c.config.size(); ++k)
+      r.knobs.emplace_back(space.knobs[k].name,
+                           space.knobs[k].options.at(static_cast<size_t>(c.config[k])));
     r.schedule = c.schedule_text;
     r.tuner = tuner;
     r.build_ms = c.build_ms;
@@ -157,6 +207,9 @@ TuningSession::TuningSession(std::vector<TuningTask> tasks, TuningOptions option
   const Impl& m = *impl_;
   LATHE_CHECK(m.options.trials > 0 || m.options.time_budget_s > 0,
               "a tuning session needs a number of trials or a time budget");
+  LATHE_CHECK(m.options.batch_size > 0, "a tuning session needs a positive batch size, got ",
+              m.options.batch_size);
+  LATHE_CHECK(m.options.confirm_rounds >= 0, "confirm_rounds must not be negative");
   progress_.planned_trials = m.options.trials;
   progress_.time_budget_s = m.options.time_budget_s;
   best_.resize(m.tasks.size());
@@ -209,11 +262,12 @@ void TuningSession::run() {
       if (r.workload != workload || r.target != target) continue;
       if (r.ok()) {
         note_best(ti, r);
-        if (r.tuner == "default") p.tasks[ti].default_ms = r.latency_ms();
+        if (r.tuner == "default") p.tasks[ti].default_ms = std::min(r.trial_ms(), r.latency_ms());
+        if (r.confirmation == Confirmation::Lost) ++p.tasks[ti].unconfirmed;
       }
       if (r.space != t.space.name || !t.space.valid(r.config)) continue;
       configs.push_back(r.config);
-      gflops.push_back(r.gflops());
+      gflops.push_back(r.trial_gflops());
     }
     if (configs.empty()) continue;
     m.strategies[ti]->update(configs, gflops);
@@ -246,13 +300,17 @@ void TuningSession::run() {
     if (m.options.trials > 0) n = std::min(n, m.options.trials - p.total_trials);
 
     // The first round of a task measures its default schedule first: the
-    // untuned baseline every speed-up is against.
+    // untuned baseline every speed-up is against. That is the template's
+    // default config (what `lathe compile` uses without records), also when
+    // the task searches sketches.
+    const bool baseline_in_space = t.baseline.name == t.space.name;
+    const bool baseline = state.rounds == 0 && !std::isfinite(p.tasks[t_index].default_ms);
     std::vector<topi::Config> configs;
     std::vector<std::string> tuners;
-    if (state.rounds == 0 && !std::isfinite(p.tasks[t_index].default_ms)) {
-      configs.push_back(t.space.default_config);
+    if (baseline) {
+      configs.push_back(t.baseline.default_config);
       tuners.push_back("default");
-      strategy.mark_tried(t.space.default_config);
+      if (baseline_in_space) strategy.mark_tried(t.baseline.default_config);
     }
     for (topi::Config& c : strategy.next_batch(n - static_cast<int>(configs.size()))) {
       configs.push_back(std::move(c));
@@ -262,10 +320,14 @@ void TuningSession::run() {
       state.finished = p.tasks[t_index].finished = true;
       continue;
     }
+    // Whether configs[k] is a point of the task's space (the baseline of a
+    // sketch search is not): only those go to the search strategy.
+    auto in_space = [&](size_t k) { return !(baseline && k == 0) || baseline_in_space; };
 
     std::vector<Candidate> built(configs.size());
     parallel_for_each(configs.size(), m.threads, [&](size_t k) {
-      built[k] = build_candidate(t, configs[k], m.options.target);
+      built[k] = baseline && k == 0 ? build_baseline(t, m.options.target)
+                                    : build_candidate(t, configs[k], m.options.target);
     });
     if (loaded_task != ti) {
       worker.set_buffers(measure_buffers(t.data), static_cast<int>(t.data.num_inputs));
@@ -278,14 +340,13 @@ void TuningSession::run() {
     for (size_t k = 0; k < built.size(); ++k) {
       if (!m.wait_while_paused() || m.out_of_budget(p)) break;
       Candidate& c = built[k];
-      TuningRecord r = m.base_record(t, c, tuners[k]);
+      TuningRecord r = m.base_record(t, in_space(k) ? t.space : t.baseline, c, tuners[k]);
       r.started = utc_timestamp();
       if (!c.ok()) {
         r.error_kind = c.error_kind;
         r.error_message = c.error_message;
       } else {
-        MeasureResult result =
-            worker.measure({c.object, t.task.func_name, true}, m.options.measure);
+        MeasureResult result = m.measure(worker, t_index, c.object, c.schedule_text, true);
         if (result.error != ErrorKind::None) {
           r.error_kind = to_string(result.error);
           r.error_message = result.message;
@@ -305,6 +366,10 @@ void TuningSession::run() {
           }
         }
       }
+      // Faster than the best at first: measured again against it before the
+      // record is written, so the file's choice of a best is the session's.
+      if (r.ok() && r.trial_ms() < p.tasks[t_index].best_ms)
+        m.confirm(worker, t_index, c, best_[t_index], r);
       r.finished = utc_timestamp();
       if (m.writer.is_open()) m.writer.write(r);
 
@@ -313,29 +378,41 @@ void TuningSession::run() {
       ++state.trials;
       ++p.total_trials;
       if (!r.ok()) ++s.errors;
-      if (r.ok() && tuners[k] == "default") s.default_ms = r.latency_ms();
+      if (r.ok() && tuners[k] == "default") s.default_ms = std::min(r.trial_ms(), r.latency_ms());
+      if (r.confirmation == Confirmation::Lost) ++s.unconfirmed;
       const bool new_best = r.ok() && note_best(t_index, r);
+      if (new_best) {
+        m.best_object[t_index] = c.object;
+        m.best_object_built[t_index] = 1;
+      }
       m.since_best[t_index] = new_best ? 0 : m.since_best[t_index] + 1;
-      round_best = std::max(round_best, r.gflops());
-      measured.push_back(c.config);
-      measured_gflops.push_back(r.gflops());
+      // The search and the cost model learn from first measurements only, as
+      // every candidate gets one.
+      round_best = std::max(round_best, r.trial_gflops());
+      if (in_space(k)) {
+        measured.push_back(c.config);
+        measured_gflops.push_back(r.trial_gflops());
+      }
       if (c.ok()) {
-        m.add_sample(c.features, r.gflops(), ti);
-        std::lock_guard lock(m.cache_mutex);
-        m.feature_cache[t_index][c.config] = c.features;
+        m.add_sample(c.features, r.trial_gflops(), ti);
+        if (in_space(k)) {
+          std::lock_guard lock(m.cache_mutex);
+          m.feature_cache[t_index][c.config] = c.features;
+        }
       }
       refresh_estimate();
       if (m.listener) {
         TrialEvent e;
         e.task_index = ti;
         e.trial = s.trials;
-        e.knobs = t.space.describe(c.config);
+        e.knobs = (in_space(k) ? t.space : t.baseline).describe(c.config);
         e.schedule = c.schedule_text;
-        e.latency_ms = r.latency_ms();
-        e.gflops = r.gflops();
+        e.latency_ms = r.trial_ms();
+        e.gflops = r.trial_gflops();
         e.error_kind = r.error_kind;
         e.error_message = r.error_message;
         e.new_best = new_best;
+        e.unconfirmed = r.confirmation == Confirmation::Lost;
         m.listener->on_trial(e, p);
       }
     }

@@ -2,12 +2,15 @@
 // trial count or the time budget is spent. Each round the task scheduler
 // picks a task, its search strategy proposes a batch of configs, the batch is
 // built on every core (schedule, lowering, LLVM), then measured one by one in
-// a worker process, each result appended to the records as it finishes; a new
-// best is checked against the reference executor first. The cost model
-// learns from every measurement of every task.
+// a worker process, each result appended to the records as it finishes; every
+// result is checked against the reference executor. A candidate that measures
+// faster than its task's best is measured again, alternating with that best,
+// and becomes the best only if it is still faster (records.h: the cost of a
+// record). The cost model learns from every first measurement of every task.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,11 +43,19 @@ struct TuningOptions {
   // kernel are too noisy to pick a best among hundreds), each run with the
   // weights and outputs out of cache, as the kernel finds them inside a model.
   MeasureOptions measure{.number = 1, .repeat = 3, .min_repeat_ms = 10, .flush_cache = true};
-  double max_error = 1e-3;   // normalized error a new best may have against the reference
+  // A candidate whose first measurement beats its task's best is measured
+  // this many times more, each time after the best (best, candidate, best,
+  // candidate ...), and replaces the best only if the minimum of its costs
+  // there is below the best's. 0: a first measurement decides.
+  int confirm_rounds = 3;
+  double max_error = 1e-3;   // normalized error a result may have against the reference
   std::string records_path;  // appended; empty: records are not written
   std::vector<TuningRecord> prior_records;  // --prior-records: resume
   uint64_t seed = 1;
   TuningControl* control = nullptr;
+  // Tests: sees, and may change, every measurement before the session uses
+  // it: the task's index, the measured schedule's text, the result.
+  std::function<void(size_t task, const std::string& schedule, MeasureResult&)> measure_hook;
 };
 
 class TuningSession {

@@ -21,13 +21,39 @@ TuningTask make_tuning_task(const Graph& graph, const std::vector<passes::FusedG
   TuningTask t;
   t.task = task;
   t.computation = build_group_computation(graph, group);
-  t.space = kind == SpaceKind::Sketch ? sketch_search_space(t.computation.outputs)
-                                      : template_search_space(t.computation);
+  t.baseline = template_search_space(t.computation);
+  t.space = kind == SpaceKind::Sketch ? sketch_search_space(t.computation.outputs) : t.baseline;
   t.data = make_task_data(graph, group, t.computation);
   return t;
 }
 
+namespace {
+
+// Lowers a scheduled computation into `c` (schedule text, function, features).
+void lower_into(const TuningTask& task, schedule::Schedule& sch, Candidate& c) {
+  c.schedule_text = schedule::print_schedule(sch);
+  c.func = tir::lower(sch, task.computation.args(), task.task.func_name, {.record_ir = false}).func;
+  c.features = extract_features(c.func);
+}
+
+void compile_into(Candidate& c, const codegen::Target& target) {
+  if (!c.ok()) return;
+  try {
+    c.object = codegen::emit_object({c.func}, target);
+  } catch (const std::exception& e) {
+    c.error_kind = "compile";
+    c.error_message = e.what();
+  }
+}
+
+}  // namespace
+
 Candidate instantiate(const TuningTask& task, const topi::Config& config) {
+  return instantiate(task, task.space, config);
+}
+
+Candidate instantiate(const TuningTask& task, const topi::SearchSpace& space,
+                      const topi::Config& config) {
   Timer timer;
   Candidate c;
   c.config = config;
@@ -35,11 +61,8 @@ Candidate instantiate(const TuningTask& task, const topi::Config& config) {
     std::vector<te::Operation> ops;
     for (const te::Tensor& t : task.computation.outputs) ops.push_back(t.op());
     schedule::Schedule sch(ops);
-    task.space.apply(sch, config);
-    c.schedule_text = schedule::print_schedule(sch);
-    c.func =
-        tir::lower(sch, task.computation.args(), task.task.func_name, {.record_ir = false}).func;
-    c.features = extract_features(c.func);
+    space.apply(sch, config);
+    lower_into(task, sch, c);
   } catch (const std::exception& e) {
     c.error_kind = "instantiation";
     c.error_message = e.what();
@@ -50,16 +73,33 @@ Candidate instantiate(const TuningTask& task, const topi::Config& config) {
 
 Candidate build_candidate(const TuningTask& task, const topi::Config& config,
                           const codegen::Target& target) {
+  return build_candidate(task, task.space, config, target);
+}
+
+Candidate build_baseline(const TuningTask& task, const codegen::Target& target) {
+  return build_candidate(task, task.baseline, task.baseline.default_config, target);
+}
+
+Candidate build_schedule_text(const TuningTask& task, const std::string& schedule_text,
+                              const codegen::Target& target) {
   Timer timer;
-  Candidate c = instantiate(task, config);
-  if (c.ok()) {
-    try {
-      c.object = codegen::emit_object({c.func}, target);
-    } catch (const std::exception& e) {
-      c.error_kind = "compile";
-      c.error_message = e.what();
-    }
+  Candidate c;
+  try {
+    lower_into(task, *parse_group_schedule(task.computation, schedule_text), c);
+  } catch (const std::exception& e) {
+    c.error_kind = "instantiation";
+    c.error_message = e.what();
   }
+  compile_into(c, target);
+  c.build_ms = timer.milliseconds();
+  return c;
+}
+
+Candidate build_candidate(const TuningTask& task, const topi::SearchSpace& space,
+                          const topi::Config& config, const codegen::Target& target) {
+  Timer timer;
+  Candidate c = instantiate(task, space, config);
+  compile_into(c, target);
   c.build_ms = timer.milliseconds();
   return c;
 }

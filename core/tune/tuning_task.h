@@ -24,6 +24,10 @@ struct TuningTask {
   KernelTask task;
   GroupComputation computation;
   topi::SearchSpace space;
+  // The anchor's template space (the same as `space` for SpaceKind::Template):
+  // its default config is the untuned schedule, what `lathe compile` uses
+  // without records and every speed-up is measured against.
+  topi::SearchSpace baseline;
   TaskData data;
 };
 
@@ -43,12 +47,23 @@ struct Candidate {
   bool ok() const { return error_kind == "none"; }
 };
 
-// Applies the config, prints the schedule, lowers it and extracts its
-// features; a config the scheduler rejects becomes an "instantiation" error.
+// Applies the config (of task.space, or of `space`), prints the schedule,
+// lowers it and extracts its features; a config the scheduler rejects becomes
+// an "instantiation" error.
 Candidate instantiate(const TuningTask& task, const topi::Config& config);
+Candidate instantiate(const TuningTask& task, const topi::SearchSpace& space,
+                      const topi::Config& config);
 // instantiate, then LLVM to an object ("compile" error when that fails).
 Candidate build_candidate(const TuningTask& task, const topi::Config& config,
                           const codegen::Target& target);
+Candidate build_candidate(const TuningTask& task, const topi::SearchSpace& space,
+                          const topi::Config& config, const codegen::Target& target);
+// The untuned schedule: task.baseline's default config, built.
+Candidate build_baseline(const TuningTask& task, const codegen::Target& target);
+// A candidate from schedule text (a record's `schedule`, of any space) with
+// no config; a schedule that does not parse or apply is an "instantiation" error.
+Candidate build_schedule_text(const TuningTask& task, const std::string& schedule_text,
+                              const codegen::Target& target);
 
 // Calls fn(0..n-1) on up to `threads` threads (the calling one included).
 void parallel_for_each(size_t n, int threads, const std::function<void(size_t)>& fn);

@@ -212,6 +212,29 @@ class TestCli : public QObject {
     QTest::newRow("bad budget") << QStringList{"tune", models() + "/mlp.onnx", "--time-budget",
                                                "soon"}
                                 << "not a duration";
+    // Measurement options: numbers in range, or an error naming the option.
+    const QString mlp = models() + "/mlp.onnx";
+    QTest::newRow("garbage min-repeat-ms")
+        << QStringList{"tune", mlp, "--trials", "1", "--min-repeat-ms", "ten"}
+        << "--min-repeat-ms expects a number, got 'ten'";
+    QTest::newRow("negative min-repeat-ms")
+        << QStringList{"tune", mlp, "--trials", "1", "--min-repeat-ms", "-5"}
+        << "--min-repeat-ms must be zero or more";
+    QTest::newRow("garbage timeout")
+        << QStringList{"tune", mlp, "--trials", "1", "--timeout", "10s"}
+        << "--timeout expects a number, got '10s'";
+    QTest::newRow("negative timeout")
+        << QStringList{"tune", mlp, "--trials", "1", "--timeout", "-1"}
+        << "--timeout must be positive";
+    QTest::newRow("zero batch size")
+        << QStringList{"tune", mlp, "--trials", "1", "--batch-size", "0"}
+        << "--batch-size must be positive";
+    QTest::newRow("zero repeat") << QStringList{"tune", mlp, "--trials", "1", "--repeat", "0"}
+                                 << "--repeat must be positive";
+    QTest::newRow("negative number") << QStringList{"tune", mlp, "--trials", "1", "--number", "-2"}
+                                     << "--number must be positive";
+    QTest::newRow("garbage repeat") << QStringList{"tune", mlp, "--trials", "1", "--repeat", "3x"}
+                                    << "--repeat expects an integer, got '3x'";
     QTest::newRow("unknown executor")
         << QStringList{"run", models() + "/mlp.onnx", "--executor", "tvm"} << "unknown executor";
   }

@@ -148,6 +148,11 @@ std::map<std::string, std::function<Case()>> cases() {
          return Case{conv_relu({1, 32, 8, 8}, {32, 32, 3, 3}, 1, 1, 1), "Conv2dNCHWc",
                      "conv2d_NCHWc.x86"};
        }},
+      {"conv 3x3, 4 channel chunks",
+       [] {
+         return Case{conv_relu({1, 64, 8, 12}, {64, 64, 3, 3}, 1, 1, 1), "Conv2dNCHWc",
+                     "conv2d_NCHWc.x86"};
+       }},
       {"conv 1x1",
        [] {
          return Case{conv_relu({1, 16, 7, 7}, {32, 16, 1, 1}, 1, 0, 1), "Conv2dNCHWc",
@@ -263,10 +268,14 @@ double normalized_error(const Tensor& got, const Tensor& ref) {
   return max_diff / std::max(max_ref, 1e-30);
 }
 
+// A point of the space: random options until the space's constraint accepts them.
 topi::Config random_config(const topi::SearchSpace& space, std::mt19937& rng) {
   topi::Config config;
-  for (const topi::Knob& k : space.knobs)
-    config.push_back(std::uniform_int_distribution<int>(0, int(k.options.size()) - 1)(rng));
+  do {
+    config.clear();
+    for (const topi::Knob& k : space.knobs)
+      config.push_back(std::uniform_int_distribution<int>(0, int(k.options.size()) - 1)(rng));
+  } while (!space.valid(config));
   return config;
 }
 
@@ -370,14 +379,49 @@ class TestTemplates : public QObject {
         group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
     const topi::SearchSpace space = tune::template_search_space(c);
     QCOMPARE(space.describe(space.default_config),
-             std::string("tile_ow=[1,1,8] tile_oc=1 tile_oh=1 tile_ic=[2,1] unroll_kw=0"));
+             std::string("tile_ow=[1,1,8] tile_oc=1 tile_oh=1 tile_ic=[2,1] unroll_kw=0 "
+                         "unroll_kh=0"));
     for (const topi::Knob& k : space.knobs) {
       if (k.name == "tile_ow") {
         for (const auto& o : k.options) QCOMPARE(o[0] * o[1] * o[2], int64_t{8});
         QCOMPARE(k.options.size(), size_t{10});  // ordered 3-factorizations of 8
       }
       if (k.name == "tile_oc") QCOMPARE(k.options.size(), size_t{2});  // 2 chunks: 1, 2
+      if (k.name == "tile_oh") QCOMPARE(k.options.size(), size_t{3});  // 1, 2, 4 of 8 rows
+      if (k.name == "unroll_kh") QCOMPARE(k.options.size(), size_t{2});
     }
+  }
+
+  // ResNet-18's 56x56 3x3 conv: the accumulator budget holds per config
+  // (pixels x channel tiles x rows <= 28 vectors), so 7 pixels x 4 channel
+  // tiles is a point while 14 x 4 is not; rows tile up to 4.
+  void convRegisterBudgetIsPerConfig() {
+    const Group group =
+        group_anchored_by(conv_relu({1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, 1), "Conv2dNCHWc");
+    const tune::GroupComputation c = tune::build_group_computation(
+        group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+    const topi::SearchSpace space = tune::template_search_space(c);
+    auto config = [&](std::vector<int64_t> tile_ow, int64_t oc, int64_t oh) {
+      return space.config_from_values({{"tile_ow", tile_ow},
+                                       {"tile_oc", {oc}},
+                                       {"tile_oh", {oh}},
+                                       {"tile_ic", {4, 1}},
+                                       {"unroll_kw", {1}},
+                                       {"unroll_kh", {1}}});
+    };
+    QVERIFY(space.valid(config({1, 8, 7}, 4, 1)));
+    QVERIFY(space.valid(config({1, 8, 7}, 2, 2)));
+    QVERIFY(space.valid(config({1, 14, 4}, 1, 4)));
+    QVERIFY(space.valid(config({1, 2, 28}, 1, 1)));
+    QVERIFY(!config({1, 4, 14}, 4, 1).empty());
+    QVERIFY(!space.valid(config({1, 4, 14}, 4, 1)));
+    QVERIFY(!space.valid(config({1, 8, 7}, 4, 2)));
+    QVERIFY(space.size() < space.combinations());
+    qInfo("56x56 3x3 conv space: %.0f points of %.0f combinations", space.size(),
+          space.combinations());
+    QCOMPARE(space.describe(space.default_config),
+             std::string("tile_ow=[1,4,14] tile_oc=1 tile_oh=1 tile_ic=[4,1] unroll_kw=0 "
+                         "unroll_kh=0"));
   }
 };
 

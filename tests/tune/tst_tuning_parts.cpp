@@ -32,7 +32,7 @@ TuningRecord sample_record(double ms, const std::string& kind = "none") {
   r.schedule = "s = te.create_schedule(C.op)\n";
   r.tuner = "xgb";
   if (kind == "none") {
-    r.costs_ms = {ms, ms * 1.1, ms * 0.9};
+    r.costs_ms = {ms * 1.1, ms, ms * 1.2};  // the cost is the minimum
   } else {
     r.error_kind = kind;
     r.error_message = "killed by signal 11 (Segmentation fault)";
@@ -79,6 +79,50 @@ class TestTuningParts : public QObject {
     QCOMPARE(failed.error_kind, std::string("runtime"));
     QVERIFY(std::isinf(failed.latency_ms()));
     QCOMPARE(failed.gflops(), 0.0);
+  }
+
+  // A record's cost is the minimum of its first measurement and, when it won
+  // its confirmation against the task's best, of its re-measurements; one
+  // that lost never competes. Files without confirmations read as before.
+  void confirmationDecidesTheRecordsCost() {
+    TuningRecord won = sample_record(2.0);
+    won.confirmation = Confirmation::Won;
+    won.confirm_costs_ms = {1.7, 1.5, 1.9};
+    won.rival_costs_ms = {1.8, 1.6, 2.0};
+    TuningRecord back = record_from_json_line(to_json_line(won));
+    QVERIFY(back.confirmation == Confirmation::Won);
+    QCOMPARE(back.confirm_costs_ms, won.confirm_costs_ms);
+    QCOMPARE(back.rival_costs_ms, won.rival_costs_ms);
+    QCOMPARE(back.latency_ms(), 1.5);
+    QCOMPARE(back.trial_ms(), 2.0);
+
+    TuningRecord lost = sample_record(1.0);
+    lost.confirmation = Confirmation::Lost;
+    lost.confirm_costs_ms = {3.0, 2.5, 2.8};
+    lost.rival_costs_ms = {1.8, 1.6, 2.0};
+    back = record_from_json_line(to_json_line(lost));
+    QVERIFY(back.confirmation == Confirmation::Lost);
+    QVERIFY(back.ok());  // it computed the right answer
+    QVERIFY(std::isinf(back.latency_ms()));
+    QCOMPARE(back.gflops(), 0.0);
+    QCOMPARE(back.trial_ms(), 1.0);
+    QVERIFY(std::abs(back.trial_gflops() - 231211008 / 1e6) < 1e-6);
+
+    // best_records picks what a session picks: the lucky 1.0 ms lost.
+    std::map<std::string, TuningRecord> best =
+        best_records({sample_record(3.0), won, lost, sample_record(1.6)});
+    QCOMPARE(best.size(), size_t{1});
+    QCOMPARE(best.begin()->second.latency_ms(), 1.5);
+    QVERIFY(best.begin()->second.confirmation == Confirmation::Won);
+    QVERIFY(best_records({lost}).empty());
+
+    // No confirmation: the field is left out, and a version 1 line without it reads as none.
+    const std::string plain = to_json_line(sample_record(2.0));
+    QVERIFY(plain.find("confirmation") == std::string::npos);
+    QVERIFY(record_from_json_line(plain).confirmation == Confirmation::None);
+    std::string bad = to_json_line(won);
+    bad.replace(bad.find("\"won\""), 5, "\"maybe\"");
+    QVERIFY_THROWS_EXCEPTION(Error, record_from_json_line(bad));
   }
 
   void malformedRecordsNameTheField() {
@@ -152,6 +196,26 @@ class TestTuningParts : public QObject {
   void strategiesProposeEachConfigOnceAndCoverTheSpace() {
     topi::SearchSpace space = small_space();
     QCOMPARE(space.size(), 12.0);
+    // With a constraint (as the conv's register budget): only its points.
+    topi::SearchSpace constrained = small_space();
+    constrained.constraint = [](const topi::Config& c) { return c[0] + c[1] != 3; };
+    QCOMPARE(constrained.size(), 9.0);
+    QCOMPARE(constrained.combinations(), 12.0);
+    QVERIFY(!constrained.valid({1, 2}) && constrained.valid({1, 1}));
+    for (const char* kind : {"random", "grid", "ga", "xgb"}) {
+      auto strategy = make_search_strategy(kind, constrained, 5, nullptr);
+      std::set<topi::Config> seen;
+      for (int round = 0; round < 10 && !strategy->exhausted(); ++round) {
+        std::vector<topi::Config> batch = strategy->next_batch(4);
+        for (const topi::Config& c : batch) {
+          QVERIFY2(constrained.valid(c), kind);
+          QVERIFY2(seen.insert(c).second, kind);
+        }
+        strategy->update(batch, std::vector<double>(batch.size(), 1.0));
+      }
+      QCOMPARE(seen.size(), size_t{9});
+      QVERIFY(strategy->exhausted());
+    }
     for (const char* kind : {"random", "grid", "ga", "xgb"}) {
       // No model: "xgb" starts as random search.
       auto strategy = make_search_strategy(kind, space, 7, nullptr);

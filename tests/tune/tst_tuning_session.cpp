@@ -1,16 +1,20 @@
 // Tuning sessions end to end on the shared MLP: every trial becomes one record
 // line as it finishes, each task's default schedule is measured first, a
 // candidate whose output disagrees with the reference executor is recorded as
-// a wrong answer and never becomes the best, a resumed session measures no
-// config twice, and a session stops when told to.
+// a wrong answer and never becomes the best, a candidate faster than the best
+// becomes the best only if it stays faster when measured again alternately
+// with it (and the records file then picks the same best), a resumed session
+// measures no config twice, and a session stops when told to.
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "frontend/onnx/onnx_import.h"
 #include "passes/pipeline.h"
+#include "schedule/schedule_text.h"
 #include "tune/records.h"
 #include "tune/tuning_session.h"
 
@@ -57,10 +61,14 @@ TuningOptions quick_options(const std::string& records) {
 
 class Counter : public TuningListener {
  public:
-  int trials = 0, rounds = 0, finished = 0;
+  int trials = 0, rounds = 0, finished = 0, new_bests = 0, unconfirmed = 0;
   int stop_after = 0;
   TuningControl* control = nullptr;
-  void on_trial(const TrialEvent&, const TuningProgress&) override {
+  std::vector<double> best_gflops;  // each task's best as reported after each trial
+  void on_trial(const TrialEvent& e, const TuningProgress& p) override {
+    new_bests += e.new_best;
+    unconfirmed += e.unconfirmed;
+    best_gflops.push_back(p.tasks[static_cast<size_t>(e.task_index)].best_gflops);
     if (++trials == stop_after && control) control->stop = true;
   }
   void on_round(int, const TuningProgress&) override { ++rounds; }
@@ -102,7 +110,144 @@ class TestTuningSession : public QObject {
       QVERIFY(s.best_ms <= s.default_ms);
     }
     QVERIFY(p.estimated_latency_ms <= p.estimated_default_ms);
-    for (size_t i = 0; i < m.tasks.size(); ++i) QVERIFY(session.best()[i].ok());
+    // Whoever picks the best from the file picks the session's.
+    std::map<std::string, TuningRecord> from_file = best_records(file.records);
+    for (size_t i = 0; i < m.tasks.size(); ++i) {
+      const TuningRecord& best = session.best()[i];
+      QVERIFY(best.ok());
+      QCOMPARE(from_file.at(best.workload).schedule, best.schedule);
+      QCOMPARE(from_file.at(best.workload).latency_ms(), p.tasks[i].best_ms);
+    }
+  }
+
+  // The winner's curse: a candidate whose first measurement is lucky (10x
+  // faster than the default) but which is 10x slower whenever measured again
+  // next to the default never becomes the best, in the session or the file.
+  void aLuckyFirstMeasurementIsNotKept() {
+    Model m = load_mlp();
+    std::vector<TuningTask> tasks = tuning_tasks(m);
+    tasks.resize(1);
+    const std::string default_text =
+        instantiate(tasks[0], tasks[0].space.default_config).schedule_text;
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("records.json").toStdString();
+    TuningOptions o = quick_options(path);
+    o.trials = 8;
+    std::map<std::string, int> calls;
+    o.measure_hook = [&](size_t task, const std::string& schedule, MeasureResult& r) {
+      QCOMPARE(task, size_t{0});
+      if (r.error != ErrorKind::None) return;
+      const int n = ++calls[schedule];
+      const double ms = schedule == default_text ? 1.0 : n == 1 ? 0.1 : 10.0;
+      for (double& cost : r.costs_ms) cost = ms;
+    };
+    Counter counter;
+    TuningSession session(std::move(tasks), o, &counter);
+    session.run();
+
+    const TaskStatus& s = session.progress().tasks[0];
+    QCOMPARE(session.best()[0].tuner, std::string("default"));
+    QCOMPARE(session.best()[0].schedule, default_text);
+    QCOMPARE(s.best_ms, 1.0);
+    QCOMPARE(s.default_ms, 1.0);
+    QCOMPARE(counter.new_bests, 1);  // the default, first
+    for (double gflops : counter.best_gflops) QCOMPARE(gflops, session.best()[0].gflops());
+
+    RecordFile file = read_records(path);
+    QCOMPARE(file.records.size(), size_t{8});
+    int lost = 0;
+    for (const TuningRecord& r : file.records) {
+      if (!r.ok() || r.tuner == "default") continue;
+      ++lost;
+      QVERIFY(r.confirmation == Confirmation::Lost);
+      QCOMPARE(r.trial_ms(), 0.1);
+      QVERIFY(std::isinf(r.latency_ms()));
+      QCOMPARE(r.confirm_costs_ms, std::vector<double>(3 * o.measure.repeat, 10.0));
+      QCOMPARE(r.rival_costs_ms, std::vector<double>(3 * o.measure.repeat, 1.0));
+      QCOMPARE(calls[r.schedule], 4);  // first, then 3 times against the default
+    }
+    QVERIFY(lost >= 5);
+    QCOMPARE(s.unconfirmed, lost);
+    QCOMPARE(counter.unconfirmed, lost);
+    QCOMPARE(calls[default_text], 1 + 3 * lost);
+    std::map<std::string, TuningRecord> best = best_records(file.records);
+    QCOMPARE(best.size(), size_t{1});
+    QCOMPARE(best.begin()->second.schedule, default_text);
+  }
+
+  // A candidate that is faster in its first measurement and again whenever
+  // measured next to the best becomes the best, with its re-measurements in
+  // its record; slower candidates after it are not measured again.
+  void aCandidateThatStaysFasterBecomesTheBest() {
+    Model m = load_mlp();
+    std::vector<TuningTask> tasks = tuning_tasks(m);
+    tasks.resize(1);
+    const std::string default_text =
+        instantiate(tasks[0], tasks[0].space.default_config).schedule_text;
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("records.json").toStdString();
+    TuningOptions o = quick_options(path);
+    o.trials = 8;
+    std::string chosen;  // the first candidate after the default
+    std::map<std::string, int> calls;
+    o.measure_hook = [&](size_t, const std::string& schedule, MeasureResult& r) {
+      if (r.error != ErrorKind::None) return;
+      ++calls[schedule];
+      if (schedule != default_text && chosen.empty()) chosen = schedule;
+      const double ms = schedule == default_text ? 1.0 : schedule == chosen ? 0.5 : 2.0;
+      for (double& cost : r.costs_ms) cost = ms;
+    };
+    Counter counter;
+    TuningSession session(std::move(tasks), o, &counter);
+    session.run();
+
+    QVERIFY(!chosen.empty());
+    QCOMPARE(session.best()[0].schedule, chosen);
+    QVERIFY(session.best()[0].confirmation == Confirmation::Won);
+    QCOMPARE(session.progress().tasks[0].best_ms, 0.5);
+    QCOMPARE(session.progress().tasks[0].default_ms, 1.0);
+    QCOMPARE(counter.new_bests, 2);
+    QCOMPARE(counter.unconfirmed, 0);
+    QCOMPARE(calls[chosen], 4);
+    QCOMPARE(calls[default_text], 4);
+    RecordFile file = read_records(path);
+    std::map<std::string, TuningRecord> best = best_records(file.records);
+    QCOMPARE(best.begin()->second.schedule, chosen);
+    QCOMPARE(best.begin()->second.rival_costs_ms, std::vector<double>(3 * o.measure.repeat, 1.0));
+    QCOMPARE(best.begin()->second.confirm_costs_ms, std::vector<double>(3 * o.measure.repeat, 0.5));
+    for (const TuningRecord& r : file.records)
+      if (r.schedule != chosen) QVERIFY(r.confirmation == Confirmation::None);
+  }
+
+  // With sketches the baseline is still the untuned build's schedule: the
+  // template's default config, recorded under the template's space.
+  void aSketchSearchMeasuresTheTemplateDefaultFirst() {
+    Model m = load_mlp();
+    TuningTask task =
+        make_tuning_task(m.optimized.graph, m.optimized.groups, m.tasks.at(1), SpaceKind::Sketch);
+    QCOMPARE(task.space.name, std::string("sketch"));
+    QVERIFY(task.baseline.name != task.space.name);
+    const std::string untuned = schedule::print_schedule(*default_group_schedule(task.computation));
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("records.json").toStdString();
+    TuningOptions o = quick_options(path);
+    o.space = SpaceKind::Sketch;
+    o.trials = 3;
+    o.batch_size = 3;
+    std::vector<TuningTask> tasks;
+    tasks.push_back(std::move(task));
+    TuningSession session(std::move(tasks), o);
+    session.run();
+    RecordFile file = read_records(path);
+    QCOMPARE(file.records.size(), size_t{3});
+    const TuningRecord& first = file.records[0];
+    QCOMPARE(first.tuner, std::string("default"));
+    QCOMPARE(first.schedule, untuned);
+    QVERIFY(first.space != "sketch");
+    QCOMPARE(session.progress().tasks[0].default_ms,
+             std::min(first.trial_ms(), first.latency_ms()));
+    for (size_t i = 1; i < file.records.size(); ++i)
+      QCOMPARE(file.records[i].space, std::string("sketch"));
   }
 
   void aWrongAnswerIsRecordedAndNeverBest() {
