@@ -124,12 +124,14 @@ int main(int argc, char** argv) {
         types.push_back({DType::Float32, layer.inputs[i]});
       }
       const topi::OpStrategy* strategy = topi::OpStrategyRegistry::global().find(layer.op);
-      LATHE_CHECK(strategy && strategy->schedule, "no schedule for ", layer.op);
+      LATHE_CHECK(strategy && strategy->tuning_template, "no tuning template for ", layer.op);
       topi::ComputeContext ctx(node, placeholders, {}, types, {{DType::Float32, layer.output}},
                                "layer");
       std::vector<te::Tensor> outs = strategy->compute(ctx);
       schedule::Schedule sch({outs[0].op()});
-      strategy->schedule(sch, outs[0], outs);
+      // The op's untuned schedule: its template's default config.
+      const topi::SearchSpace space = strategy->tuning_template(outs[0], outs);
+      space.apply(sch, space.default_config);
       if (print_schedule)
         std::printf("# %s\n%s\n", layer.name.c_str(), schedule::print_schedule(sch).c_str());
       std::vector<te::Tensor> args = placeholders;

@@ -80,13 +80,6 @@ std::string ComputeContext::name(std::string_view suffix) const {
   return base_name_ + "_" + std::string(suffix);
 }
 
-void DefaultSchedule::operator()(schedule::Schedule& sch, const te::Tensor& anchor,
-                                 const std::vector<te::Tensor>& outputs) const {
-  LATHE_CHECK(template_, "no tuning template to take the default schedule from");
-  SearchSpace space = template_(anchor, outputs);
-  space.apply(sch, space.default_config);
-}
-
 const OpStrategyRegistry& OpStrategyRegistry::global() {
   static const OpStrategyRegistry registry = [] {
     OpStrategyRegistry r;
@@ -108,7 +101,6 @@ void OpStrategyRegistry::define_compute(const std::string& op, OpComputeFn fn) {
 
 void OpStrategyRegistry::define_template(const std::string& op, OpTemplateFn fn) {
   ops_[op].tuning_template = fn;
-  ops_[op].schedule = DefaultSchedule(fn);
 }
 
 const OpStrategy* OpStrategyRegistry::find(std::string_view op) const {

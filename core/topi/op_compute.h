@@ -72,25 +72,10 @@ using OpComputeFn = std::vector<te::Tensor> (*)(const ComputeContext&);
 using OpTemplateFn = SearchSpace (*)(const te::Tensor& anchor,
                                      const std::vector<te::Tensor>& outputs);
 
-// An op's untuned group schedule: its template's default config applied.
-// Callable as a schedule function: `strategy->schedule(sch, anchor, outputs)`;
-// false for an op without a template.
-class DefaultSchedule {
- public:
-  DefaultSchedule() = default;
-  explicit DefaultSchedule(OpTemplateFn tuning_template) : template_(tuning_template) {}
-  explicit operator bool() const { return template_ != nullptr; }
-  void operator()(schedule::Schedule& sch, const te::Tensor& anchor,
-                  const std::vector<te::Tensor>& outputs) const;
-
- private:
-  OpTemplateFn template_ = nullptr;
-};
-
 struct OpStrategy {
   OpComputeFn compute = nullptr;
-  OpTemplateFn tuning_template = nullptr;  // nullptr: the generic template
-  DefaultSchedule schedule;                // tuning_template's default config
+  // nullptr: the generic template. Its default config is the op's untuned schedule.
+  OpTemplateFn tuning_template = nullptr;
 };
 
 class OpStrategyRegistry {

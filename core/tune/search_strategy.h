@@ -37,7 +37,6 @@ class SearchStrategy {
   // Measured throughput of proposed configs, 0 for a failed one.
   virtual void update(const std::vector<topi::Config>& configs, const std::vector<double>& gflops);
   bool exhausted() const;
-  size_t num_tried() const { return tried_.size(); }
 
  protected:
   virtual std::vector<topi::Config> propose(int n) = 0;

@@ -123,8 +123,10 @@ Compiled compile_and_run(const Node& node, const std::vector<TensorType>& in_typ
   for (const te::Tensor& t : group_outputs) ops.push_back(t.op());
   schedule::Schedule sch(ops);
   Compiled result;
-  if (strategy->schedule) {
-    strategy->schedule(sch, outs[0], group_outputs);
+  if (strategy->tuning_template) {
+    // The op's untuned schedule: its template's default config.
+    const topi::SearchSpace space = strategy->tuning_template(outs[0], group_outputs);
+    space.apply(sch, space.default_config);
     result.schedule_used = "registered";
   } else {
     topi::apply_default_schedule(sch);
