@@ -7,9 +7,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <new>
 
 namespace lathe::tune::protocol {
 
@@ -19,6 +21,7 @@ namespace {
 // sizes beyond these come from a stream out of step.
 constexpr uint32_t kMaxHeaderBytes = 16u << 20;
 constexpr uint64_t kMaxBlobBytes = uint64_t{1} << 40;
+constexpr uint64_t kBlobChunkBytes = uint64_t{64} << 20;
 
 using Kind = ChannelError::Kind;
 
@@ -131,8 +134,21 @@ Frame read_frame(int fd, Deadline deadline) {
   for (uint64_t size : field<std::vector<uint64_t>>(frame.header, "blobs")) {
     if (size > kMaxBlobBytes)
       throw ChannelError(Kind::Malformed, str("protocol: a blob of ", size, " bytes"));
-    std::vector<char>& blob = frame.blobs.emplace_back(size);
-    read_bytes(fd, blob.data(), blob.size(), deadline);
+    // Grown as the bytes arrive, so a size out of step with the stream costs
+    // no more memory than was sent; what cannot be held is a channel error,
+    // which ends this worker, never the session reading it.
+    std::vector<char>& blob = frame.blobs.emplace_back();
+    try {
+      while (blob.size() < size) {
+        const size_t done = blob.size();
+        const auto chunk = static_cast<size_t>(std::min<uint64_t>(kBlobChunkBytes, size - done));
+        blob.resize(done + chunk);
+        read_bytes(fd, blob.data() + done, chunk, deadline);
+      }
+    } catch (const std::bad_alloc&) {
+      throw ChannelError(Kind::Malformed,
+                         str("protocol: a blob of ", size, " bytes does not fit in memory"));
+    }
   }
   return frame;
 }

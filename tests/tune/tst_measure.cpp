@@ -2,6 +2,8 @@
 // good kernel, `number` and min_repeat_ms, and a crash, a hang and an object
 // that does not load each costing one result, with the next measurement
 // succeeding in a fresh worker (or in the same one, which a load error spares).
+#include <unistd.h>
+
 #include <QtTest>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +15,7 @@
 #include "te/tensor.h"
 #include "tir/lower.h"
 #include "tune/measure.h"
+#include "tune/measure_protocol.h"
 
 using namespace lathe;
 using tune::ErrorKind;
@@ -307,6 +310,27 @@ class TestMeasure : public QObject {
       message = e.what();
     }
     QVERIFY2(message.contains("did not start: it exited with status 0"), qPrintable(message));
+  }
+
+  void blobLargerThanTheStreamCostsNoMemory() {
+    // A header claiming a 512 GiB blob followed by ten bytes and the end of
+    // the stream: the reader must see the pipe close, not allocate the claim.
+    int fds[2];
+    QCOMPARE(::pipe(fds), 0);
+    const std::string header = R"({"type":"result","blobs":[549755813888]})";
+    const auto length = static_cast<uint32_t>(header.size());
+    QVERIFY(::write(fds[1], &length, sizeof length) == sizeof length);
+    QVERIFY(::write(fds[1], header.data(), header.size()) == static_cast<ssize_t>(header.size()));
+    QVERIFY(::write(fds[1], "0123456789", 10) == 10);
+    ::close(fds[1]);
+    bool closed = false;
+    try {
+      tune::protocol::read_frame(fds[0], tune::protocol::Clock::now() + std::chrono::seconds(10));
+    } catch (const tune::protocol::ChannelError& e) {
+      closed = e.kind() == tune::protocol::ChannelError::Kind::Closed;
+    }
+    ::close(fds[0]);
+    QVERIFY(closed);
   }
 
   void errorKindsRoundTripThroughText() {
