@@ -140,8 +140,15 @@ std::vector<KernelRow> remeasure_kernels(const driver::TuningPlan& plan,
     row.default_ms = time(tune::build_baseline(t, options.target));
     row.best_ms = row.default_ms;
     auto best = records.best.find(workload);
-    if (best != records.best.end())
-      row.best_ms = time(tune::build_schedule_text(t, best->second.schedule, options.target));
+    if (best != records.best.end()) {
+      const double ms = time(tune::build_schedule_text(t, best->second.schedule, options.target));
+      // A best that no longer builds or runs counts as the default, not as NaN in the sums.
+      if (std::isfinite(ms))
+        row.best_ms = ms;
+      else
+        std::fprintf(stderr, "task %d: the best record did not build or run; using the default\n",
+                     task.id);
+    }
     rows.push_back(row);
   }
   return rows;

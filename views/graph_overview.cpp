@@ -19,7 +19,7 @@ GraphOverview::GraphOverview(QGraphicsView* target) : QWidget(target), target_(t
   }
 }
 
-void GraphOverview::renderScene(QSize box) {
+void GraphOverview::renderScene(QSize box, bool sceneChanged) {
   sceneRect_ = target_->sceneRect();
   if (sceneRect_.isEmpty() || box.isEmpty()) {
     image_ = QPixmap();
@@ -28,6 +28,7 @@ void GraphOverview::renderScene(QSize box) {
   }
   const QSize size =
       sceneRect_.size().scaled(QSizeF(box), Qt::KeepAspectRatio).toSize().expandedTo({24, 24});
+  if (!sceneChanged && !image_.isNull() && size == this->size()) return;
   const qreal ratio = devicePixelRatioF();
   image_ = QPixmap(size * ratio);
   image_.setDevicePixelRatio(ratio);
@@ -35,7 +36,10 @@ void GraphOverview::renderScene(QSize box) {
   {
     QPainter painter(&image_);
     painter.setRenderHint(QPainter::Antialiasing);
-    target_->scene()->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), sceneRect_);
+    // Stretched to the whole pixmap (the minimum size may widen a tall graph),
+    // so toScene and fromScene map what is drawn.
+    target_->scene()->render(&painter, QRectF(QPointF(0, 0), QSizeF(size)), sceneRect_,
+                             Qt::IgnoreAspectRatio);
   }
   resize(size);
   update();

@@ -19,8 +19,9 @@ class GraphOverview : public QWidget {
   // Shows `target`'s scene; a child of `target`, placed by it.
   explicit GraphOverview(QGraphicsView* target);
 
-  // Renders the scene again and resizes to its aspect within `box`.
-  void renderScene(QSize box);
+  // Resizes to the scene's aspect within `box`, rendering the scene again
+  // when it changed or the size did.
+  void renderScene(QSize box, bool sceneChanged);
   // The part of the scene the target shows, in scene coordinates.
   QRectF visibleSceneRect() const;
   // The scene point under `pos` (widget coordinates).

@@ -149,12 +149,14 @@ void GraphView::setGraphLayout(std::shared_ptr<const GraphLayout> layout) {
     centerOn(sceneRect().center().x(), sceneRect().top() + viewport()->height() / 2.0 / kStartZoom);
   }
   if (!keep.isEmpty()) selectNode(keep);
+  overviewStale_ = true;
   updateOverview();
 }
 
 void GraphView::clearGraph() {
   layout_.reset();
   buildScene();
+  overviewStale_ = true;
   updateOverview();
 }
 
@@ -172,7 +174,8 @@ void GraphView::updateOverview() {
     overview_->hide();
     return;
   }
-  overview_->renderScene(box);
+  overview_->renderScene(box, overviewStale_);
+  overviewStale_ = false;
   overview_->move(area.right() - overview_->width() - kMargin,
                   area.bottom() - overview_->height() - kMargin);
   overview_->show();
@@ -298,7 +301,9 @@ bool GraphView::findNode(const QString& text) {
   int current = layout_->find_node(selectedNodeName().toStdString());
   // A node named exactly so comes first, then every node containing the text
   // in its name or op, one per call.
-  if (selectedNodeName().compare(text, Qt::CaseInsensitive) != 0) {
+  // Only when a search starts: while cycling through matches the selection
+  // contains the text, and the order below goes on from it.
+  if (!selectedNodeName().contains(text, Qt::CaseInsensitive)) {
     for (int i = 0; i < count; ++i)
       if (QString::fromStdString(nodes[static_cast<size_t>(i)].name)
               .compare(text, Qt::CaseInsensitive) == 0)

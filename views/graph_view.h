@@ -87,6 +87,7 @@ class GraphView : public QGraphicsView {
   QString lastSelected_;
   GraphOverview* overview_ = nullptr;
   bool overviewWanted_ = true;
+  bool overviewStale_ = true;  // the scene changed since the overview was rendered
 };
 
 }  // namespace lathe::views

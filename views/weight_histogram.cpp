@@ -1,5 +1,8 @@
 #include "views/weight_histogram.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace lathe::views {
 
 WeightHistogram::WeightHistogram(QWidget* parent) : QCustomPlot(parent) {
@@ -28,14 +31,23 @@ void WeightHistogram::setStatistics(const QString& valueName,
     keys << statistics.bin_start(i) + statistics.bin_width() / 2;
     values << static_cast<double>(statistics.bin_counts[i]);
   }
-  bars_->setWidth(statistics.bin_width());
+  // One bin (a constant weight): a bar a tenth of its value wide, centred on it.
+  const bool single = statistics.bin_counts.size() == 1;
+  const double width =
+      single ? std::max(std::abs(statistics.min) * 0.1, 1e-6) : statistics.bin_width();
+  if (single) keys = {statistics.min};
+  bars_->setWidth(width);
   bars_->setData(keys, values, true);
   setToolTip(tr("Values of %1 in %n bin(s); the dashed line is the mean", nullptr,
                 static_cast<int>(statistics.bin_counts.size()))
                  .arg(valueName));
 
-  const double width = statistics.bin_width() * static_cast<double>(statistics.bin_counts.size());
-  xAxis->setRange(statistics.min - width * 0.02, statistics.min + width * 1.02);
+  // No finite value: nothing to draw, and no range left from the previous weight.
+  const double span = statistics.finite == 0 ? 1.0
+                      : single               ? width * 4
+                                             : statistics.max - statistics.min;
+  const double left = single ? statistics.min - span / 2 : statistics.min;
+  xAxis->setRange(left - span * 0.02, left + span * 1.02);
   double highest = 0;
   for (double v : values) highest = std::max(highest, v);
   yAxis->setRange(0, highest > 0 ? highest * 1.08 : 1);

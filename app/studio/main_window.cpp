@@ -226,8 +226,12 @@ QWidget* MainWindow::createNodePage() {
   filterEdit_->setPlaceholderText(
       tr("Filter by node or op name (a capital letter makes it case-sensitive)"));
   filterEdit_->setClearButtonEnabled(true);
-  connect(filterEdit_, &QLineEdit::textChanged, nodeProxy_,
-          &views::NodeFilterProxyModel::setFilterText);
+  // Filtering moves the table's current row when it hides it: that is no
+  // choice of the user's, so the graphs and the inspector stay where they are.
+  connect(filterEdit_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    const QScopedValueRollback following(followingGraph_, true);
+    nodeProxy_->setFilterText(text);
+  });
 
   auto* nodeCount = new QLabel;
   nodeCount->setObjectName(QStringLiteral("nodeCount"));
@@ -585,6 +589,9 @@ void MainWindow::showModel(const std::shared_ptr<const LoadedModel>& model) {
       nodeTable_->setColumnWidth(column, kMaxNodeColumnWidth);
   }
   summaryView_->setModelInfo(fileName, model->info);
+  // Nothing of the previous model stays inspectable.
+  inspector_->clear();
+  groupModel_->clear();
   // The sample lives in a temporary folder that is gone next session.
   if (model->path != samplePath_) settings_->addRecentFile(model->path);
 
@@ -666,6 +673,7 @@ void MainWindow::showSnapshotLayout(int comboIndex,
                                     std::shared_ptr<const views::GraphLayout> layout) {
   const QString selected = originalView_->selectedNodeName();
   snapshotView_->setGraphLayout(std::move(layout));
+  shownSnapshot_ = comboIndex;
   if (!selected.isEmpty()) snapshotView_->selectNode(selected);
   const int nodes = snapshotView_->operatorItemCount();
   const int groups = snapshotView_->clusterItemCount();
@@ -678,14 +686,20 @@ void MainWindow::showSnapshotLayout(int comboIndex,
 }
 
 void MainWindow::inspectOriginalNode(const QString& name) {
-  if (!snapshots_) return;
-  const std::shared_ptr<const Graph> graph(snapshots_, &snapshots_->original);
+  // The node table lists the shown model at once; its passes may still run.
+  if (!shownModel_) return;
+  const std::shared_ptr<const Graph> graph(shownModel_, &shownModel_->graph);
   inspector_->showNode(graph, graph->find_node(name.toStdString()), tr("original"));
 }
 
 void MainWindow::inspectSnapshotNode(const QString& name) {
-  const int comboIndex = snapshotCombo_->currentIndex();
-  if (!snapshots_ || comboIndex <= 0) {
+  // The snapshot on screen: a newly chosen one may still be laid out.
+  const int comboIndex = shownSnapshot_;
+  if (!snapshots_ || snapshots_->path != currentPath_) {
+    inspector_->clear();
+    return;
+  }
+  if (comboIndex <= 0) {
     inspectOriginalNode(name);
     return;
   }

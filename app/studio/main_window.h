@@ -186,6 +186,8 @@ class MainWindow : public QMainWindow {
   // Set while the node table follows a graph selection, so its row change
   // does not send the inspector back to the original graph.
   bool followingGraph_ = false;
+  // The combo index of the snapshot the right-hand view shows.
+  int shownSnapshot_ = -1;
 
   QTabWidget* centralTabs_ = nullptr;
   GraphSnapshotTracker* graphTracker_ = nullptr;

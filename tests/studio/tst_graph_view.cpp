@@ -244,20 +244,23 @@ class TestGraphView : public QObject {
             .boundingRect()));
     QVERIFY(!view.findNode(QStringLiteral("no such node or op")));
 
-    // A node named exactly as searched comes before the nodes containing the
-    // text earlier in the graph ("stem/conv_copy" before "stem/conv").
+    // A node named exactly as searched comes first, even after nodes
+    // containing the text earlier in the graph; Enter then visits every match.
     Graph renamed = sample_;
     renamed.nodes[0].name = "stem/conv_copy";
     renamed.nodes[1].name = "stem/conv";
+    renamed.nodes[2].name = "stem/conv_x";
     GraphView other;
     other.setGraphLayout(std::make_shared<GraphLayout>(views::layout_graph(renamed)));
+    QVERIFY(other.findNode(QStringLiteral("STEM/conv")));
+    QCOMPARE(other.selectedNodeName(), QStringLiteral("stem/conv"));
+    QSet<QString> visited{other.selectedNodeName()};
     for (int i = 0; i < 2; ++i) {
-      QVERIFY(other.findNode(QStringLiteral("STEM/conv")));
-      QCOMPARE(other.selectedNodeName(), QStringLiteral("stem/conv"));
-      // Enter again: on to the other matches.
       QVERIFY(other.findNode(QStringLiteral("stem/conv")));
-      QCOMPARE(other.selectedNodeName(), QStringLiteral("stem/conv_copy"));
+      visited.insert(other.selectedNodeName());
     }
+    QCOMPARE(visited, (QSet<QString>{QStringLiteral("stem/conv"), QStringLiteral("stem/conv_copy"),
+                                     QStringLiteral("stem/conv_x")}));
 
     // Selecting from outside does not echo back.
     selected.clear();

@@ -6,6 +6,7 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QLineEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -237,6 +238,13 @@ class TestInspector : public QObject {
     const Node& conv = sample_->nodes[static_cast<size_t>(nodeWithWeight(*sample_, "Conv"))];
     QVERIFY(window.originalGraphView()->findNode(QString::fromStdString(conv.name)));
     QTRY_COMPARE_WITH_TIMEOUT(inspector->nodeName(), QString::fromStdString(conv.name), kTimeoutMs);
+    // The node table followed; filtering its current row away is no new choice.
+    auto* nodeTable = window.findChild<QTableView*>(QStringLiteral("nodeTable"));
+    QCOMPARE(nodeTable->currentIndex().siblingAtColumn(1).data().toString(),
+             QString::fromStdString(conv.name));
+    window.findChild<QLineEdit*>(QStringLiteral("nodeFilter"))->setText(QStringLiteral("Relu"));
+    QCOMPARE(inspector->nodeName(), QString::fromStdString(conv.name));
+    QCOMPARE(window.originalGraphView()->selectedNodeName(), QString::fromStdString(conv.name));
 
     // A fused group: its anchor, with the group named.
     FusedGroupModel* groups = window.fusedGroupModel();
