@@ -1,6 +1,5 @@
 #include "views/fused_group_model.h"
 
-#include "ir/node_cost.h"
 #include "views/number_format.h"
 
 namespace lathe::views {
@@ -20,8 +19,8 @@ void FusedGroupModel::setGroups(const Graph& graph, const std::vector<passes::Fu
       const Node& node = graph.nodes[static_cast<size_t>(n)];
       ops << QString::fromStdString(node.op);
       row.nodes << QString::fromStdString(node.name);
-      row.flops += node_cost(graph, node).flops;
     }
+    row.flops = tune::group_flops(graph, group);
     row.ops = ops.join(QStringLiteral(" → "));
     if (group.anchor >= 0)
       row.anchor = QString::fromStdString(graph.nodes[static_cast<size_t>(group.anchor)].name);

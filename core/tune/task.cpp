@@ -8,13 +8,14 @@
 #include "tune/group_computation.h"
 
 namespace lathe::tune {
-namespace {
 
 int64_t group_flops(const Graph& graph, const passes::FusedGroup& group) {
   int64_t flops = 0;
   for (int n : group.nodes) flops += node_cost(graph, graph.nodes[static_cast<size_t>(n)]).flops;
   return flops;
 }
+
+namespace {
 
 std::string group_signature(const Graph& graph, const passes::FusedGroup& group) {
   std::ostringstream s;

@@ -23,6 +23,9 @@ struct KernelTask {
   int weight() const { return static_cast<int>(groups.size()); }
 };
 
+// Floating-point operations of one run of a fused group: its nodes' (ir/node_cost.h).
+int64_t group_flops(const Graph& graph, const passes::FusedGroup& group);
+
 // The tasks of an optimized graph, in first-occurrence order.
 std::vector<KernelTask> extract_tasks(const Graph& graph,
                                       const std::vector<passes::FusedGroup>& groups);
