@@ -25,6 +25,7 @@ class LayoutRewriter {
     for (Node& node : old_nodes) {
       if (convert_conv(node)) continue;
       if (sink_back_transforms(node)) continue;
+      if (sink_through_pool(node)) continue;
       emit(std::move(node));
     }
     reset_producers(graph_);
@@ -198,13 +199,44 @@ class LayoutRewriter {
           break;
       }
     }
+    emit_blocked(std::move(node), block);
+    return true;
+  }
+
+  // A pool of a back transform's output pools the blocked value instead (a
+  // pool keeps channels apart; its `layout` attribute says how they are
+  // stored), so a pool between convolutions costs no layout change.
+  bool sink_through_pool(Node& node) {
+    if (node.op != "MaxPool" && node.op != "AveragePool" && node.op != "GlobalAveragePool" &&
+        node.op != "GlobalMaxPool")
+      return false;
+    if (!node.has_input(0) || node.outputs.empty() || node.outputs[0] == kNoValue ||
+        node.attrs.has("layout"))
+      return false;
+    // MaxPool's Indices count positions in NCHW.
+    for (size_t k = 1; k < node.outputs.size(); ++k)
+      if (node.outputs[k] != kNoValue) return false;
+    const auto it = blocked_.find(node.inputs[0]);
+    const TensorType& in = graph_.type(node.inputs[0]);
+    if (it == blocked_.end() || in.rank() != 4 || in.dtype != DType::Float32) return false;
+    const BlockedValue source = it->second;
+    node.inputs[0] = source.blocked;
+    node.outputs.resize(1);
+    node.attrs.set("layout", nchwc_layout(source.block));
+    emit_blocked(std::move(node), source.block);
+    return true;
+  }
+
+  // Emits `node`, now reading blocked values, with a new blocked output
+  // value, and the back transform that gives its old output value.
+  void emit_blocked(Node node, int64_t block) {
     const ValueId y = node.outputs[0];
-    node.outputs[0] = graph_.add_value(names_.value(graph_.value(y).name + "_" + layout), {});
+    node.outputs[0] =
+        graph_.add_value(names_.value(graph_.value(y).name + "_" + nchwc_layout(block)), {});
     graph_.value(node.outputs[0]).type = infer_types(graph_, node)[0];
     const std::string name = node.name;
     const ValueId blocked = emit(std::move(node));
     transform_back(blocked, block, y, name);
-    return true;
   }
 
   Graph& graph_;

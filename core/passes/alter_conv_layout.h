@@ -1,6 +1,6 @@
 // The CPU layout pass (TVM's AlterOpLayout for x86 conv2d_NCHWc): 2-D float32
 // convolutions run on channel-blocked data, and layout-agnostic elementwise
-// and broadcast ops after them run blocked too, so that the transforms back
+// and broadcast ops and the pools after them run blocked too, so that the transforms back
 // to NCHW move down the graph to where a layout-sensitive op needs them.
 #pragma once
 
@@ -18,7 +18,11 @@ namespace lathe::passes {
 // the Conv's output value. An ElemWise or Broadcast op reading such back
 // transforms (all with one block; its other inputs scalars, per-channel
 // constants, or NCHW values of the output's shape, which get a forward
-// transform) then runs blocked with its own back transform after it. Run
+// transform) then runs blocked with its own back transform after it. So does
+// a float32 2-D MaxPool, AveragePool, GlobalAveragePool or GlobalMaxPool of
+// such a back transform (not MaxPool with Indices): it gets the attribute
+// layout = "NCHW{b}c" (as TVM's pool2d layout), which its inference,
+// reference kernel and compute read. Run
 // fold_constants after it to pack constant weights, and
 // cancel_layout_transforms to drop the pairs that meet.
 Graph alter_conv_layout(const Graph& graph);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/op_registry.h"
+#include "ir/ops/layout.h"
 #include "support/error.h"
 
 namespace lathe::reference {
@@ -59,5 +60,10 @@ void dispatch_types(DType t, const char* op, F&& f) {
   bool handled = ((t == dtype_of<Ts> ? (f(Ts{}), true) : false) || ...);
   if (!handled) fail_unsupported(str(op, ": no reference kernel for dtype ", dtype_name(t)));
 }
+
+// Copies x, stored in layout `src`, into y, stored in layout `dst` (the
+// shapes must agree logically): LayoutTransform's kernel, and how kernels
+// written for NCHW serve blocked data.
+void relayout(const Tensor& x, const TensorLayout& src, Tensor& y, const TensorLayout& dst);
 
 }  // namespace lathe::reference

@@ -28,26 +28,8 @@ void transform_elements(const TensorLayout& src, const TensorLayout& dst, const 
 }
 
 void layout_transform(KernelContext& ctx) {
-  const TensorLayout src = TensorLayout::parse(ctx.attrs().get_string("src_layout", ""));
-  const TensorLayout dst = TensorLayout::parse(ctx.attrs().get_string("dst_layout", ""));
-  const Tensor& x = ctx.input(0);
-  Tensor& y = ctx.output(0);
-  switch (dtype_size(x.dtype())) {
-    case 1:
-      transform_elements<uint8_t>(src, dst, x, y);
-      break;
-    case 2:
-      transform_elements<uint16_t>(src, dst, x, y);
-      break;
-    case 4:
-      transform_elements<uint32_t>(src, dst, x, y);
-      break;
-    case 8:
-      transform_elements<uint64_t>(src, dst, x, y);
-      break;
-    default:
-      fail_unsupported(str("LayoutTransform: no kernel for dtype ", dtype_name(x.dtype())));
-  }
+  relayout(ctx.input(0), TensorLayout::parse(ctx.attrs().get_string("src_layout", "")),
+           ctx.output(0), TensorLayout::parse(ctx.attrs().get_string("dst_layout", "")));
 }
 
 // Conv2dNCHWc's geometry, read once per node.
@@ -203,6 +185,25 @@ void conv2d_nchwc(KernelContext& ctx) {
 }
 
 }  // namespace
+
+void relayout(const Tensor& x, const TensorLayout& src, Tensor& y, const TensorLayout& dst) {
+  switch (dtype_size(x.dtype())) {
+    case 1:
+      transform_elements<uint8_t>(src, dst, x, y);
+      break;
+    case 2:
+      transform_elements<uint16_t>(src, dst, x, y);
+      break;
+    case 4:
+      transform_elements<uint32_t>(src, dst, x, y);
+      break;
+    case 8:
+      transform_elements<uint64_t>(src, dst, x, y);
+      break;
+    default:
+      fail_unsupported(str("LayoutTransform: no kernel for dtype ", dtype_name(x.dtype())));
+  }
+}
 
 void register_layout_kernels(OpRegistry& r) {
   r.find_mutable("LayoutTransform")->kernel = layout_transform;

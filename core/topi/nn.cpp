@@ -353,33 +353,44 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b
 
 Tensor pool2d_window(const Tensor& input, PoolKind kind, const PoolWindow& w,
                      const std::string& name) {
-  LATHE_CHECK(input.ndim() == 4, "pool2d_window: needs a 4-D input");
+  LATHE_CHECK(input.ndim() == 4 || input.ndim() == 5,
+              "pool2d_window: needs a 4-D (NCHW) or 5-D (NCHWc) input");
   const auto& s = input.shape();
+  const bool blocked = input.ndim() == 5;
   // The padded extent covers every window, ceil-mode overhang included.
   const int64_t need_h = (w.out_h - 1) * w.stride_h + (w.kernel_h - 1) * w.dilation_h + 1;
   const int64_t need_w = (w.out_w - 1) * w.stride_w + (w.kernel_w - 1) * w.dilation_w + 1;
   const int64_t extra_h = std::max<int64_t>(0, need_h - w.pad_top - s[2]);
   const int64_t extra_w = std::max<int64_t>(0, need_w - w.pad_left - s[3]);
   const double pad_value = kind == PoolKind::Max ? -std::numeric_limits<double>::infinity() : 0.0;
-  Tensor padded =
-      pad(input, {0, 0, w.pad_top, w.pad_left}, {0, 0, extra_h, extra_w}, pad_value, name + "_pad");
+  std::vector<int64_t> before = {0, 0, w.pad_top, w.pad_left}, after = {0, 0, extra_h, extra_w};
+  std::vector<int64_t> out_shape = {s[0], s[1], w.out_h, w.out_w};
+  std::vector<std::string> names = {"n", "c", "y", "x"};
+  if (blocked) {  // the channel block: one more data axis, innermost
+    before.push_back(0);
+    after.push_back(0);
+    out_shape.push_back(s[4]);
+    names.push_back("cb");
+  }
+  Tensor padded = pad(input, before, after, pad_value, name + "_pad");
   IterVar ry = te::reduce_axis(w.kernel_h, "ry");
   IterVar rx = te::reduce_axis(w.kernel_w, "rx");
-  const std::vector<std::string> names = {"n", "c", "y", "x"};
   auto window = [&](const std::vector<Var>& i) {
-    return padded(i[0], i[1],
-                  i[2] * te::make_int(w.stride_h) + ry.var() * te::make_int(w.dilation_h),
-                  i[3] * te::make_int(w.stride_w) + rx.var() * te::make_int(w.dilation_w));
+    std::vector<Expr> at = {
+        i[0], i[1], i[2] * te::make_int(w.stride_h) + ry.var() * te::make_int(w.dilation_h),
+        i[3] * te::make_int(w.stride_w) + rx.var() * te::make_int(w.dilation_w)};
+    if (blocked) at.push_back(i[4]);
+    return padded(at);
   };
   if (kind == PoolKind::Max)
     return te::compute(
-        {s[0], s[1], w.out_h, w.out_w},
+        out_shape,
         [&](const std::vector<Var>& i) {
           return te::max(window(i), {ry, rx});
         },
         name, names, "pool_max");
   Tensor total = te::compute(
-      {s[0], s[1], w.out_h, w.out_w},
+      out_shape,
       [&](const std::vector<Var>& i) {
         return te::sum(window(i), {ry, rx});
       },
@@ -396,7 +407,7 @@ Tensor pool2d_window(const Tensor& input, PoolKind kind, const PoolWindow& w,
     return te::max(last - first + te::make_int(1), te::make_int(0));
   };
   return te::compute(
-      {s[0], s[1], w.out_h, w.out_w},
+      out_shape,
       [&](const std::vector<Var>& i) {
         Expr count;
         if (w.count_include_pad)
@@ -407,18 +418,20 @@ Tensor pool2d_window(const Tensor& input, PoolKind kind, const PoolWindow& w,
         else
           count = taps(i[2], w.stride_h, w.dilation_h, w.pad_top, w.kernel_h, 0, s[2]) *
                   taps(i[3], w.stride_w, w.dilation_w, w.pad_left, w.kernel_w, 0, s[3]);
-        return total(i[0], i[1], i[2], i[3]) /
+        return total(std::vector<Expr>(i.begin(), i.end())) /
                te::cast(input.dtype(), te::max(count, te::make_int(1)));
       },
       name, names, "pool_avg");
 }
 
-Tensor global_pool(const Tensor& input, PoolKind kind, const std::string& name) {
-  LATHE_CHECK(input.ndim() >= 3, "global_pool: needs N x C x spatial...");
+Tensor global_pool(const Tensor& input, PoolKind kind, const std::string& name, bool blocked) {
+  LATHE_CHECK(input.ndim() >= (blocked ? 4 : 3), "global_pool: needs N x C x spatial...");
   std::vector<int64_t> shape = input.shape();
+  // Spatial dimensions: all after the first two, but for the channel block.
+  const int spatial_end = input.ndim() - (blocked ? 1 : 0);
   std::vector<IterVar> axes;
   int64_t count = 1;
-  for (int d = 2; d < input.ndim(); ++d) {
+  for (int d = 2; d < spatial_end; ++d) {
     axes.push_back(te::reduce_axis(shape[d], "r" + std::to_string(d - 2)));
     count *= shape[d];
     shape[d] = 1;
@@ -428,6 +441,7 @@ Tensor global_pool(const Tensor& input, PoolKind kind, const std::string& name) 
   auto at = [&](const std::vector<Var>& i) {
     std::vector<Expr> idx = {i[0], i[1]};
     for (const IterVar& r : axes) idx.push_back(r.var());
+    if (blocked) idx.push_back(i.back());
     return input(idx);
   };
   if (kind == PoolKind::Max)

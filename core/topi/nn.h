@@ -74,7 +74,8 @@ Tensor conv2d_nchwc(const Tensor& data, const Tensor& kernel, const Conv2dParams
 Tensor batch_matmul(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans_b = false,
                     const std::string& name = "matmul");
 
-// Pools on NCHW over the two spatial dimensions, with dilations and explicit
+// Pools on NCHW, or NCHWc (5-D, the channel block innermost), over the two
+// spatial dimensions, with dilations and explicit
 // begin/end padding; the output extents are given (ceil_mode and auto_pad are
 // already resolved in them).
 struct PoolWindow {
@@ -88,8 +89,10 @@ struct PoolWindow {
 Tensor pool2d_window(const Tensor& input, PoolKind kind, const PoolWindow& w,
                      const std::string& name = "pool");
 
-// Max or mean over every dimension after the first two: [N, C, 1, ..., 1].
-Tensor global_pool(const Tensor& input, PoolKind kind, const std::string& name = "pool");
+// Max or mean over every dimension after the first two: [N, C, 1, ..., 1];
+// `blocked`: NCHWc data, whose innermost channel block is kept.
+Tensor global_pool(const Tensor& input, PoolKind kind, const std::string& name = "pool",
+                   bool blocked = false);
 
 // Softmax or log-softmax over any axis: max, exp(x - max) (softmax only), sum,
 // and the normalizing stage.

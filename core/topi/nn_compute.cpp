@@ -482,6 +482,12 @@ std::vector<te::Tensor> matmul_compute(const ComputeContext& ctx) {
   return {batch_matmul(ctx.input(0), ctx.input(1), false, false, ctx.name())};
 }
 
+// Whether a pool reads NCHW{b}c data (its `layout` attribute, which the
+// layout pass sets; inference has checked the rest).
+bool is_blocked_pool(const ComputeContext& ctx) {
+  return ctx.attrs().get_string("layout", "NCHW") != "NCHW";
+}
+
 std::vector<te::Tensor> pool_compute(const ComputeContext& ctx, PoolKind kind) {
   // The values, then for MaxPool the Indices where the node has them.
   auto with_indices = [&](std::vector<te::Tensor> out) {
@@ -490,8 +496,13 @@ std::vector<te::Tensor> pool_compute(const ComputeContext& ctx, PoolKind kind) {
     return out;
   };
   // pool2d_window pads a max with -inf, which a signed integer type cannot
-  // hold: those take the N-D formulation, which pads with the type's least value.
-  if (ctx.input_type(0).rank() != 4 || (kind == PoolKind::Max && ctx.input(0).dtype().is_int()))
+  // hold: those take the N-D formulation, which pads with the type's least
+  // value. Blocked data (the layout pass's, float only) is 2-D.
+  const bool blocked = is_blocked_pool(ctx);
+  if (blocked && !ctx.input(0).dtype().is_float())
+    throw UnsupportedError(describe_node(ctx.node()) + ": blocked layouts take float data only");
+  if (!blocked &&
+      (ctx.input_type(0).rank() != 4 || (kind == PoolKind::Max && ctx.input(0).dtype().is_int())))
     return with_indices(pool_nd_compute(ctx, kind));
   const Shape& x = ctx.input_type(0).shape;
   const Shape& y = ctx.output_type(0).shape;
@@ -522,10 +533,10 @@ std::vector<te::Tensor> average_pool_compute(const ComputeContext& ctx) {
   return pool_compute(ctx, PoolKind::Avg);
 }
 std::vector<te::Tensor> global_max_pool_compute(const ComputeContext& ctx) {
-  return {global_pool(ctx.input(0), PoolKind::Max, ctx.name())};
+  return {global_pool(ctx.input(0), PoolKind::Max, ctx.name(), is_blocked_pool(ctx))};
 }
 std::vector<te::Tensor> global_average_pool_compute(const ComputeContext& ctx) {
-  return {global_pool(ctx.input(0), PoolKind::Avg, ctx.name())};
+  return {global_pool(ctx.input(0), PoolKind::Avg, ctx.name(), is_blocked_pool(ctx))};
 }
 
 std::vector<te::Tensor> batch_norm_compute(const ComputeContext& ctx) {

@@ -451,14 +451,16 @@ class TestPasses : public QObject {
       const Node& n = altered.nodes[static_cast<size_t>(altered.find_node(sunk))];
       QVERIFY2(altered.type(n.outputs[0]).rank() == 5, sunk);
     }
-    // The pool still reads NCHW, under the name it always read.
+    // The pool runs blocked too; its back transform gives the graph output.
     const Node& pool_node = altered.nodes[static_cast<size_t>(altered.find_node("pool"))];
-    QCOMPARE(altered.value(pool_node.inputs[0]).name, std::string("residual_out"));
+    QCOMPARE(pool_node.attrs.get_string("layout", ""), std::string("NCHW12c"));
+    QCOMPARE(altered.type(pool_node.outputs[0]).shape, Shape({1, 2, 1, 1, 12}));
+    QCOMPARE(altered.value(altered.outputs[0]).name, std::string("pool_out"));
 
     Graph folded = passes::fold_constants(altered);
     Graph cancelled = passes::cancel_layout_transforms(folded);
     cancelled.verify();
-    // Left: the input's transform and the one before the pool.
+    // Left: the input's transform and the one after the pool.
     QCOMPARE(count_op(cancelled, "LayoutTransform"), 2);
     QCOMPARE(count_op(cancelled, "Reshape"), 0);
     Tensor tx = random_tensor({1, 3, 8, 8}, 9);
@@ -467,6 +469,73 @@ class TestPasses : public QObject {
       const double err = normalized_error(run(*g, {{"x", tx}})[0], want);
       QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
     }
+  }
+
+  void poolsRunBlocked() {
+    // conv -> relu -> MaxPool (ceil mode, padded) -> conv -> AveragePool; a
+    // MaxPool with Indices stays NCHW, since they count NCHW positions.
+    Builder b;
+    ValueId x = b.input("x", {1, 8, 9, 9});
+    auto conv = [&](const std::string& name, ValueId in, uint32_t seed) {
+      return b.node("Conv", name, {in, b.constant(name + "_w", random_tensor({16, 8, 3, 3}, seed))},
+                    attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+    };
+    ValueId r = b.node("Relu", "relu", {conv("conv1", x, 1)});
+    ValueId mp = b.node("MaxPool", "max", {r},
+                        attrs_of({{"kernel_shape", std::vector<int64_t>{3, 3}},
+                                  {"strides", std::vector<int64_t>{2, 2}},
+                                  {"pads", std::vector<int64_t>{1, 1, 1, 1}},
+                                  {"ceil_mode", int64_t{1}}}));
+    ValueId c2 = b.node("Conv", "conv2", {mp, b.constant("w2", random_tensor({8, 16, 3, 3}, 2))},
+                        attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+    ValueId ap = b.node("AveragePool", "avg", {c2},
+                        attrs_of({{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                  {"pads", std::vector<int64_t>{0, 0, 1, 1}}}));
+    std::vector<ValueId> with_indices = b.node_n(
+        "MaxPool", "indexed", {r}, attrs_of({{"kernel_shape", std::vector<int64_t>{2, 2}}}), 2);
+    Graph original = b.finish({ap, with_indices[0], with_indices[1]});
+
+    Graph g = passes::cancel_layout_transforms(
+        passes::fold_constants(passes::alter_conv_layout(original)));
+    g.verify();
+    auto node = [&](const char* name) -> const Node& {
+      return g.nodes[static_cast<size_t>(g.find_node(name))];
+    };
+    QCOMPARE(node("max").attrs.get_string("layout", ""), std::string("NCHW16c"));
+    QCOMPARE(g.type(node("max").outputs[0]).shape, Shape({1, 1, 5, 5, 16}));
+    QCOMPARE(node("avg").attrs.get_string("layout", ""), std::string("NCHW8c"));
+    QVERIFY(!node("indexed").attrs.has("layout"));
+    // conv2 reads the pool's blocked output: no transform between them.
+    QCOMPARE(g.value(node("conv2").inputs[0]).name, g.value(node("max").outputs[0]).name);
+    Tensor tx = random_tensor({1, 8, 9, 9}, 7);
+    const std::vector<Tensor> want = run(original, {{"x", tx}}), got = run(g, {{"x", tx}});
+    for (size_t k = 0; k < 2; ++k) {
+      const double err = normalized_error(got[k], want[k]);
+      QVERIFY2(err <= 1e-6, qPrintable(QString("output %1: %2").arg(k).arg(err)));
+    }
+    QCOMPARE(got[2].shape(), want[2].shape());
+    QVERIFY(std::equal(want[2].data<int64_t>(), want[2].data<int64_t>() + want[2].numel(),
+                       got[2].data<int64_t>()));
+  }
+
+  void blockedPoolInferenceChecksLayout() {
+    Builder b;
+    ValueId x = b.input("x", {1, 2, 4, 4, 8});
+    Node pool;
+    pool.name = "pool";
+    pool.op = "MaxPool";
+    pool.inputs = {x};
+    pool.outputs = {b.g.add_value("y", {})};
+    pool.attrs =
+        attrs_of({{"kernel_shape", std::vector<int64_t>{2, 2}}, {"layout", std::string("NCHW8c")}});
+    QCOMPARE(passes::infer_types(b.g, pool)[0].shape, Shape({1, 2, 3, 3, 8}));
+    pool.attrs.set("layout", std::string("NCHW4c"));  // the block is 8
+    QVERIFY_THROWS_EXCEPTION(Error, passes::infer_types(b.g, pool));
+    pool.attrs.set("layout", std::string("OIHW"));
+    QVERIFY_THROWS_EXCEPTION(Error, passes::infer_types(b.g, pool));
+    pool.attrs.set("layout", std::string("NCHW8c"));
+    pool.outputs.push_back(b.g.add_value("indices", {}));
+    QVERIFY_THROWS_EXCEPTION(Error, passes::infer_types(b.g, pool));
   }
 
   void groupedConvStaysNchw() {

@@ -154,7 +154,10 @@ class TestGraphView : public QObject {
     QVERIFY(!optimized.snapshots.empty());
     const passes::GraphSnapshot& fused = optimized.snapshots.back();
     QCOMPARE(fused.pass, std::string("fuse_ops"));
-    QCOMPARE(fused.groups.size(), size_t{28});
+    // ResNet-18's fused groups: 20 convolutions with their adds and relus,
+    // the input's layout change, the two pools, flatten and the Gemm.
+    const size_t groups = 25;
+    QCOMPARE(fused.groups.size(), groups);
 
     Timer timer;
     const auto original = views::layout_graph(resnet);
@@ -170,7 +173,7 @@ class TestGraphView : public QObject {
     QCOMPARE(original.nodes.size(),
              resnet.nodes.size() + resnet.inputs.size() + resnet.outputs.size());
 
-    QCOMPARE(layout->clusters.size(), size_t{28});
+    QCOMPARE(layout->clusters.size(), groups);
     for (size_t g = 0; g < layout->clusters.size(); ++g) {
       QCOMPARE(layout->clusters[g].group, static_cast<int>(g));
       QCOMPARE(layout->clusters[g].name, fused.groups[g].name);
@@ -189,7 +192,7 @@ class TestGraphView : public QObject {
     GraphView view;
     view.resize(1000, 800);
     view.setGraphLayout(layout);
-    QCOMPARE(view.clusterItemCount(), 28);
+    QCOMPARE(view.clusterItemCount(), static_cast<int>(groups));
     QCOMPARE(view.operatorItemCount(), static_cast<int>(fused.graph.nodes.size()));
     QCOMPARE(view.edgeItemCount(), expectedEdges(fused.graph));
 
@@ -198,7 +201,7 @@ class TestGraphView : public QObject {
     for (size_t at = dot.find("subgraph \"cluster_"); at != std::string::npos;
          at = dot.find("subgraph \"cluster_", at + 1))
       ++clusters;
-    QCOMPARE(clusters, size_t{28});
+    QCOMPARE(clusters, groups);
     for (const Node& node : fused.graph.nodes)
       QVERIFY2(dot.find(node.name) != std::string::npos, node.name.c_str());
   }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ir/ops/infer_util.h"
+#include "ir/ops/layout.h"
 #include "ir/ops/nn_dtypes.h"
 #include "support/int_math.h"
 
@@ -161,10 +162,24 @@ void infer_conv_transpose(InferContext& ctx) {
   ctx.set_output(0, {x.dtype, out});
 }
 
+// The pools' optional `layout` attribute, which the layout pass sets (ONNX
+// has none): "NCHW", or "NCHW{b}c" for blocked data [N, C/b, H, W, b] whose
+// logical NCHW shape is what the window rules apply to.
+TensorLayout pool_layout(const InferContext& ctx) {
+  const std::string text = ctx.attrs().get_string("layout", "NCHW");
+  const TensorLayout layout = TensorLayout::parse(text);
+  LATHE_CHECK(layout.kind == TensorLayout::Kind::NCHW || layout.kind == TensorLayout::Kind::NCHWc,
+              ctx.node().op, ": layout '", text, "' is not a data layout (NCHW or NCHW{b}c)");
+  return layout;
+}
+
 template <DTypeSet kTypes>
 void infer_pool(InferContext& ctx) {
   ctx.check_dtype(0, kTypes);
-  const TensorType& x = ctx.input(0);
+  const TensorLayout layout = pool_layout(ctx);
+  const bool blocked = layout.kind == TensorLayout::Kind::NCHWc;
+  const TensorType& input = ctx.input(0);
+  const TensorType x = {input.dtype, blocked ? layout.logical_shape(input.shape) : input.shape};
   const std::string& op = ctx.node().op;
   check_spatial_input(x, op.c_str());
   const size_t n = static_cast<size_t>(x.rank() - 2);
@@ -184,13 +199,27 @@ void infer_pool(InferContext& ctx) {
   const int64_t storage_order = ctx.attrs().get_int("storage_order", 0);
   LATHE_CHECK(storage_order == 0 || storage_order == 1, "storage_order must be 0 or 1, got ",
               storage_order);
+  if (blocked) {
+    const std::vector<ValueId>& outputs = ctx.node().outputs;
+    LATHE_CHECK(outputs.size() < 2 || outputs[1] == kNoValue, op, " in layout ", layout.to_string(),
+                " has no Indices output");
+    ctx.set_output(0, {x.dtype, layout.physical_shape(out)});
+    return;
+  }
   ctx.set_output(0, {x.dtype, out});
   ctx.set_output(1, {DType::Int64, out});  // MaxPool's optional Indices
 }
 
 void infer_global_pool(InferContext& ctx) {
   ctx.check_dtype(0, kFloatTypes);
+  const TensorLayout layout = pool_layout(ctx);
   const TensorType& x = ctx.input(0);
+  if (layout.kind == TensorLayout::Kind::NCHWc) {
+    Shape out = layout.logical_shape(x.shape);
+    out[2] = out[3] = 1;
+    ctx.set_output(0, {x.dtype, layout.physical_shape(out)});
+    return;
+  }
   check_spatial_input(x, ctx.node().op.c_str());
   Shape out = x.shape;
   std::fill(out.begin() + 2, out.end(), 1);
