@@ -348,11 +348,12 @@ class TestTemplates : public QObject {
     QVERIFY(texts.size() > 1);
   }
 
-  // The default config of the 3x3 conv template is the fixed schedule the
-  // compiler has always used (ResNet-18's 3x3 convs are benchmarked on it).
+  // The default config of the 3x3 conv template on a plane too large for L1
+  // is TVM's row-blocked conv2d_NCHWc schedule (ResNet-18's 56x56 and 28x28
+  // 3x3 convs are benchmarked on it).
   void convDefaultIsTheFixedSchedule() {
-    const Case test = cases().at("conv 3x3")();
-    const Group group = group_anchored_by(test.graph, test.anchor_op);
+    const Group group =
+        group_anchored_by(conv_relu({1, 32, 40, 8}, {32, 32, 3, 3}, 1, 1, 1), "Conv2dNCHWc");
     const tune::GroupComputation c = tune::build_group_computation(
         group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
     const std::string text = schedule::print_schedule(*tune::default_group_schedule(c));
@@ -371,7 +372,8 @@ class TestTemplates : public QObject {
       QVERIFY2(text.find(line) != std::string::npos, qPrintable(QString::fromStdString(text)));
   }
 
-  // The knobs of the 3x3 conv and their options follow from its shapes.
+  // The knobs of the 3x3 conv and their options follow from its shapes; its
+  // 8x8 plane (4 KB a channel block) defaults to the stationary order.
   void convKnobsFollowTheShapes() {
     const Case test = cases().at("conv 3x3")();
     const Group group = group_anchored_by(test.graph, test.anchor_op);
@@ -379,8 +381,8 @@ class TestTemplates : public QObject {
         group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
     const topi::SearchSpace space = tune::template_search_space(c);
     QCOMPARE(space.describe(space.default_config),
-             std::string("tile_ow=[1,1,8] tile_oc=1 tile_oh=1 tile_ic=[2,1] unroll_kw=0 "
-                         "unroll_kh=0"));
+             std::string("tile_ow=[1,2,4] tile_oc=2 tile_oh=1 tile_ic=[2,1] unroll_kw=0 "
+                         "unroll_kh=0 stationary=1"));
     for (const topi::Knob& k : space.knobs) {
       if (k.name == "tile_ow") {
         for (const auto& o : k.options) QCOMPARE(o[0] * o[1] * o[2], int64_t{8});
@@ -407,7 +409,8 @@ class TestTemplates : public QObject {
                                        {"tile_oh", {oh}},
                                        {"tile_ic", {4, 1}},
                                        {"unroll_kw", {1}},
-                                       {"unroll_kh", {1}}});
+                                       {"unroll_kh", {1}},
+                                       {"stationary", {0}}});
     };
     QVERIFY(space.valid(config({1, 8, 7}, 4, 1)));
     QVERIFY(space.valid(config({1, 8, 7}, 2, 2)));
@@ -421,7 +424,54 @@ class TestTemplates : public QObject {
           space.combinations());
     QCOMPARE(space.describe(space.default_config),
              std::string("tile_ow=[1,4,14] tile_oc=1 tile_oh=1 tile_ic=[4,1] unroll_kw=0 "
-                         "unroll_kh=0"));
+                         "unroll_kh=0 stationary=0"));
+    // A 56x56 plane of 16 channels (200 KB) is too large to stay in L1.
+    for (const topi::Knob& k : space.knobs)
+      if (k.name == "stationary") QCOMPARE(k.options.size(), size_t{1});
+  }
+
+  // The weights-stationary order (an 8x8 plane's accumulators for all its
+  // rows, input-channel blocks outside the rows) computes what the default
+  // does, for channel and row tiles and each split of the input channels;
+  // it is offered only where a plane fits in L1, and splits no row.
+  void convStationaryOrderComputesTheDefault() {
+    const Group group =
+        group_anchored_by(conv_relu({1, 64, 8, 8}, {64, 64, 3, 3}, 1, 1, 1), "Conv2dNCHWc");
+    const Graph& graph = group.optimized.graph;
+    const tune::GroupComputation c = tune::build_group_computation(
+        graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+    const topi::SearchSpace space = tune::template_search_space(c);
+    auto config = [&](std::vector<int64_t> tile_ow, int64_t oc, int64_t oh,
+                      std::vector<int64_t> tile_ic, int64_t stationary) {
+      return space.config_from_values({{"tile_ow", tile_ow},
+                                       {"tile_oc", {oc}},
+                                       {"tile_oh", {oh}},
+                                       {"tile_ic", tile_ic},
+                                       {"unroll_kw", {1}},
+                                       {"unroll_kh", {0}},
+                                       {"stationary", {stationary}}});
+    };
+    QVERIFY(!space.valid(config({2, 1, 4}, 1, 1, {4, 1}, 1)));  // rows split across threads
+    QVERIFY(space.valid(config({2, 1, 4}, 1, 1, {4, 1}, 0)));
+
+    const std::vector<Tensor> inputs = kernel_inputs(graph, c);
+    const std::vector<Tensor> want = run_schedule(*tune::default_group_schedule(c), c, inputs);
+    for (const topi::Config& stationary :
+         {config({1, 1, 8}, 2, 1, {4, 1}, 1), config({1, 2, 4}, 2, 2, {2, 2}, 1),
+          config({1, 1, 8}, 1, 1, {1, 4}, 1)}) {
+      QVERIFY(space.valid(stationary));
+      auto sch = tune::apply_config(c, space, stationary);
+      const std::string text = schedule::print_schedule(*sch);
+      // The accumulator is attached at the parallel (n, oc_outer) loop.
+      QVERIFY2(
+          text.find("s[conv2dnchwc].compute_at(s[relu], i0_oc_outer_fused)") != std::string::npos ||
+              text.find("s[conv2dnchwc].compute_at(s[relu], i0_i1_fused)") != std::string::npos,
+          qPrintable(QString::fromStdString(text)));
+      const double err = normalized_error(run_schedule(*sch, c, inputs)[0], want[0]);
+      QVERIFY2(err <= 1e-5, qPrintable(QString("%1: error %2")
+                                           .arg(QString::fromStdString(space.describe(stationary)))
+                                           .arg(err)));
+    }
   }
 };
 
