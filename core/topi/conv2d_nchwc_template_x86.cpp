@@ -226,24 +226,15 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   // Small planes with two channel tiles in L1 default to the stationary
   // order: 2 channel blocks x up to 7 pixels (14 accumulators; 28 measured
   // slower on ResNet-18's 14x14 convs).
-  if (plane_bytes * 2 <= kStationaryPlaneBytes && shape[1] % 2 == 0) {
-    const int64_t reg_n = largest_divisor(shape[3], kStationaryRegN);
-    space.default_config = require_config(space, {{"tile_ow", {1, shape[3] / reg_n, reg_n}},
-                                                  {"tile_oc", {2}},
-                                                  {"tile_oh", {1}},
-                                                  {"tile_ic", {ic_chunks, 1}},
-                                                  {"unroll_kw", {0}},
-                                                  {"unroll_kh", {0}},
-                                                  {"stationary", {1}}});
-  } else {
-    space.default_config = require_config(space, {{"tile_ow", default_tile_ow(shape[3])},
-                                                  {"tile_oc", {1}},
-                                                  {"tile_oh", {1}},
-                                                  {"tile_ic", {ic_chunks, 1}},
-                                                  {"unroll_kw", {0}},
-                                                  {"unroll_kh", {0}},
-                                                  {"stationary", {0}}});
-  }
+  const bool stationary = plane_bytes * 2 <= kStationaryPlaneBytes && shape[1] % 2 == 0;
+  const int64_t reg_n = largest_divisor(shape[3], stationary ? kStationaryRegN : kConvRegN);
+  space.default_config = require_config(space, {{"tile_ow", {1, shape[3] / reg_n, reg_n}},
+                                                {"tile_oc", {stationary ? 2 : 1}},
+                                                {"tile_oh", {1}},
+                                                {"tile_ic", {ic_chunks, 1}},
+                                                {"unroll_kw", {0}},
+                                                {"unroll_kh", {0}},
+                                                {"stationary", {stationary ? 1 : 0}}});
   space.apply = [conv, outputs, knobs = space.knobs](Schedule& sch, const Config& config) {
     apply_conv(sch, conv, outputs, decode(knobs, config, false));
   };
