@@ -31,6 +31,7 @@ const QList<SchedulePrimitive>& schedulePrimitives() {
        false},
       {QStringLiteral("pragma"), QStringLiteral("pragma(var, pragma_type, pragma_value=None)"),
        false},
+      {QStringLiteral("prefetch"), QStringLiteral("prefetch(tensor, var, offset)"), false},
       {QStringLiteral("bind"), QStringLiteral("bind(ivar, thread_ivar)"), false},
   };
   return primitives;

@@ -425,6 +425,7 @@ llvm::Value* CodeGenLLVM::emit_libm_per_lane(const char* float_name, const char*
 
 llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
   const DataType t = n->type;
+  if (n->op == te::Intrinsic::Prefetch) return emit_prefetch(n);
   std::vector<llvm::Value*> args;
   for (const Expr& a : n->args) {
     if (a.type().element_of() != t.element_of())
@@ -500,8 +501,25 @@ llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
       llvm::Value* e = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(x));
       return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
     }
+    case te::Intrinsic::Prefetch:
+      break;  // handled before the arguments are evaluated
   }
   fail_at(str("unknown intrinsic ", te::intrinsic_name(n->op)));
+}
+
+// The cache line of a load's element, fetched for reading into all cache
+// levels (locality 3, prefetcht0 on x86): the prefetches InjectPrefetch
+// spreads are one step ahead, early enough for L1, and few enough in flight
+// that they do not evict what the current step uses.
+llvm::Value* CodeGenLLVM::emit_prefetch(const te::CallNode* n) {
+  const auto* load = n->args[0].as<te::LoadNode>();
+  if (!load || load->type.lanes != 1) fail_at("prefetch needs a scalar load of a flat buffer");
+  llvm::Value* index = to_index(emit_expr(load->index), load->index.type());
+  llvm::Value* ptr =
+      builder_.CreateInBoundsGEP(memory_type(load->type), buffer_pointer(load->buffer), index);
+  builder_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr->getType()},
+                           {ptr, builder_.getInt32(0), builder_.getInt32(3), builder_.getInt32(1)});
+  return llvm::PoisonValue::get(llvm_type(n->type));
 }
 
 llvm::Value* CodeGenLLVM::emit_ramp(const te::RampNode* n) {

@@ -76,6 +76,7 @@ class CodeGenLLVM {
                                   const te::Expr& eb);
   llvm::Value* emit_select(const te::SelectNode* n);
   llvm::Value* emit_call(const te::CallNode* n);
+  llvm::Value* emit_prefetch(const te::CallNode* n);
   llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name, llvm::Value* x);
   llvm::Value* emit_load(const te::LoadNode* n);
   llvm::Value* emit_ramp(const te::RampNode* n);

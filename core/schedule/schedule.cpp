@@ -240,6 +240,21 @@ void Stage::pragma(const IterVar& var, const std::string& key, const Expr& value
   owner_->record({"pragma", name(), {var.name()}, {*v}, {key}, {}});
 }
 
+void Stage::prefetch(const Tensor& tensor, const IterVar& var, int64_t offset) {
+  check_leaf(var, "prefetch");
+  if (!tensor.defined()) schedule_error("prefetch: undefined tensor");
+  if (tensor.op().as_compute())
+    schedule_error(str("prefetch: '", tensor.name(), "' is computed by the kernel; only its ",
+                       "inputs (placeholders) can be prefetched"));
+  if (!reads(op(), tensor.op()))
+    schedule_error(str("prefetch: stage '", name(), "' does not read '", tensor.name(), "'"));
+  if (offset < 1)
+    schedule_error(str("prefetch: the offset is how many iterations of '", var.name(),
+                       "' ahead to fetch and must be at least 1, got ", offset));
+  node_->attrs[var].prefetches.push_back({tensor, offset});
+  owner_->record({"prefetch", name(), {var.name()}, {offset}, {tensor.name()}, {}});
+}
+
 void Stage::compute_at(const Stage& parent, const IterVar& scope) {
   if (!parent.node_) schedule_error("compute_at: undefined parent stage");
   if (parent.node_ == node_)

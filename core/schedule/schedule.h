@@ -40,10 +40,18 @@ using IterVarRelation = std::variant<SplitRelation, FuseRelation>;
 
 enum class LoopAnnotation : uint8_t { None, Parallel, Vectorize, Unroll, Bind };
 
+// s[C].prefetch(tensor, var, offset): while iteration v of var runs, the
+// elements of `tensor` that iteration v + offset reads are fetched into cache.
+struct PrefetchSpec {
+  Tensor tensor;
+  int64_t offset = 1;
+};
+
 struct IterVarAttr {
   LoopAnnotation annotation = LoopAnnotation::None;
   std::string thread_tag;                             // for Bind
   std::vector<std::pair<std::string, Expr>> pragmas;  // ("auto_unroll_max_step", 16)
+  std::vector<PrefetchSpec> prefetches;
 };
 
 enum class AttachType : uint8_t { Root, Inline, Scope };
@@ -103,6 +111,9 @@ class Stage {
   void unroll(const IterVar& var);
   void bind(const IterVar& var, const std::string& thread_tag);
   void pragma(const IterVar& var, const std::string& key, const Expr& value);
+  // Fetches `tensor`'s elements read `offset` iterations of `var` ahead; the
+  // tensor must be an input (a placeholder) the stage reads.
+  void prefetch(const Tensor& tensor, const IterVar& var, int64_t offset);
   void compute_at(const Stage& parent, const IterVar& scope);
   void compute_inline();
   void compute_root();
@@ -123,11 +134,12 @@ class Stage {
 // One recorded primitive application: what the schedule text prints and
 // what replaying a tuning record re-applies.
 struct ScheduleStep {
-  std::string primitive;             // "split", "fuse", "cache_write", ...
-  std::string stage;                 // the stage's tensor name
-  std::vector<std::string> axes;     // iteration variables by name
-  std::vector<int64_t> ints;         // factors, nparts, align factor/offset, pragma value
-  std::vector<std::string> strings;  // scope, thread tag, pragma key, other stage/tensor names
+  std::string primitive;          // "split", "fuse", "cache_write", ...
+  std::string stage;              // the stage's tensor name
+  std::vector<std::string> axes;  // iteration variables by name
+  std::vector<int64_t> ints;  // factors, nparts, align factor/offset, pragma value, prefetch offset
+  std::vector<std::string> strings;  // scope, thread tag, pragma key, other stage/tensor names,
+                                     // prefetched tensor
   std::vector<std::string> results;  // names bound by the step (new axes, new tensors)
   bool operator==(const ScheduleStep&) const = default;
 };

@@ -196,6 +196,9 @@ class Printer {
     } else if (p == "pragma") {
       line = stage_ref(i, r.stage) + ".pragma(" + axis(0) + ", " + quote(st.strings[0]) + ", " +
              std::to_string(st.ints[0]) + ")";
+    } else if (p == "prefetch") {
+      line = stage_ref(i, r.stage) + ".prefetch(" + tensor_ref(i, r.other) + ", " + axis(0) + ", " +
+             std::to_string(st.ints[0]) + ")";
     } else if (p == "compute_at") {
       line = stage_ref(i, r.stage) + ".compute_at(" + stage_ref(i, r.other) + ", " +
              axis_ref(i, r.other, r.axes[0]) + ")";

@@ -27,6 +27,7 @@ const StepShape kShapes[] = {
     {"unroll", 1, 0, 0, 0},
     {"bind", 1, 0, 1, 0},
     {"pragma", 1, 1, 1, 0},
+    {"prefetch", 1, 1, 1, 0},
     {"compute_at", 1, 0, 1, 0},
     {"compute_inline", 0, 0, 0, 0},
     {"compute_root", 0, 0, 0, 0},
@@ -117,6 +118,7 @@ ResolvedStep TraceReplayer::resolve(const ScheduleStep& step) {
     r.other = stage_named(step.strings[0], 5);
     axis_stage = r.other;
   }
+  if (step.primitive == "prefetch") r.other = stage_named(step.strings[0], 5);
   if (step.primitive == "cache_read")
     for (size_t i = 1; i < step.strings.size(); ++i)
       r.readers.push_back(stage_named(step.strings[i], 5));
@@ -164,6 +166,8 @@ AppliedStep TraceReplayer::apply(const ScheduleStep& step, const ResolvedStep& r
     stage.bind(r.axes[0], step.strings[0]);
   } else if (p == "pragma") {
     stage.pragma(r.axes[0], step.strings[0], te::make_int(step.ints[0]));
+  } else if (p == "prefetch") {
+    stage.prefetch(Tensor(r.other.op()), r.axes[0], step.ints[0]);
   } else if (p == "compute_at") {
     stage.compute_at(r.other, r.axes[0]);
   } else if (p == "compute_inline") {

@@ -28,7 +28,7 @@ class ReplayError : public std::runtime_error {
 struct ResolvedStep {
   Stage stage;                 // the stage the primitive is called on
   std::vector<IterVar> axes;   // step.axes, resolved in `stage` (compute_at: in `other`)
-  Stage other;                 // compute_at's parent stage
+  Stage other;                 // compute_at's parent stage, prefetch's tensor
   std::vector<Stage> readers;  // cache_read's readers
 };
 

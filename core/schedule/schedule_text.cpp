@@ -261,12 +261,13 @@ bool contains(std::initializer_list<const char*> names, const std::string& name)
 }
 
 const std::initializer_list<const char*> kStageMethods = {
-    "split", "tile",   "fuse",       "reorder",        "parallel",     "vectorize",    "unroll",
-    "bind",  "pragma", "compute_at", "compute_inline", "compute_root", "storage_align"};
+    "split", "tile",   "fuse",     "reorder",    "parallel",       "vectorize",    "unroll",
+    "bind",  "pragma", "prefetch", "compute_at", "compute_inline", "compute_root", "storage_align"};
 // TVM Stage methods Lathe does not implement: named so the message says so.
 const std::initializer_list<const char*> kUnsupportedStageMethods = {
-    "tensorize", "double_buffer",    "set_scope",      "env_threads",         "set_store_predicate",
-    "prefetch",  "transform_layout", "rolling_buffer", "set_axis_separators", "emit"};
+    "tensorize",      "double_buffer",       "set_scope",
+    "env_threads",    "set_store_predicate", "transform_layout",
+    "rolling_buffer", "set_axis_separators", "emit"};
 const std::initializer_list<const char*> kScheduleMethods = {"cache_read", "cache_write",
                                                              "rfactor"};
 const std::initializer_list<const char*> kUnsupportedScheduleMethods = {
@@ -662,6 +663,12 @@ class Interpreter {
       std::string key = want_str(c, *a[1]);
       if (!a[2]) error_at(c.pos, "pragma() needs an integer pragma_value");
       stage.pragma(v, key, te::make_int(want_int(c, *a[2])));
+      return Value();
+    }
+    if (m == "prefetch") {
+      auto a = bind_args(c, {"tensor", "var", "offset"}, 3);
+      Tensor t = want_tensor(c, *a[0]);
+      stage.prefetch(t, want_axis(c, *a[1]), want_int(c, *a[2]));
       return Value();
     }
     if (m == "compute_at") {

@@ -25,15 +25,17 @@ const char* kind_name(ExprKind k) {
 }
 
 const char* intrinsic_name(Intrinsic op) {
-  static const char* names[] = {
-      "exp",  "log",   "sqrt",  "tanh",  "erf",   "sigmoid", "pow",        "floor",      "ceil",
-      "abs",  "fma",   "sin",   "cos",   "tan",   "asin",    "acos",       "atan",       "sinh",
-      "cosh", "asinh", "acosh", "atanh", "round", "fmod",    "shift_left", "shift_right"};
+  static const char* names[] = {"exp",        "log",         "sqrt",    "tanh",  "erf",   "sigmoid",
+                                "pow",        "floor",       "ceil",    "abs",   "fma",   "sin",
+                                "cos",        "tan",         "asin",    "acos",  "atan",  "sinh",
+                                "cosh",       "asinh",       "acosh",   "atanh", "round", "fmod",
+                                "shift_left", "shift_right", "prefetch"};
   return names[static_cast<int>(op)];
 }
 
 bool intrinsic_takes_integers(Intrinsic op) {
-  return op == Intrinsic::Abs || op == Intrinsic::ShiftLeft || op == Intrinsic::ShiftRight;
+  return op == Intrinsic::Abs || op == Intrinsic::ShiftLeft || op == Intrinsic::ShiftRight ||
+         op == Intrinsic::Prefetch;
 }
 
 int intrinsic_arity(Intrinsic op) {
@@ -219,6 +221,7 @@ Expr max(Expr a, Expr b) {
 Expr call(Intrinsic op, std::vector<Expr> args) {
   LATHE_CHECK(static_cast<int>(args.size()) == intrinsic_arity(op), intrinsic_name(op), " takes ",
               intrinsic_arity(op), " arguments");
+  if (op == Intrinsic::Prefetch) return prefetch(std::move(args[0]));
   DataType t = args[0].type();
   if (intrinsic_takes_integers(op) && op != Intrinsic::Abs)
     LATHE_CHECK(t.is_integer(), intrinsic_name(op), " needs integer operands, got ", t.to_string());
@@ -234,6 +237,13 @@ Expr call(Intrinsic op, std::vector<Expr> args) {
   t = t.element_of().with_lanes(lanes);
   for (Expr& a : args) a = convert(a, t);
   return Expr(std::make_shared<const CallNode>(t, op, std::move(args)));
+}
+
+Expr prefetch(Expr load) {
+  LATHE_CHECK(load.kind() == ExprKind::Load || load.kind() == ExprKind::ProducerLoad,
+              "prefetch takes a load, got ", kind_name(load.kind()));
+  DataType t = load.type();
+  return Expr(std::make_shared<const CallNode>(t, Intrinsic::Prefetch, std::vector<Expr>{load}));
 }
 
 Expr ramp(Expr base, Expr stride, int lanes) {

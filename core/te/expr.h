@@ -178,6 +178,10 @@ enum class Intrinsic : uint8_t {
   Fmod,
   ShiftLeft,
   ShiftRight,
+  // A hint, not math: its one argument is a load (ProducerLoad before storage
+  // flattening, Load after) whose element's cache line is fetched ahead of
+  // use. Codegen emits llvm.prefetch of the element's address and no load.
+  Prefetch,
 };
 const char* intrinsic_name(Intrinsic op);  // "exp", "fma" ...
 int intrinsic_arity(Intrinsic op);
@@ -312,6 +316,8 @@ inline Expr shift_left(Expr x, Expr y) {
 inline Expr shift_right(Expr x, Expr y) {
   return call(Intrinsic::ShiftRight, {std::move(x), std::move(y)});
 }
+// prefetch(load): see Intrinsic::Prefetch; typed as the load, evaluated for effect.
+Expr prefetch(Expr load);
 
 // Value of an integer immediate, or nullptr.
 const int64_t* as_const_int(const Expr& e);

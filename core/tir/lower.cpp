@@ -7,6 +7,7 @@
 #include "tir/arith/simplify.h"
 #include "tir/printer.h"
 #include "tir/transform/infer_bound.h"
+#include "tir/transform/inject_prefetch.h"
 #include "tir/transform/loop_partition.h"
 #include "tir/transform/lower_parallel.h"
 #include "tir/transform/schedule_ops.h"
@@ -80,6 +81,7 @@ LoweredFunc lower(schedule::Schedule& sch, const std::vector<te::Tensor>& args,
   pipeline.record("StorageFlatten", to_string(result.func), t.milliseconds());
 
   PrimFunc& f = result.func;
+  pipeline.run("InjectPrefetch", f, inject_prefetch);
   pipeline.run("Simplify", f, [](const Stmt& s) { return arith::simplify(s); });
   pipeline.run("LoopPartition", f, loop_partition);
   pipeline.run("VectorizeLoop", f, vectorize_loop);

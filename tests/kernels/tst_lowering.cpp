@@ -259,6 +259,90 @@ class TestLowering : public QObject {
     QVERIFY2(contains(ir, "T.thread_binding(64, thread=\"blockIdx.x\")"), ir.c_str());
   }
 
+  // The next k block of B (8 rows of 48, 24 cache lines) is fetched while
+  // the current one runs, a line per iteration of the j loop inside rather
+  // than all at the top of each block; the last block fetches its own.
+  void prefetchSpreadsTheNextBlockOverTheLoopsInside() {
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    schedule::Stage s = sch[m.c];
+    auto [ko, ki] = s.split(s.reduce_axis()[0], 8);
+    s.reorder({s.axis()[0], ko, s.axis()[1], ki});
+    s.prefetch(m.b, ko, 1);
+    std::string ir = lowered_ir(sch, m.args());
+    QVERIFY2(contains(ir,
+                      "            for j in range(48):\n"
+                      "                T.evaluate(T.prefetch(B[T.min(k_outer + 1, 3) * 384 + "
+                      "T.min(j * 16, 383)]))\n"
+                      "                for k_inner in range(8):"),
+             ir.c_str());
+    check_numerics(sch, m);
+    if (__builtin_cpu_supports("avx2")) {
+      std::string assembly = codegen::emit_assembly({tir::lower(sch, m.args(), "kernel").func},
+                                                    codegen::Target::host());
+      QVERIFY2(contains(assembly, "prefetcht0"), assembly.c_str());
+    }
+  }
+
+  static int count(const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  }
+
+  // A's next k block for two rows is two spans of 8 floats, 32 apart: each
+  // fetched on its own, its address affine in the loop counter (ii), one
+  // line per iteration of the ii loop.
+  void prefetchFetchesFewSpansApart() {
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    schedule::Stage s = sch[m.c];
+    auto [io, ii] = s.split(s.axis()[0], 2);
+    auto [ko, ki] = s.split(s.reduce_axis()[0], 8);
+    s.reorder({io, ko, ii, s.axis()[1], ki});
+    s.prefetch(m.a, ko, 1);
+    std::string ir = lowered_ir(sch, m.args());
+    QCOMPARE(count(ir, "T.prefetch(A["), 2);
+    QVERIFY2(contains(ir, "T.min(i_inner * 16, 7)]"), ir.c_str());
+    QVERIFY2(contains(ir, "T.min(i_inner * 16, 7) + 32]"), ir.c_str());
+    check_numerics(sch, m);
+  }
+
+  // B's next 8 x 16 tile is 8 spans, more than are fetched apart: its 16
+  // samples (a span's first and last element) are numbered across the spans,
+  // 2 per iteration of the k_inner loop, which simplify back to one span each.
+  void prefetchNumbersTheLinesOfManySpans() {
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    schedule::Stage s = sch[m.c];
+    auto [jo, ji] = s.split(s.axis()[1], 16);
+    auto [ko, ki] = s.split(s.reduce_axis()[0], 8);
+    s.reorder({s.axis()[0], jo, ko, ki, ji});
+    s.prefetch(m.b, ko, 1);
+    std::string ir = lowered_ir(sch, m.args());
+    QCOMPARE(count(ir, "T.prefetch(B["), 2);
+    QVERIFY2(contains(ir,
+                      "                for k_inner in range(8):\n"
+                      "                    T.evaluate(T.prefetch(B["),
+             ir.c_str());
+    QVERIFY2(contains(ir, "k_inner * 48 + 15]"), ir.c_str());
+    check_numerics(sch, m);
+  }
+
+  // At the innermost loop there is nothing to spread over: the element four
+  // iterations ahead is fetched at the top of each iteration.
+  void prefetchAtTheInnermostLoop() {
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    sch[m.c].prefetch(m.a, sch[m.c].reduce_axis()[0], 4);
+    std::string ir = lowered_ir(sch, m.args());
+    QVERIFY2(contains(ir,
+                      "            for k in range(32):\n"
+                      "                T.evaluate(T.prefetch(A[i * 32 + T.min(k + 4, 31)]))\n"),
+             ir.c_str());
+    check_numerics(sch, m);
+  }
+
   void illegalPrimitivesThrowNamedErrors() {
     Matmul m;
     schedule::Schedule sch({m.c.op()});

@@ -134,6 +134,13 @@ s[C].pragma(f, "auto_unroll_max_step", 16)
 s[C].unroll(ki); s[C].vectorize(yi)
 )";
 
+const char* kPrefetchSchedule = R"(s = te.create_schedule(C.op)
+ko, ki = s[C].split(C.op.reduce_axis[0], factor=16)
+s[C].reorder(C.op.axis[0], ko, C.op.axis[1], ki)
+s[C].prefetch(B, ko, 1)
+s[C].prefetch(A, C.op.axis[0], 2)
+)";
+
 const char* kGpuSchedule = R"(s = te.create_schedule(C.op)
 CL = s.cache_write(C, "local")
 AA = s.cache_read(A, "shared", [CL])
@@ -237,6 +244,7 @@ class TestScheduleText : public QObject {
     QTest::newRow("rebound-names") << kRebindSchedule << "gemm";
     QTest::newRow("rfactor") << kRfactorSchedule << "matmul";
     QTest::newRow("rfactor-unnamed") << kRfactorUnnamedSchedule << "matmul";
+    QTest::newRow("prefetch") << kPrefetchSchedule << "matmul";
   }
 
   void roundTrip() {
@@ -450,6 +458,15 @@ class TestScheduleText : public QObject {
                "ko, ki = s[C].split(C.op.reduce_axis[0], factor=4)\n"
                "CF = s.rfactor(C, ki, factor_axis=-1)\n"
         << 3 << 35 << "factor_axis must be a dimension index";
+    QTest::newRow("prefetch of a tensor not read")
+        << "matmul" << head + "s[C].prefetch(E, C.op.axis[0], 1)\n"
+        << 2 << 1 << "stage 'C' does not read 'E'";
+    QTest::newRow("prefetch of a computed tensor")
+        << "chain"
+        << "s = te.create_schedule(D.op)\ns[D].prefetch(C, D.op.axis[0], 1)\n"
+        << 2 << 1 << "only its inputs (placeholders) can be prefetched";
+    QTest::newRow("prefetch offset") << "matmul" << head + "s[C].prefetch(B, C.op.axis[0], 0)\n"
+                                     << 2 << 1 << "must be at least 1, got 0";
     QTest::newRow("unsupported primitive")
         << "matmul" << head + "s[C].tensorize(C.op.axis[0], intrin)\n"
         << 2 << 6 << "not supported by Lathe";

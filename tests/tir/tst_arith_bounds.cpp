@@ -1,9 +1,11 @@
-// Constant bounds of integer expressions, bounds of nested loop ranges, and
-// the symbolic regions eval_region gives bound inference.
+// Constant bounds of integer expressions, bounds of nested loop ranges, the
+// symbolic regions eval_region gives bound inference, and the span grids
+// access_grid gives prefetching.
 #include <QtTest>
 
 #include "te/expr_functor.h"
 #include "te/expr_printer.h"
+#include "tir/arith/access_grid.h"
 #include "tir/arith/eval_region.h"
 #include "tir/arith/interval.h"
 #include "tir/arith/simplify.h"
@@ -141,6 +143,33 @@ class TestArithBounds : public QObject {
     r = arith::eval_region(j * j, {{j, te::Range(0, 8)}});
     QVERIFY(same(r.min, 0));
     QVERIFY(same(r.extent, 50));
+  }
+
+  // Conv weights w[((oc * 4 + x) * 9 + k) * 16 + v] over two oc, the 9 taps
+  // k and 16 lanes v: two spans of 144, 576 apart (the interval would be 720).
+  void accessGridFoldsContiguousAxes() {
+    const Var oc("oc"), k("k"), v("v");
+    te::VarMap<te::Range> dom = {
+        {oc, te::Range(0, 2)}, {k, te::Range(0, 9)}, {v, te::Range(0, 16)}};
+    auto grid = arith::access_grid(((oc * 4 + x) * 9 + k) * 16 + v, dom);
+    QVERIFY(grid.has_value());
+    QVERIFY(same(grid->base, x * 144));
+    QCOMPARE(grid->span_length, int64_t{144});
+    QCOMPARE(grid->axes.size(), size_t{1});
+    QCOMPARE(grid->axes[0].stride, int64_t{576});
+    QCOMPARE(grid->axes[0].count, int64_t{2});
+    QCOMPARE(grid->spans(), int64_t{2});
+    // Overlapping windows (a 3-tap stencil over 8 outputs) make one span.
+    grid = arith::access_grid(i + j, {{i, te::Range(0, 8)}, {j, te::Range(0, 3)}});
+    QVERIFY(grid && grid->axes.empty() && grid->span_length == 10 && same(grid->base, 0));
+    // A reversed walk starts at its last element.
+    grid = arith::access_grid(x - i * 4, {{i, te::Range(0, 3)}});
+    QVERIFY(grid && same(grid->base, x - 8) && grid->span_length == 1);
+    QCOMPARE(grid->axes.size(), size_t{1});
+    QCOMPARE(grid->axes[0].stride, int64_t{4});
+    // Not affine in a relaxed variable: no grid.
+    QVERIFY(!arith::access_grid(j * j, {{j, te::Range(0, 8)}}));
+    QVERIFY(!arith::access_grid(j / 4, {{j, te::Range(0, 8)}}));
   }
 };
 

@@ -1,6 +1,7 @@
 #include "tir/transform/schedule_ops.h"
 
 #include "support/error.h"
+#include "tir/transform/inject_prefetch.h"
 
 namespace lathe::tir {
 namespace {
@@ -71,8 +72,11 @@ class NestBuilder {
     const te::Range& r = ranges_.at(leaf);
     Stmt loop = make_for(leaf.var(), te::make_int(0, leaf.var().type()), r.extent, kind,
                          std::move(body), tag);
-    if (attr)
+    if (attr) {
       for (const auto& [key, value] : attr->pragmas) loop = make_attr("pragma_" + key, value, loop);
+      for (const schedule::PrefetchSpec& p : attr->prefetches)
+        loop = mark_prefetch(p.tensor, p.offset, loop);
+    }
     return loop;
   }
 
