@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "support/error.h"
 #include "topi/generic_template.h"
 #include "topi/nn.h"
 #include "topi/nn_schedule_x86.h"
@@ -35,6 +36,7 @@ struct ConvKnobs {
   bool unroll_kw = false, unroll_kh = false;
   bool pad_root = true;
   bool stationary = false;  // weights-stationary order (see schedule_stationary)
+  bool prefetch = false;    // stationary: the next input-channel block's weights
 };
 
 ConvKnobs decode(const std::vector<Knob>& knobs, const Config& config, bool depthwise) {
@@ -53,6 +55,7 @@ ConvKnobs decode(const std::vector<Knob>& knobs, const Config& config, bool dept
   k.unroll_kw = knob_int(knobs, config, "unroll_kw") != 0;
   k.unroll_kh = knob_int(knobs, config, "unroll_kh") != 0;
   k.stationary = knob_int(knobs, config, "stationary") != 0;
+  k.prefetch = knob_int(knobs, config, "prefetch") != 0;
   return k;
 }
 
@@ -124,6 +127,13 @@ void schedule_row_blocks(Schedule& sch, TileStages& t, const ConvKnobs& k) {
   unroll_micro_kernel(t.acc, a[2], a[1], a[3], a[4], ry, rx, k);
 }
 
+// The conv's weights: its input that is no padding stage, a placeholder.
+te::Tensor conv_kernel(const te::Operation& conv) {
+  for (const te::Tensor& in : conv.input_tensors())
+    if (!in.op().as_compute()) return in;
+  lathe::fail("Conv2dNCHWc template: the conv reads no weight tensor");
+}
+
 // Weights-stationary order, for small output planes with many weights
 // (ResNet's last stages, where the weights outgrow the L2 cache): (n,
 // oc_outer) in parallel, the accumulator one whole output plane of the
@@ -167,6 +177,10 @@ void schedule_stationary(Schedule& sch, TileStages& t, const ConvKnobs& k) {
   acc_order.insert(acc_order.end(), {ow_block, a[4]});
   t.acc.reorder(acc_order);
   unroll_micro_kernel(t.acc, oh_inner, a[1], ow_block, a[4], ry, rx, k);
+  // The first row of a block is the only one that reads its weights, a burst
+  // of misses when they come from memory; fetching the next block's while
+  // this one's rows run spreads those reads over the whole block.
+  if (k.prefetch) t.acc.prefetch(conv_kernel(t.acc.op()), ic_outer, 1);
 }
 
 void apply_conv(Schedule& sch, const te::Tensor& conv, const std::vector<te::Tensor>& outputs,
@@ -212,7 +226,9 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
                  tile_ic,
                  choice_knob("unroll_kw", on_off(kw > 1)),
                  choice_knob("unroll_kh", on_off(kh > 1)),
-                 choice_knob("stationary", on_off(plane_bytes <= kStationaryPlaneBytes))};
+                 choice_knob("stationary", on_off(plane_bytes <= kStationaryPlaneBytes)),
+                 choice_knob("prefetch", on_off(plane_bytes <= kStationaryPlaneBytes &&
+                                                ic_chunks > 1 && kh * kw > 1))};
   space.constraint = [knobs = space.knobs, plane_bytes](const Config& config) {
     const std::vector<int64_t>& tile_ow = knob_value(knobs, config, "tile_ow");
     const int64_t tile_oc = knob_int(knobs, config, "tile_oc");
@@ -220,21 +236,26 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
       return false;
     // The stationary order splits no row across threads (tile_ow's outer
     // part stays 1) and keeps the tile's planes in L1.
-    return knob_int(knobs, config, "stationary") == 0 ||
-           (tile_ow[0] == 1 && plane_bytes * tile_oc <= kStationaryPlaneBytes);
+    // Its prefetch goes at the input-channel blocks outside the rows.
+    if (knob_int(knobs, config, "stationary") == 0) return knob_int(knobs, config, "prefetch") == 0;
+    return tile_ow[0] == 1 && plane_bytes * tile_oc <= kStationaryPlaneBytes &&
+           (knob_int(knobs, config, "prefetch") == 0 ||
+            knob_value(knobs, config, "tile_ic")[0] > 1);
   };
   // Small planes with two channel tiles in L1 default to the stationary
   // order: 2 channel blocks x up to 7 pixels (14 accumulators; 28 measured
   // slower on ResNet-18's 14x14 convs).
   const bool stationary = plane_bytes * 2 <= kStationaryPlaneBytes && shape[1] % 2 == 0;
   const int64_t reg_n = largest_divisor(shape[3], stationary ? kStationaryRegN : kConvRegN);
-  space.default_config = require_config(space, {{"tile_ow", {1, shape[3] / reg_n, reg_n}},
-                                                {"tile_oc", {stationary ? 2 : 1}},
-                                                {"tile_oh", {1}},
-                                                {"tile_ic", {ic_chunks, 1}},
-                                                {"unroll_kw", {0}},
-                                                {"unroll_kh", {0}},
-                                                {"stationary", {stationary ? 1 : 0}}});
+  space.default_config =
+      require_config(space, {{"tile_ow", {1, shape[3] / reg_n, reg_n}},
+                             {"tile_oc", {stationary ? 2 : 1}},
+                             {"tile_oh", {1}},
+                             {"tile_ic", {ic_chunks, 1}},
+                             {"unroll_kw", {0}},
+                             {"unroll_kh", {0}},
+                             {"stationary", {stationary ? 1 : 0}},
+                             {"prefetch", {stationary && ic_chunks > 1 && kh * kw > 1 ? 1 : 0}}});
   space.apply = [conv, outputs, knobs = space.knobs](Schedule& sch, const Config& config) {
     apply_conv(sch, conv, outputs, decode(knobs, config, false));
   };

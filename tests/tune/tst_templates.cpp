@@ -382,7 +382,7 @@ class TestTemplates : public QObject {
     const topi::SearchSpace space = tune::template_search_space(c);
     QCOMPARE(space.describe(space.default_config),
              std::string("tile_ow=[1,2,4] tile_oc=2 tile_oh=1 tile_ic=[2,1] unroll_kw=0 "
-                         "unroll_kh=0 stationary=1"));
+                         "unroll_kh=0 stationary=1 prefetch=1"));
     for (const topi::Knob& k : space.knobs) {
       if (k.name == "tile_ow") {
         for (const auto& o : k.options) QCOMPARE(o[0] * o[1] * o[2], int64_t{8});
@@ -410,7 +410,8 @@ class TestTemplates : public QObject {
                                        {"tile_ic", {4, 1}},
                                        {"unroll_kw", {1}},
                                        {"unroll_kh", {1}},
-                                       {"stationary", {0}}});
+                                       {"stationary", {0}},
+                                       {"prefetch", {0}}});
     };
     QVERIFY(space.valid(config({1, 8, 7}, 4, 1)));
     QVERIFY(space.valid(config({1, 8, 7}, 2, 2)));
@@ -424,16 +425,18 @@ class TestTemplates : public QObject {
           space.combinations());
     QCOMPARE(space.describe(space.default_config),
              std::string("tile_ow=[1,4,14] tile_oc=1 tile_oh=1 tile_ic=[4,1] unroll_kw=0 "
-                         "unroll_kh=0 stationary=0"));
+                         "unroll_kh=0 stationary=0 prefetch=0"));
     // A 56x56 plane of 16 channels (200 KB) is too large to stay in L1.
     for (const topi::Knob& k : space.knobs)
-      if (k.name == "stationary") QCOMPARE(k.options.size(), size_t{1});
+      if (k.name == "stationary" || k.name == "prefetch") QCOMPARE(k.options.size(), size_t{1});
   }
 
   // The weights-stationary order (an 8x8 plane's accumulators for all its
   // rows, input-channel blocks outside the rows) computes what the default
-  // does, for channel and row tiles and each split of the input channels;
-  // it is offered only where a plane fits in L1, and splits no row.
+  // does, for channel and row tiles, each split of the input channels and
+  // with the next block's weights prefetched; it is offered only where a
+  // plane fits in L1, and splits no row; the prefetch needs blocks outside
+  // the rows.
   void convStationaryOrderComputesTheDefault() {
     const Group group =
         group_anchored_by(conv_relu({1, 64, 8, 8}, {64, 64, 3, 3}, 1, 1, 1), "Conv2dNCHWc");
@@ -442,23 +445,27 @@ class TestTemplates : public QObject {
         graph, group.optimized.groups[static_cast<size_t>(group.index)]);
     const topi::SearchSpace space = tune::template_search_space(c);
     auto config = [&](std::vector<int64_t> tile_ow, int64_t oc, int64_t oh,
-                      std::vector<int64_t> tile_ic, int64_t stationary) {
+                      std::vector<int64_t> tile_ic, int64_t stationary, int64_t prefetch = 0) {
       return space.config_from_values({{"tile_ow", tile_ow},
                                        {"tile_oc", {oc}},
                                        {"tile_oh", {oh}},
                                        {"tile_ic", tile_ic},
                                        {"unroll_kw", {1}},
                                        {"unroll_kh", {0}},
-                                       {"stationary", {stationary}}});
+                                       {"stationary", {stationary}},
+                                       {"prefetch", {prefetch}}});
     };
     QVERIFY(!space.valid(config({2, 1, 4}, 1, 1, {4, 1}, 1)));  // rows split across threads
     QVERIFY(space.valid(config({2, 1, 4}, 1, 1, {4, 1}, 0)));
+    QVERIFY(!space.valid(config({1, 1, 8}, 2, 1, {4, 1}, 0, 1)));  // not stationary
+    QVERIFY(!space.valid(config({1, 1, 8}, 2, 1, {1, 4}, 1, 1)));  // no block outside the rows
 
     const std::vector<Tensor> inputs = kernel_inputs(graph, c);
     const std::vector<Tensor> want = run_schedule(*tune::default_group_schedule(c), c, inputs);
     for (const topi::Config& stationary :
          {config({1, 1, 8}, 2, 1, {4, 1}, 1), config({1, 2, 4}, 2, 2, {2, 2}, 1),
-          config({1, 1, 8}, 1, 1, {1, 4}, 1)}) {
+          config({1, 1, 8}, 1, 1, {1, 4}, 1), config({1, 1, 8}, 2, 1, {4, 1}, 1, 1),
+          config({1, 2, 4}, 1, 2, {2, 2}, 1, 1)}) {
       QVERIFY(space.valid(stationary));
       auto sch = tune::apply_config(c, space, stationary);
       const std::string text = schedule::print_schedule(*sch);
@@ -467,6 +474,8 @@ class TestTemplates : public QObject {
           text.find("s[conv2dnchwc].compute_at(s[relu], i0_oc_outer_fused)") != std::string::npos ||
               text.find("s[conv2dnchwc].compute_at(s[relu], i0_i1_fused)") != std::string::npos,
           qPrintable(QString::fromStdString(text)));
+      const bool prefetch = space.describe(stationary).ends_with("prefetch=1");
+      QCOMPARE(text.find(".prefetch(") != std::string::npos, prefetch);
       const double err = normalized_error(run_schedule(*sch, c, inputs)[0], want[0]);
       QVERIFY2(err <= 1e-5, qPrintable(QString("%1: error %2")
                                            .arg(QString::fromStdString(space.describe(stationary)))
