@@ -105,13 +105,14 @@ enum KernelFeature : int {
   kKernelAllocs,
   kKernelMaxDepth,
   kKernelGuardedFraction,  // fraction of stores under an if
+  kKernelPrefetches,       // log: cache lines prefetched (llvm.prefetch calls run)
   kNumKernelFeatures,
 };
 
 constexpr const char* kKernelFeatureNames[kNumKernelFeatures] = {
     "flops",  "bytes",          "arith_intensity",     "store_groups",     "stores",
     "loops",  "parallel_loops", "max_parallel_extent", "max_vector_lanes", "alloc_bytes",
-    "allocs", "max_loop_depth", "guarded_fraction",
+    "allocs", "max_loop_depth", "guarded_fraction",    "prefetches",
 };
 
 float log_count(double x) {
@@ -358,6 +359,7 @@ class FeatureWalker {
   double max_parallel() const { return max_parallel_; }
   double alloc_bytes() const { return alloc_bytes_; }
   int allocs() const { return allocs_; }
+  double prefetches() const { return prefetches_; }
 
  private:
   void walk(const Stmt& s) {
@@ -409,7 +411,16 @@ class FeatureWalker {
         return walk(s.as<tir::AttrStmtNode>()->body);
       case StmtKind::ProducerRealize:
         return walk(s.as<tir::ProducerRealizeNode>()->body);
-      default:  // Evaluate, and ProducerStore of a kernel that was never flattened
+      case StmtKind::Evaluate: {
+        const auto* call = s.as<tir::EvaluateNode>()->value.as<te::CallNode>();
+        if (call && call->op == te::Intrinsic::Prefetch) {
+          double runs = 1;
+          for (const Loop& l : stack_) runs *= static_cast<double>(l.extent);
+          prefetches_ += runs;
+        }
+        return;
+      }
+      default:  // ProducerStore of a kernel that was never flattened
         return;
     }
   }
@@ -528,7 +539,7 @@ class FeatureWalker {
   std::map<std::vector<intptr_t>, size_t> group_index_;  // buffer, then (var, extent) per loop
   std::vector<StoreGroup> groups_;
   int stores_ = 0, guarded_stores_ = 0, loops_ = 0, parallel_loops_ = 0, allocs_ = 0;
-  double max_parallel_ = 0, alloc_bytes_ = 0;
+  double max_parallel_ = 0, alloc_bytes_ = 0, prefetches_ = 0;
 };
 
 void describe_group(const StoreGroup& g, float* out) {
@@ -624,6 +635,7 @@ std::vector<float> extract_features(const tir::PrimFunc& func) {
   k[kKernelMaxDepth] = static_cast<float>(max_depth);
   k[kKernelGuardedFraction] =
       walker.stores() ? static_cast<float>(walker.guarded_stores()) / walker.stores() : 0.0f;
+  k[kKernelPrefetches] = log_count(walker.prefetches());
 
   // Counts past float range (or a NaN from a degenerate nest) must not reach XGBoost.
   for (float& v : out)

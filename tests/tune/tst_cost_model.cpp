@@ -24,7 +24,7 @@ namespace {
 // j and k (loop order io, jo, ko, ii, ki, ji) and what the inner loops do.
 struct Knobs {
   int64_t ti = 1, tj = 1, tk = 1;
-  bool vectorize = false, parallel = false, unroll = false;
+  bool vectorize = false, parallel = false, unroll = false, prefetch = false;
 };
 
 struct MatmulShape {
@@ -44,6 +44,7 @@ tir::PrimFunc lower_matmul(const MatmulShape& shape, const Knobs& c) {
   if (c.parallel) s.parallel(io);
   if (c.vectorize) s.vectorize(ji);
   if (c.unroll) s.unroll(ki);
+  if (c.prefetch) s.prefetch(b, ko, 1);
   return tir::lower(sch, {a, b, out}, "kernel", {.record_ir = false}).func;
 }
 
@@ -185,6 +186,21 @@ class TestCostModel : public QObject {
     QCOMPARE(feature(plain, "store0.unroll"), 1.0f);
     QCOMPARE(feature(unrolled, "store0.unroll"), 4.0f);
     QVERIFY(feature(unrolled, "store0.loop_depth") < feature(plain, "store0.loop_depth"));
+  }
+
+  // A prefetch adds no arithmetic and no store but is seen: the cache lines
+  // it fetches, here B's next 4 x 48 block (12 lines + 1 sample) per ko
+  // iteration of each (io, jo).
+  void prefetchesAreCounted() {
+    const Knobs plain{2, 48, 4, false, false, false};
+    Knobs fetched = plain;
+    fetched.prefetch = true;
+    std::vector<float> a = extract_features(lower_matmul(kSmall, plain));
+    std::vector<float> b = extract_features(lower_matmul(kSmall, fetched));
+    QCOMPARE(feature(a, "kernel.prefetches"), 0.0f);
+    QVERIFY(feature(b, "kernel.prefetches") > 0.0f);
+    QCOMPARE(feature(a, "kernel.flops"), feature(b, "kernel.flops"));
+    QCOMPARE(feature(a, "kernel.stores"), feature(b, "kernel.stores"));
   }
 
   void differentTilesGiveDifferentFeatures() {
