@@ -77,14 +77,20 @@ Expr line_element(const LineSet& s, const Expr& j, int64_t elements_per_line) {
   return index;
 }
 
-bool reads_buffer(const Stmt& s, const Var& buffer) {
-  bool found = false;
+// Calls f on every load of `buffer` in s.
+template <typename F>
+void for_each_load(const Stmt& s, const Var& buffer, const F& f) {
   visit_stmt_exprs(s, [&](const Expr& e) {
     te::visit_expr(e, [&](const Expr& x) {
       const auto* load = x.as<te::LoadNode>();
-      found = found || (load && load->buffer.same_as(buffer));
+      if (load && load->buffer.same_as(buffer)) f(load);
     });
   });
+}
+
+bool reads_buffer(const Stmt& s, const Var& buffer) {
+  bool found = false;
+  for_each_load(s, buffer, [&](const te::LoadNode*) { found = true; });
   return found;
 }
 
@@ -105,17 +111,12 @@ class LoopPrefetch {
     collect_loops(loop_->body);
     const int64_t per_line = std::max<int64_t>(1, kCacheLineBytes / dtype_.bytes());
     std::vector<LineSet> sets;
-    visit_stmt_exprs(loop_->body, [&](const Expr& e) {
-      te::visit_expr(e, [&](const Expr& x) {
-        const auto* load = x.as<te::LoadNode>();
-        if (!load || !load->buffer.same_as(buffer_)) return;
-        Expr index = te::substitute(load->index, ahead);
-        for (arith::AccessGrid& g : split_spans(grid_of(index))) {
-          bool seen = false;
-          for (const LineSet& set : sets) seen = seen || same_grid(set.grid, g);
-          if (!seen) sets.push_back(line_set(std::move(g), per_line));
-        }
-      });
+    for_each_load(loop_->body, buffer_, [&](const te::LoadNode* load) {
+      for (arith::AccessGrid& g : split_spans(grid_of(te::substitute(load->index, ahead)))) {
+        bool seen = false;
+        for (const LineSet& set : sets) seen = seen || same_grid(set.grid, g);
+        if (!seen) sets.push_back(line_set(std::move(g), per_line));
+      }
     });
     if (sets.empty()) return make_for_like(loop_, loop_->body);
 
