@@ -184,9 +184,10 @@ MeasureResult MeasureWorker::measure(const MeasureRequest& request, const Measur
         throw ChannelError(ChannelError::Kind::Malformed, "protocol: an error of kind 'none'");
     } else if (type == "result") {
       result.costs_ms = protocol::field<std::vector<double>>(reply.header, "costs_ms");
+      result.runs = protocol::field<std::vector<int>>(reply.header, "runs");
       const size_t num_outputs = request.return_outputs ? buffers_.size() - num_inputs_ : 0;
       if (static_cast<int>(result.costs_ms.size()) != options.repeat ||
-          reply.blobs.size() != num_outputs)
+          result.runs.size() != result.costs_ms.size() || reply.blobs.size() != num_outputs)
         throw ChannelError(
             ChannelError::Kind::Malformed,
             str("protocol: a result of ", result.costs_ms.size(), " costs and ", reply.blobs.size(),

@@ -13,9 +13,11 @@
 namespace lathe::tune {
 
 struct MeasureOptions {
-  int number = 1;            // runs averaged into one cost
-  int repeat = 3;            // costs reported
-  double min_repeat_ms = 0;  // raise `number` until one repeat takes at least this long
+  int number = 1;  // runs averaged into one cost
+  int repeat = 3;  // costs reported
+  // Raise `number` until one repeat takes at least this long (with flush_cache,
+  // this long in wall time, the flushes counted).
+  double min_repeat_ms = 0;
   // Evict every buffer but the first (the activation) from the caches before
   // each run, as TVM's cache_flush_cpu_non_first_arg; flushes are not timed.
   bool flush_cache = false;
@@ -50,7 +52,8 @@ struct MeasureResult {
   // What went wrong, e.g. "worker killed by signal 11 (SIGSEGV: Segmentation fault)",
   // "no result after 10 s".
   std::string message;
-  std::vector<double> costs_ms;            // `repeat` costs, each the mean of `number` runs
+  std::vector<double> costs_ms;            // `repeat` costs, each the mean of its runs
+  std::vector<int> runs;                   // how many runs each cost is the mean of
   std::vector<std::vector<char>> outputs;  // when asked: bytes of each output buffer
   double wall_ms = 0;                      // time the whole request took
 };

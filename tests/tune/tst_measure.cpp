@@ -202,6 +202,23 @@ class TestMeasure : public QObject {
     const MeasureResult cold = worker.measure(vector_add(), flushed);
     QVERIFY2(cold.error == ErrorKind::None, error_of(cold).c_str());
     QCOMPARE(cold.costs_ms.size(), size_t{3});
+    QCOMPARE(cold.runs, std::vector<int>(3, 1));
+
+    // Flushed, a batch lasts min_repeat_ms in wall time, the flushes counted:
+    // a kernel of a few nanoseconds, each run after a clflush and a fence, is
+    // timed far fewer times than its own time would ask for.
+    MeasureOptions flushed_batches;
+    flushed_batches.flush_cache = true;
+    flushed_batches.min_repeat_ms = 20;
+    const MeasureResult bounded = worker.measure(counting_kernel(), flushed_batches);
+    QVERIFY2(bounded.error == ErrorKind::None, error_of(bounded).c_str());
+    QVERIFY(bounded.runs.back() > 1);
+    for (size_t r = 0; r < bounded.costs_ms.size(); ++r)
+      QVERIFY2(
+          bounded.costs_ms[r] * bounded.runs[r] < flushed_batches.min_repeat_ms,
+          qPrintable(
+              QStringLiteral("%1 runs of %2 ms").arg(bounded.runs[r]).arg(bounded.costs_ms[r])));
+    QVERIFY(bounded.wall_ms >= flushed_batches.repeat * flushed_batches.min_repeat_ms);
     QCOMPARE(worker.restarts(), 1);
   }
 

@@ -118,45 +118,65 @@ class Worker {
       }
 
     std::vector<double> costs_ms;
+    std::vector<int> runs;
     for (int r = 0; r < repeat; ++r) {
       const double batch_ms = timed_batch(kernel, number, min_repeat_ms);
       costs_ms.push_back(batch_ms / number);
+      runs.push_back(number);
     }
     reply.header["costs_ms"] = costs_ms;
+    reply.header["runs"] = runs;
     return reply;
   }
 
-  // Milliseconds `number` back-to-back runs take; with the cache flush, the
-  // sum of `number` runs each after a flush (the flushes not timed).
-  double time_batch(KernelFunction kernel, int number) {
+  struct Batch {
+    double kernel_ms = 0;  // the runs alone: the cost
+    double wall_ms = 0;    // the runs and the flushes between them
+  };
+
+  // `number` back-to-back runs; with the cache flush, `number` runs each after
+  // a flush, the flushes not in kernel_ms.
+  Batch time_batch(KernelFunction kernel, int number) {
     using Clock = std::chrono::steady_clock;
+    auto ms = [](Clock::duration d) {
+      return std::chrono::duration<double, std::milli>(d).count();
+    };
+    const auto batch_start = Clock::now();
     if (!flush_cache_) {
-      const auto start = Clock::now();
       for (int i = 0; i < number; ++i) kernel(pointers_.data());
-      return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      const double elapsed = ms(Clock::now() - batch_start);
+      return {elapsed, elapsed};
     }
-    double total = 0;
+    Batch batch;
     for (int i = 0; i < number; ++i) {
       flush_non_first_buffers(buffers_);
       const auto start = Clock::now();
       kernel(pointers_.data());
-      total += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      batch.kernel_ms += ms(Clock::now() - start);
     }
-    return total;
+    batch.wall_ms = ms(Clock::now() - batch_start);
+    return batch;
   }
 
   // Milliseconds of one batch that lasts at least min_repeat_ms, as TVM's
   // time_evaluator times each repeat: a batch that ends sooner is run again
   // with as many runs as its rate says are enough (and at least 1.618 times as
   // many). `number` keeps its growth for the repeats after.
+  //
+  // With the cache flush the batch is measured by its wall time, flushes
+  // included. Each run is then timed on its own, so a long batch no longer
+  // hides the timer's resolution; counting only the kernel's time would turn
+  // a 0.1 us kernel's 10 ms into 100 000 flushes, seconds a repeat.
   double timed_batch(KernelFunction kernel, int& number, double min_repeat_ms) {
-    double batch_ms = time_batch(kernel, number);
-    while (batch_ms < min_repeat_ms && number < kMaxNumber) {
-      const double enough = batch_ms > 0 ? min_repeat_ms / (batch_ms / number) + 1 : 2.0 * number;
+    auto length = [this](const Batch& b) { return flush_cache_ ? b.wall_ms : b.kernel_ms; };
+    Batch batch = time_batch(kernel, number);
+    while (length(batch) < min_repeat_ms && number < kMaxNumber) {
+      const double per_run = length(batch) / number;
+      const double enough = per_run > 0 ? min_repeat_ms / per_run + 1 : 2.0 * number;
       number = static_cast<int>(std::min<double>(kMaxNumber, std::max(enough, number * 1.618)));
-      batch_ms = time_batch(kernel, number);
+      batch = time_batch(kernel, number);
     }
-    return batch_ms;
+    return batch.kernel_ms;
   }
 
   std::vector<runtime::NDArray> buffers_;  // 64-byte aligned, as the kernels assume
