@@ -1,4 +1,5 @@
-// lathe schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm] [--measure]
+// lathe schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm] [--measure
+// [--cache-flush]]
 // The command-line twin of the studio's schedule editor.
 #include <fstream>
 #include <iomanip>
@@ -17,10 +18,10 @@ namespace lathe::cli {
 
 int schedule_command(int argc, char** argv) {
   Args args(argc, argv, 2, {"task", "schedule", "emit", "target", "input-shapes", "repeat"},
-            {"measure", "no-layout", "passes"});
+            {"measure", "cache-flush", "no-layout", "passes"});
   LATHE_CHECK(args.positional().size() == 1 && args.has("task"),
               "usage: lathe schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm] "
-              "[--measure]");
+              "[--measure [--cache-flush]]");
   driver::LoadOptions load;
   if (args.has("input-shapes"))
     load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
@@ -72,9 +73,12 @@ int schedule_command(int argc, char** argv) {
     fail(str("unknown --emit '", emit, "'; expected tir, llvm or asm"));
   }
   if (args.has("measure")) {
-    driver::KernelMeasurement m = bench.measure(lowered.func, target, args.get_int("repeat", 50));
+    driver::KernelMeasurement m =
+        bench.measure(lowered.func, target, args.get_int("repeat", 50), args.has("cache-flush"));
     std::cout << std::fixed << std::setprecision(4) << "median " << m.median_ms << " ms, best "
-              << m.best_ms << " ms over " << m.runs << " runs, " << std::setprecision(2) << m.gflops
+              << m.best_ms << " ms over " << m.runs << " runs"
+              << (args.has("cache-flush") ? " (weights and outputs flushed before each)" : "")
+              << ", " << std::setprecision(2) << m.gflops
               << " GFLOPS, max normalized error against the reference " << std::scientific
               << std::setprecision(2) << m.max_error
               << (m.max_error <= 1e-4 ? " (ok)" : " (MISMATCH)") << "\n";

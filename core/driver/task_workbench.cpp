@@ -27,7 +27,7 @@ tir::LoweredFunc TaskWorkbench::lower(const std::string& schedule_text, bool rec
 }
 
 KernelMeasurement TaskWorkbench::measure(const tir::PrimFunc& func, const codegen::Target& target,
-                                         int repeat) const {
+                                         int repeat, bool flush_cache) const {
   tune::TaskData data = tune::make_task_data(graph_, group_, computation_);
   // In a worker process, as the tuner measures: a schedule that crashes or
   // hangs is an error message here, not the end of the studio.
@@ -36,6 +36,7 @@ KernelMeasurement TaskWorkbench::measure(const tir::PrimFunc& func, const codege
   tune::MeasureOptions options;
   options.repeat = std::max(1, repeat);
   options.timeout_s = 60;
+  options.flush_cache = flush_cache;
   tune::MeasureResult r =
       worker.measure({codegen::emit_object({func}, target), func.name, true}, options);
   if (r.error != tune::ErrorKind::None)

@@ -42,9 +42,10 @@ class TaskWorkbench {
   // process on the task's real parameters and random activations, and checks
   // its outputs against the reference kernels of the group's nodes. Throws
   // lathe::Error naming the failure when the kernel crashes, hangs (60 s) or
-  // does not load.
+  // does not load. With `flush_cache`, every buffer but the activation leaves
+  // the caches before each run, as when tuning.
   KernelMeasurement measure(const tir::PrimFunc& func, const codegen::Target& target,
-                            int repeat = 20) const;
+                            int repeat = 20, bool flush_cache = false) const;
 
  private:
   const Graph& graph_;

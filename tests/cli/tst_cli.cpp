@@ -114,6 +114,12 @@ class TestCli : public QObject {
     QVERIFY(m.out.contains("zmm") || m.out.contains("ymm"));
     QVERIFY(m.out.contains("GFLOPS"));
     QVERIFY(m.out.contains("(ok)"));
+    Result cold = lathe_cli({"schedule", models() + "/mlp.onnx", "--task", "1", "--measure",
+                             "--cache-flush", "--repeat", "3"});
+    QVERIFY2(cold.code == 0, qPrintable(cold.err));
+    QVERIFY2(cold.out.contains("over 3 runs (weights and outputs flushed before each)"),
+             qPrintable(cold.out));
+    QVERIFY(cold.out.contains("(ok)"));
 
     QString bad = dir_.filePath("bad.py");
     QFile g(bad);
