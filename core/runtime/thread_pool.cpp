@@ -137,6 +137,23 @@ void ThreadPool::parallel_for(LatheParallelBody body, void* closure, int64_t n) 
   finished_.wait(lock, [&] { return job.users.load(std::memory_order_acquire) == 0; });
 }
 
+void ThreadPool::wake_workers() {
+  if (num_threads_ == 1 || tls_in_parallel_region) return;
+  // One chunk a thread, each waiting for all the others: no thread can take a
+  // second chunk, so every worker has run one when the launch returns.
+  struct Barrier {
+    std::atomic<int> arrived{0};
+    int expected;
+  } barrier{.expected = num_threads_};
+  parallel_for(
+      [](int64_t, int64_t, void* closure) {
+        auto* b = static_cast<Barrier*>(closure);
+        b->arrived.fetch_add(1, std::memory_order_acq_rel);
+        while (b->arrived.load(std::memory_order_acquire) < b->expected) cpu_relax();
+      },
+      &barrier, num_threads_);
+}
+
 int default_num_threads() {
   if (const char* env = std::getenv("LATHE_NUM_THREADS"); env && *env) {
     char* end = nullptr;

@@ -36,6 +36,12 @@ class ThreadPool {
   // launch from inside a chunk runs serially on the calling thread.
   void parallel_for(LatheParallelBody body, void* closure, int64_t n);
 
+  // Returns once every worker is awake and spinning, as after a launch: the
+  // state the next kernel of a model finds. A measurement that flushed the
+  // caches first (long enough for the workers to fall asleep) calls this, so
+  // that it times the kernel and not a futex wake-up.
+  void wake_workers();
+
   // Whether the calling thread is running a chunk of some parallel loop.
   static bool in_parallel_region();
 

@@ -19,7 +19,8 @@ struct MeasureOptions {
   // this long in wall time, the flushes counted).
   double min_repeat_ms = 0;
   // Evict every buffer but the first (the activation) from the caches before
-  // each run, as TVM's cache_flush_cpu_non_first_arg; flushes are not timed.
+  // each run, as TVM's cache_flush_cpu_non_first_arg; flushes are not timed,
+  // and the thread pool is woken after each, as a model's next kernel finds it.
   bool flush_cache = false;
   double timeout_s = 10;  // per candidate, loading and all runs included
 };

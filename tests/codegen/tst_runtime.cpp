@@ -41,6 +41,12 @@ void inner_body(int64_t begin, int64_t end, void* closure) {
   if (begin != 0 || end != 10) n->inner_split = true;
 }
 
+// Inside a chunk, waking the pool that runs it must return at once.
+void wake_from_inside(int64_t begin, int64_t end, void* closure) {
+  for (int64_t i = begin; i < end; ++i) global_thread_pool()->wake_workers();
+  static_cast<std::atomic<int>*>(closure)->fetch_add(static_cast<int>(end - begin));
+}
+
 void outer_body(int64_t begin, int64_t end, void* closure) {
   auto* n = static_cast<Nested*>(closure);
   if (!ThreadPool::in_parallel_region()) n->region_flag_missing = true;
@@ -74,6 +80,26 @@ class TestRuntime : public QObject {
               std::max<int64_t>(1, std::min<int64_t>(n, threads * kChunksPerThread)));
     }
     QVERIFY(!ThreadPool::in_parallel_region());
+  }
+
+  // The measurement worker wakes the pool after each cache flush; every
+  // worker takes one chunk of a barrier, so a pool whose workers fell asleep
+  // must come back from it, and launch as before afterwards.
+  void wakeWorkersReturnsAndLaunchesGoOn() {
+    for (int threads : {1, 2, 3, 8}) {
+      ThreadPool pool(threads);
+      for (int repeat = 0; repeat < 5; ++repeat) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(repeat));  // spinning ends
+        pool.wake_workers();
+        Coverage c(1000);
+        pool.parallel_for(count_hits, &c, 1000);
+        for (auto& h : c.hits) QCOMPARE(h.load(), 1);
+      }
+    }
+    reset_global_thread_pool(4);
+    std::atomic<int> woken{0};
+    lathe_parallel_for(wake_from_inside, &woken, 64);
+    QCOMPARE(woken.load(), 64);
   }
 
   void nestedLaunchesRunSerially() {
