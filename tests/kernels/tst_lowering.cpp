@@ -7,6 +7,7 @@
 #include "schedule/schedule.h"
 #include "tir/lower.h"
 #include "tir/printer.h"
+#include "tir/transform/inject_prefetch.h"
 #include "topi/nn.h"
 
 using namespace lathe;
@@ -341,6 +342,32 @@ class TestLowering : public QObject {
                       "                T.evaluate(T.prefetch(A[i * 32 + T.min(k + 4, 31)]))\n"),
              ir.c_str());
     check_numerics(sch, m);
+  }
+
+  // A let inside the loop the fetches go into binds the index a read uses, as
+  // a pass before InjectPrefetch may make: the fetches, which go above the
+  // let, use its value instead of a variable not yet defined there.
+  void prefetchSeesThroughLets() {
+    const te::DataType i32 = te::DataType::Int(32), f32 = te::DataType::Float(32);
+    te::Var a("A", te::DataType::Handle()), c("C", te::DataType::Handle());
+    te::Var ko("ko", i32), j("j", i32), at("at", i32);
+    // for ko in 4: for j in 64: let at = ko * 64 + j: C[j] += A[at]
+    tir::Stmt read =
+        tir::make_let(at, ko * te::make_int(64, i32) + j,
+                      tir::make_store(c, te::load(f32, c, j) + te::load(f32, a, at), j));
+    tir::Stmt inner =
+        tir::make_for(j, te::make_int(0, i32), te::make_int(64, i32), tir::ForKind::Serial, read);
+    tir::Stmt loop =
+        tir::make_for(ko, te::make_int(0, i32), te::make_int(4, i32), tir::ForKind::Serial, inner);
+    tir::Stmt marked =
+        tir::make_attr("prefetch_offset=1", te::load(f32, a, te::make_int(0, i32)), loop);
+    const std::string ir = tir::to_string(tir::inject_prefetch(marked));
+    QVERIFY2(
+        contains(ir,
+                 "    for j in range(64):\n"
+                 "        T.evaluate(T.prefetch(A[T.min(ko + 1, 3) * 64 + T.min(j * 16, 63)]))\n"
+                 "        at: T.int32 = ko * 64 + j\n"),
+        ir.c_str());
   }
 
   void illegalPrimitivesThrowNamedErrors() {

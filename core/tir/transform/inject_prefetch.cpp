@@ -112,7 +112,8 @@ class LoopPrefetch {
     const int64_t per_line = std::max<int64_t>(1, kCacheLineBytes / dtype_.bytes());
     std::vector<LineSet> sets;
     for_each_load(loop_->body, buffer_, [&](const te::LoadNode* load) {
-      for (arith::AccessGrid& g : split_spans(grid_of(te::substitute(load->index, ahead)))) {
+      const Expr index = te::substitute(without_lets(load->index), ahead);
+      for (arith::AccessGrid& g : split_spans(grid_of(index))) {
         bool seen = false;
         for (const LineSet& set : sets) seen = seen || same_grid(set.grid, g);
         if (!seen) sets.push_back(line_set(std::move(g), per_line));
@@ -177,7 +178,21 @@ class LoopPrefetch {
   void collect_loops(const Stmt& body) {
     visit_stmt(body, [&](const Stmt& s) {
       if (const ForNode* f = s.as<ForNode>()) dom_[f->loop_var] = Range(f->min, f->extent);
+      if (const auto* l = s.as<LetStmtNode>()) lets_[l->var] = l->value;
     });
+  }
+
+  // The index with the variables of lets inside the loop replaced by their
+  // values: the fetches go above those lets, where their variables are not
+  // defined yet. A let's value may use an outer let's variable, hence rounds.
+  Expr without_lets(Expr index) const {
+    for (size_t round = 0; round <= lets_.size(); ++round) {
+      bool uses_let = false;
+      for (const auto& [var, value] : lets_) uses_let = uses_let || te::uses_var(index, var);
+      if (!uses_let) break;
+      index = te::substitute(index, lets_);
+    }
+    return index;
   }
 
   // The access's grid; an index that is not affine in the inner loops falls
@@ -263,6 +278,7 @@ class LoopPrefetch {
   te::DataType dtype_;
   int64_t offset_;
   te::VarMap<Range> dom_;
+  te::VarMap<Expr> lets_;  // variables bound by lets inside the loop
 };
 
 // Rebuilds the attributes between a marker and its loop around `f(loop)`.
