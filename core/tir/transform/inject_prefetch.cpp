@@ -108,7 +108,7 @@ class LoopPrefetch {
     te::VarMap<Expr> ahead;
     ahead[loop_->loop_var] = te::min(loop_->loop_var + make_int(offset_, loop_->loop_var.type()),
                                      loop_->min + make_int(*extent - 1, loop_->min.type()));
-    collect_loops(loop_->body);
+    collect_bindings(loop_->body);
     const int64_t per_line = std::max<int64_t>(1, kCacheLineBytes / dtype_.bytes());
     std::vector<LineSet> sets;
     for_each_load(loop_->body, buffer_, [&](const te::LoadNode* load) {
@@ -175,7 +175,8 @@ class LoopPrefetch {
     return make_seq(loops);
   }
 
-  void collect_loops(const Stmt& body) {
+  // The ranges of the loops and the values of the lets inside the loop.
+  void collect_bindings(const Stmt& body) {
     visit_stmt(body, [&](const Stmt& s) {
       if (const ForNode* f = s.as<ForNode>()) dom_[f->loop_var] = Range(f->min, f->extent);
       if (const auto* l = s.as<LetStmtNode>()) lets_[l->var] = l->value;
