@@ -12,7 +12,8 @@
 //                   blobs: the N inputs' bytes           reply {"type":"ok"}
 //   tuner → worker  {"type":"measure","func_name","number","repeat","min_repeat_ms",
 //                    "flush_cache","return_outputs"}  blob: the object
-//                   reply {"type":"result","costs_ms":[...],"runs":[...]}  blobs: the outputs when asked
+//                   reply {"type":"result","costs_ms":[...],"runs":[...]}
+//                         blobs: the outputs when asked
 //                      or {"type":"error","kind":"compile"|"runtime","message":"..."}
 #pragma once
 
