@@ -136,12 +136,6 @@ std::vector<KernelRow> remeasure_kernels(const driver::TuningPlan& plan,
     const std::string workload = tune::task_workload_id(task);
     for (const tune::TuningRecord& r : all) row.trials += r.workload == workload;
     worker.set_buffers(tune::measure_buffers(t.data), static_cast<int>(t.data.num_inputs));
-    auto time = [&](const tune::Candidate& c) -> double {
-      if (!c.ok()) return NAN;
-      tune::MeasureResult m = worker.measure({c.object, task.func_name, false}, options.measure);
-      if (m.error != tune::ErrorKind::None || m.costs_ms.empty()) return NAN;
-      return *std::min_element(m.costs_ms.begin(), m.costs_ms.end());
-    };
     // The untuned schedule is the template's default, also when the records
     // come from a sketch search; the best is rebuilt from its schedule text,
     // whatever space it came from.
@@ -149,9 +143,13 @@ std::vector<KernelRow> remeasure_kernels(const driver::TuningPlan& plan,
     std::optional<tune::Candidate> best;
     if (auto it = records.best.find(workload); it != records.best.end())
       best = tune::build_schedule_text(t, it->second.schedule, options.target);
-    // Failed measurements (NaN) leave no value; none at all leave NaN.
+    // One measurement's fastest repeat into `times`; one that fails to build
+    // or run leaves no value, and a candidate with none at all a NaN median.
     auto add = [&](const tune::Candidate& c, std::vector<double>& times) {
-      if (const double ms = time(c); std::isfinite(ms)) times.push_back(ms);
+      if (!c.ok()) return;
+      tune::MeasureResult m = worker.measure({c.object, task.func_name, false}, options.measure);
+      if (m.error == tune::ErrorKind::None && !m.costs_ms.empty())
+        times.push_back(*std::min_element(m.costs_ms.begin(), m.costs_ms.end()));
     };
     std::vector<double> default_ms, best_ms;
     for (int round = 0; round < kRemeasureRounds; ++round) {
