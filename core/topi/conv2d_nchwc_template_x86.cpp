@@ -38,6 +38,9 @@ struct ConvKnobs {
   bool pad_root = true;
   bool stationary = false;  // weights-stationary order (see schedule_stationary)
   bool prefetch = false;    // stationary: the next input-channel block's weights
+  // Row blocks: the padded input computed inside each parallel row, the rows
+  // that row reads, instead of in a parallel pass of its own before the conv.
+  bool pad_rows = false;
 };
 
 ConvKnobs decode(const std::vector<Knob>& knobs, const Config& config, bool depthwise) {
@@ -57,6 +60,7 @@ ConvKnobs decode(const std::vector<Knob>& knobs, const Config& config, bool dept
   k.unroll_kh = knob_int(knobs, config, "unroll_kh") != 0;
   k.stationary = knob_int(knobs, config, "stationary") != 0;
   k.prefetch = knob_int(knobs, config, "prefetch") != 0;
+  k.pad_rows = knob_int(knobs, config, "pad_rows") != 0;
   return k;
 }
 
@@ -77,8 +81,10 @@ void unroll_micro_kernel(Stage acc, const IterVar& oh_inner, const IterVar& oc_i
 
 // Row-blocked order (TVM's conv2d_NCHWc): (n, oc_chunk, oh[, ow_outer]) in
 // parallel, each row in blocks of reg_n pixels whose channel block is one
-// vector, the whole reduction inside each block.
-void schedule_row_blocks(Schedule& sch, TileStages& t, const ConvKnobs& k) {
+// vector, the whole reduction inside each block. With pad_rows the channel
+// chunks go inside the parallel (n, oh[, ow_outer]) rows, so that one padded
+// slice of input serves all of a row's channels. Returns the parallel loop.
+IterVar schedule_row_blocks(Schedule& sch, TileStages& t, const ConvKnobs& k) {
   std::vector<IterVar> ax = t.loops.axis();
   IterVar row = ax[3], ow_outer;
   if (k.tile_ow[0] > 1) {
@@ -92,11 +98,12 @@ void schedule_row_blocks(Schedule& sch, TileStages& t, const ConvKnobs& k) {
     std::tie(oc, oc_inner) = t.loops.split(ax[1], k.tile_oc, "oc_outer", "oc_inner");
   if (k.tile_oh > 1)
     std::tie(oh, oh_inner) = t.loops.split(ax[2], k.tile_oh, "oh_outer", "oh_inner");
-  std::vector<IterVar> order = {ax[0], oc, oh};
-  for (const IterVar& v : {ow_outer, ow_chunk, oh_inner, oc_inner, ow_block, ax[4]})
-    if (v.defined()) order.push_back(v);
+  std::vector<IterVar> order = k.pad_rows ? std::vector<IterVar>{ax[0], oh, ow_outer, oc}
+                                          : std::vector<IterVar>{ax[0], oc, oh, ow_outer};
+  for (const IterVar& v : {ow_chunk, oh_inner, oc_inner, ow_block, ax[4]}) order.push_back(v);
+  std::erase_if(order, [](const IterVar& v) { return !v.defined(); });
   t.loops.reorder(order);
-  IterVar rows = t.loops.fuse(t.loops.fuse(ax[0], oc), oh);
+  IterVar rows = k.pad_rows ? t.loops.fuse(ax[0], oh) : t.loops.fuse(t.loops.fuse(ax[0], oc), oh);
   if (ow_outer.defined()) rows = t.loops.fuse(rows, ow_outer);
   t.loops.parallel(rows);
   t.loops.vectorize(ax[4]);
@@ -129,6 +136,7 @@ void schedule_row_blocks(Schedule& sch, TileStages& t, const ConvKnobs& k) {
   acc_order.push_back(a[4]);
   t.acc.reorder(acc_order);
   unroll_micro_kernel(t.acc, a[2], a[1], a[3], a[4], ry, rx, k);
+  return rows;
 }
 
 // The conv's weights: its input that is no padding stage, a placeholder.
@@ -187,19 +195,33 @@ void schedule_stationary(Schedule& sch, TileStages& t, const ConvKnobs& k) {
   if (k.prefetch) t.acc.prefetch(conv_kernel(t.acc.op()), ic_outer, 1);
 }
 
+// The padding stage the conv reads, when the group computes one (and it is no output).
+te::Tensor conv_pad(const te::Tensor& conv, const std::vector<te::Tensor>& outputs) {
+  for (const te::Tensor& in : conv.op().input_tensors())
+    if (tag_of(in) == "pad" && !is_output(outputs, in)) return in;
+  return {};
+}
+
 void apply_conv(Schedule& sch, const te::Tensor& conv, const std::vector<te::Tensor>& outputs,
                 const ConvKnobs& k) {
   OpSet done = {conv.op()};
-  for (const te::Tensor& in : conv.op().input_tensors()) {
-    if (tag_of(in) != "pad" || is_output(outputs, in) || !k.pad_root) continue;
-    schedule_pad(sch[in], true);
-    done.insert(in.op());
+  const te::Tensor pad = k.pad_root ? conv_pad(conv, outputs) : te::Tensor();
+  if (pad.defined()) {
+    if (!k.pad_rows) schedule_pad(sch[pad], true);
+    done.insert(pad.op());
   }
   TileStages t = tile_stages(sch, conv, outputs, done);
-  if (k.stationary)
+  if (k.stationary) {
     schedule_stationary(sch, t, k);
-  else
-    schedule_row_blocks(sch, t, k);
+  } else {
+    const IterVar rows = schedule_row_blocks(sch, t, k);
+    if (pad.defined() && k.pad_rows) {
+      // After the conv's own compute_at: the rows loop encloses it.
+      Stage p = sch[pad];
+      p.compute_at(t.loops, rows);
+      if (pad.shape().back() > 1) p.vectorize(p.axis().back());
+    }
+  }
   schedule_remaining(sch, done);
 }
 
@@ -224,6 +246,12 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   // Bytes of one channel block's output plane: the stationary order's
   // accumulator per channel tile.
   const int64_t plane_bytes = shape[2] * shape[3] * shape[4] * 4;
+  // Rows of padded input per output row: pad_rows copies each padded row
+  // about kh / stride times, once for each output row that reads it.
+  const te::Tensor pad = conv_pad(conv, outputs);
+  const int64_t stride_h = pad.defined() && shape[2] > 1
+                               ? std::max<int64_t>(1, (pad.shape()[2] - kh) / (shape[2] - 1))
+                               : 1;
   space.knobs = {split_knob("tile_ow", shape[3], 3, kMaxRegN),
                  choice_knob("tile_oc", divisors(shape[1], kMaxOcTile)),
                  choice_knob("tile_oh", divisors(shape[2], kMaxOhTile)),
@@ -232,7 +260,8 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
                  choice_knob("unroll_kh", on_off(kh > 1)),
                  choice_knob("stationary", on_off(plane_bytes <= kStationaryPlaneBytes)),
                  choice_knob("prefetch", on_off(plane_bytes <= kStationaryPlaneBytes &&
-                                                ic_chunks > 1 && kh * kw > 1))};
+                                                ic_chunks > 1 && kh * kw > 1)),
+                 choice_knob("pad_rows", on_off(pad.defined()))};
   space.constraint = [knobs = space.knobs, plane_bytes](const Config& config) {
     const std::vector<int64_t>& tile_ow = knob_value(knobs, config, "tile_ow");
     const int64_t tile_oc = knob_int(knobs, config, "tile_oc");
@@ -241,7 +270,9 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
     // The stationary order splits no row across threads (tile_ow's outer
     // part stays 1) and keeps the tile's planes in L1.
     // Its prefetch goes at the input-channel blocks outside the rows.
+    // The padding goes inside the rows of the row-blocked order only.
     if (knob_int(knobs, config, "stationary") == 0) return knob_int(knobs, config, "prefetch") == 0;
+    if (knob_int(knobs, config, "pad_rows") != 0) return false;
     return tile_ow[0] == 1 && plane_bytes * tile_oc <= kStationaryPlaneBytes &&
            (knob_int(knobs, config, "prefetch") == 0 ||
             knob_value(knobs, config, "tile_ic")[0] > 1);
@@ -251,18 +282,23 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   // faster on ResNet-18's 14x14 convs). The row blocks take 2 channel blocks
   // x up to 14 pixels: each broadcast then feeds two FMAs, and ResNet-18's
   // 56x56 and 28x28 convs run 10-15 % faster than with one channel block.
+  // Row blocks that copy each padded row at most 1.5 times pad inside the
+  // rows: ResNet-18's 3x3 stride-2 conv runs 8 % faster without its separate
+  // pad pass, while its 3x3 stride-1 ones (3 copies) are 2 % and its 7x7
+  // stride-2 conv1 (3.5 copies) 8 % slower that way.
   const bool even_oc = shape[1] % 2 == 0;
   const bool stationary = plane_bytes * 2 <= kStationaryPlaneBytes && even_oc;
   const int64_t reg_n = largest_divisor(shape[3], stationary ? kStationaryRegN : kConvRegN);
-  space.default_config =
-      require_config(space, {{"tile_ow", {1, shape[3] / reg_n, reg_n}},
-                             {"tile_oc", {even_oc ? 2 : 1}},
-                             {"tile_oh", {1}},
-                             {"tile_ic", {ic_chunks, 1}},
-                             {"unroll_kw", {0}},
-                             {"unroll_kh", {0}},
-                             {"stationary", {stationary ? 1 : 0}},
-                             {"prefetch", {stationary && ic_chunks > 1 && kh * kw > 1 ? 1 : 0}}});
+  space.default_config = require_config(
+      space, {{"tile_ow", {1, shape[3] / reg_n, reg_n}},
+              {"tile_oc", {even_oc ? 2 : 1}},
+              {"tile_oh", {1}},
+              {"tile_ic", {ic_chunks, 1}},
+              {"unroll_kw", {0}},
+              {"unroll_kh", {0}},
+              {"stationary", {stationary ? 1 : 0}},
+              {"prefetch", {stationary && ic_chunks > 1 && kh * kw > 1 ? 1 : 0}},
+              {"pad_rows", {!stationary && pad.defined() && 2 * kh <= 3 * stride_h ? 1 : 0}}});
   space.apply = [conv, outputs, knobs = space.knobs](Schedule& sch, const Config& config) {
     apply_conv(sch, conv, outputs, decode(knobs, config, false));
   };
