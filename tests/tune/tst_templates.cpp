@@ -233,6 +233,22 @@ Group group_anchored_by(const Graph& graph, const std::string& op) {
   return g;
 }
 
+// A conv's fused group, its computation and its template's search space.
+struct ConvSpace {
+  Group group;
+  tune::GroupComputation computation;
+  topi::SearchSpace space;
+  const Graph& graph() const { return group.optimized.graph; }
+};
+
+ConvSpace conv_space_of(const Graph& graph) {
+  Group group = group_anchored_by(graph, "Conv2dNCHWc");
+  tune::GroupComputation c = tune::build_group_computation(
+      group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+  topi::SearchSpace space = tune::template_search_space(c);
+  return {std::move(group), std::move(c), std::move(space)};
+}
+
 // The kernel's input buffers: the graph's constants, random data for the rest.
 std::vector<Tensor> kernel_inputs(const Graph& graph, const tune::GroupComputation& c) {
   std::vector<Tensor> inputs;
@@ -379,11 +395,7 @@ class TestTemplates : public QObject {
   // The knobs of the 3x3 conv and their options follow from its shapes; its
   // 8x8 plane (4 KB a channel block) defaults to the stationary order.
   void convKnobsFollowTheShapes() {
-    const Case test = cases().at("conv 3x3")();
-    const Group group = group_anchored_by(test.graph, test.anchor_op);
-    const tune::GroupComputation c = tune::build_group_computation(
-        group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
-    const topi::SearchSpace space = tune::template_search_space(c);
+    const topi::SearchSpace space = conv_space_of(cases().at("conv 3x3")().graph).space;
     QCOMPARE(space.describe(space.default_config),
              std::string("tile_ow=[1,2,4] tile_oc=2 tile_oh=1 tile_ic=[2,1] unroll_kw=0 "
                          "unroll_kh=0 stationary=1 prefetch=1 pad_rows=0"));
@@ -403,12 +415,9 @@ class TestTemplates : public QObject {
   // own), with the channel chunks inside the rows; for split rows, row tiles
   // and the root pad alike it computes what the root pad does.
   void convStridedRowsPadInsideTheRows() {
-    const Group group =
-        group_anchored_by(conv_relu({1, 32, 40, 40}, {32, 32, 3, 3}, 2, 1, 1), "Conv2dNCHWc");
-    const Graph& graph = group.optimized.graph;
-    const tune::GroupComputation c = tune::build_group_computation(
-        graph, group.optimized.groups[static_cast<size_t>(group.index)]);
-    const topi::SearchSpace space = tune::template_search_space(c);
+    const ConvSpace conv = conv_space_of(conv_relu({1, 32, 40, 40}, {32, 32, 3, 3}, 2, 1, 1));
+    const tune::GroupComputation& c = conv.computation;
+    const topi::SearchSpace& space = conv.space;
     QVERIFY2(space.describe(space.default_config).ends_with("stationary=0 prefetch=0 pad_rows=1"),
              qPrintable(QString::fromStdString(space.describe(space.default_config))));
     auto config = [&](std::vector<int64_t> tile_ow, int64_t oh, int64_t stationary,
@@ -425,7 +434,7 @@ class TestTemplates : public QObject {
     };
     QVERIFY(!space.valid(config({1, 4, 5}, 1, 1, 1)));  // stationary planes pad at the root
 
-    const std::vector<Tensor> inputs = kernel_inputs(graph, c);
+    const std::vector<Tensor> inputs = kernel_inputs(conv.graph(), c);
     auto root = tune::apply_config(c, space, config({1, 2, 10}, 1, 0, 0));
     const std::vector<Tensor> want = run_schedule(*root, c, inputs);
     for (const topi::Config& rows :
@@ -456,11 +465,8 @@ class TestTemplates : public QObject {
   // point while 7 x 4 (33 vectors, one accumulator spilled) is not; rows tile
   // up to 4.
   void convRegisterBudgetIsPerConfig() {
-    const Group group =
-        group_anchored_by(conv_relu({1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, 1), "Conv2dNCHWc");
-    const tune::GroupComputation c = tune::build_group_computation(
-        group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
-    const topi::SearchSpace space = tune::template_search_space(c);
+    const ConvSpace conv = conv_space_of(conv_relu({1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, 1));
+    const topi::SearchSpace& space = conv.space;
     auto config = [&](std::vector<int64_t> tile_ow, int64_t oc, int64_t oh) {
       return space.config_from_values({{"tile_ow", tile_ow},
                                        {"tile_oc", {oc}},
@@ -498,12 +504,9 @@ class TestTemplates : public QObject {
   // plane fits in L1, and splits no row; the prefetch needs blocks outside
   // the rows.
   void convStationaryOrderComputesTheDefault() {
-    const Group group =
-        group_anchored_by(conv_relu({1, 64, 8, 8}, {64, 64, 3, 3}, 1, 1, 1), "Conv2dNCHWc");
-    const Graph& graph = group.optimized.graph;
-    const tune::GroupComputation c = tune::build_group_computation(
-        graph, group.optimized.groups[static_cast<size_t>(group.index)]);
-    const topi::SearchSpace space = tune::template_search_space(c);
+    const ConvSpace conv = conv_space_of(conv_relu({1, 64, 8, 8}, {64, 64, 3, 3}, 1, 1, 1));
+    const tune::GroupComputation& c = conv.computation;
+    const topi::SearchSpace& space = conv.space;
     auto config = [&](std::vector<int64_t> tile_ow, int64_t oc, int64_t oh,
                       std::vector<int64_t> tile_ic, int64_t stationary, int64_t prefetch = 0) {
       return space.config_from_values({{"tile_ow", tile_ow},
@@ -521,7 +524,7 @@ class TestTemplates : public QObject {
     QVERIFY(!space.valid(config({1, 1, 8}, 2, 1, {4, 1}, 0, 1)));  // not stationary
     QVERIFY(!space.valid(config({1, 1, 8}, 2, 1, {1, 4}, 1, 1)));  // no block outside the rows
 
-    const std::vector<Tensor> inputs = kernel_inputs(graph, c);
+    const std::vector<Tensor> inputs = kernel_inputs(conv.graph(), c);
     const std::vector<Tensor> want = run_schedule(*tune::default_group_schedule(c), c, inputs);
     for (const topi::Config& stationary :
          {config({1, 1, 8}, 2, 1, {4, 1}, 1), config({1, 2, 4}, 2, 2, {2, 2}, 1),
