@@ -292,7 +292,8 @@ void register_unary_math(OpRegistry& r) {
 void register_activations(OpRegistry& r) {
   auto set = [&](const char* op, KernelFn fn) { r.find_mutable(op)->kernel = fn; };
   set("Relu", [](KernelContext& c) {
-    unary<LATHE_NUMERIC>(c, [](auto x) { return x > decltype(x){} ? x : decltype(x){}; });
+    // NaN stays NaN (it fails x < 0), as np.maximum(x, 0) in ONNX's reference.
+    unary<LATHE_NUMERIC>(c, [](auto x) { return x < decltype(x){} ? decltype(x){} : x; });
   });
   set("Abs", [](KernelContext& c) {
     unary<LATHE_NUMERIC>(c, [](auto x) {

@@ -65,8 +65,12 @@ Expr softsign(const ComputeContext&, const Expr& x) {
   return x / (constant(x, 1) + te::abs(x));
 }
 
+// NaN stays NaN, as in ONNX's reference (np.maximum) and PyTorch: with the
+// test written as x < 0, a NaN takes the else branch. That is exactly x86's
+// maxps(0, x), whose second operand wins on NaN and on equal zeros (so -0
+// stays -0, which compares equal to 0): one instruction, as before.
 Expr relu(const ComputeContext&, const Expr& x) {
-  return te::select(x > te::make_zero(x.type()), x, te::make_zero(x.type()));
+  return te::select(x < te::make_zero(x.type()), te::make_zero(x.type()), x);
 }
 
 Expr neg(const ComputeContext&, const Expr& x) {

@@ -8,6 +8,7 @@
 // case here.
 #include <QtTest>
 
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -63,6 +64,7 @@ std::vector<Case> elementwise_cases() {
   {
     Tensor x = Tensor::from_vector<float>({1.f, NAN, INFINITY, -INFINITY, 0.f, -2.f}, {6});
     cases.push_back({"IsNaN", {}, {constant(x)}});
+    cases.push_back({"Relu", {}, {constant(x)}, 1, "NaN, Inf"});
     cases.push_back({"IsInf", {}, {constant(x)}});
     cases.push_back({"IsInf", attrs({{"detect_negative", int64_t{0}}}), {constant(x)}, 1, "pos"});
     cases.push_back({"IsInf", attrs({{"detect_positive", int64_t{0}}}), {constant(x)}, 1, "neg"});
@@ -520,6 +522,21 @@ class TestTopiOps : public QObject {
   void indexing() {
     QStringList failures = run_cases(indexing_cases(), 4);
     QVERIFY2(failures.empty(), qPrintable(failures.join("\n")));
+  }
+
+  // Relu keeps NaN, as ONNX's reference (np.maximum(x, 0)) and PyTorch do;
+  // the elementwise cases hold the compiled kernel to the same values.
+  void reluKeepsNaN() {
+    Node node;
+    node.op = "Relu";
+    node.name = "relu";
+    const Tensor x = Tensor::from_vector<float>({NAN, -1.f, 2.f, -0.f}, {4});
+    const std::vector<Tensor> y =
+        reference::run_node(*reference::kernel_registry().find("Relu"), node, {&x}, {x.type()});
+    QVERIFY(std::isnan(y[0].data<float>()[0]));
+    QCOMPARE(y[0].data<float>()[1], 0.f);
+    QCOMPARE(y[0].data<float>()[2], 2.f);
+    QVERIFY(y[0].data<float>()[3] == 0.f);  // -0 or +0
   }
 
   // Every op of the four families has a compute and a case above, except
