@@ -124,7 +124,7 @@ constexpr int kRemeasureRounds = 5;
 // The default and the best recorded config of every task, measured again
 // here with the tuner's measurement options: each measurement's fastest
 // repeat, as the records rank them, and the median of that over the rounds.
-// Each round begins with a short peak measurement on `threads` threads.
+// Each round begins with a peak measurement (best of three) on `threads` threads.
 std::vector<KernelRow> remeasure_kernels(const driver::TuningPlan& plan,
                                          const driver::TuningRecordSet& records,
                                          const std::vector<tune::TuningRecord>& all,
