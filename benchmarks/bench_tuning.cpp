@@ -168,16 +168,14 @@ std::vector<KernelRow> remeasure_kernels(const driver::TuningPlan& plan,
       add(baseline, defaults);
       if (best) add(*best, bests);
     }
-    row.default_ms = median(defaults.ms);
-    row.best_ms = best ? median(bests.ms) : row.default_ms;
-    row.best_peak_fraction = median(best ? bests.fractions : defaults.fractions);
     // A best that no longer builds or runs counts as the default, not as NaN in the sums.
-    if (!std::isfinite(row.best_ms)) {
+    if (best && bests.ms.empty())
       std::fprintf(stderr, "task %d: the best record did not build or run; using the default\n",
                    task.id);
-      row.best_ms = row.default_ms;
-      row.best_peak_fraction = median(defaults.fractions);
-    }
+    const Series& kept = best && !bests.ms.empty() ? bests : defaults;
+    row.default_ms = median(defaults.ms);
+    row.best_ms = median(kept.ms);
+    row.best_peak_fraction = median(kept.fractions);
     rows.push_back(row);
   }
   return rows;
