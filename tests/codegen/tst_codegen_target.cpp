@@ -2,7 +2,9 @@
 // that name the offending option.
 #include <QtTest>
 
+#include "../runtime/recorded_cpus.h"
 #include "codegen/codegen.h"
+#include "runtime/cpu_features.h"
 #include "support/error.h"
 #include "test_kernels.h"
 
@@ -123,6 +125,57 @@ class TestCodegenTarget : public QObject {
     }
     QVERIFY2(message.contains("lacks") && message.contains(QString::fromStdString(lacking)),
              qPrintable(message));
+  }
+
+  // One truth: the runtime's CPUID decoding and LLVM's host detection, which
+  // the compiler records in every package, agree name for name here.
+  void runtimeDetectionAgreesWithLlvm() {
+    const std::set<std::string>& runtime_has = runtime::host_cpu_features();
+    const std::vector<std::string> names = runtime::detectable_cpu_features();
+    const std::set<std::string> detectable(names.begin(), names.end());
+    std::istringstream items(Target::host().features());
+    int compared = 0;
+    for (std::string item; std::getline(items, item, ',');) {
+      const std::string name = item.substr(1);
+      QVERIFY2(detectable.count(name), qPrintable("LLVM detects '" + QString::fromStdString(name) +
+                                                  "', which the runtime cannot"));
+      QVERIFY2(runtime_has.count(name) == (item[0] == '+'),
+               qPrintable("LLVM says " + QString::fromStdString(item) + ", the runtime " +
+                          (runtime_has.count(name) ? "has it" : "does not")));
+      ++compared;
+    }
+    QVERIFY(compared > 50);
+  }
+
+  // A package records the ISA features of its -mcpu; the loader compares
+  // them with the CPUID of the machine it runs on.
+  void packagesForOneCpuOnAnother() {
+    auto missing = [](const char* mcpu, const runtime::CpuidSnapshot& host) {
+      const Target t = Target::parse(std::string("llvm -mcpu=") + mcpu);
+      return runtime::missing_cpu_features(t.isa_features(), runtime::decode_cpu_features(host));
+    };
+    auto has = [](const std::vector<std::string>& list, const char* f) {
+      return std::find(list.begin(), list.end(), f) != list.end();
+    };
+    const runtime::CpuidSnapshot haswell = test::haswell_cpuid();
+    const runtime::CpuidSnapshot spr = test::sapphire_rapids_cpuid();
+    const runtime::CpuidSnapshot zen4 = test::zen4_cpuid();
+
+    // Each CPU runs its own code, and an AVX2 package runs everywhere.
+    QCOMPARE(missing("haswell", haswell), std::vector<std::string>());
+    QCOMPARE(missing("sapphirerapids", spr), std::vector<std::string>());
+    QCOMPARE(missing("znver4", zen4), std::vector<std::string>());
+    QCOMPARE(missing("haswell", spr), std::vector<std::string>());
+    QCOMPARE(missing("haswell", zen4), std::vector<std::string>());
+    QCOMPARE(missing("x86-64-v3", zen4), std::vector<std::string>());
+
+    const std::vector<std::string> zen4_on_haswell = missing("znver4", haswell);
+    QVERIFY(has(zen4_on_haswell, "avx512f") && has(zen4_on_haswell, "sse4a"));
+    QVERIFY(!has(zen4_on_haswell, "avx2") && !has(zen4_on_haswell, "lzcnt"));
+    const std::vector<std::string> spr_on_zen4 = missing("sapphirerapids", zen4);
+    QVERIFY(has(spr_on_zen4, "amx-tile") && has(spr_on_zen4, "avx512fp16"));
+    QVERIFY(!has(spr_on_zen4, "avx512f") && !has(spr_on_zen4, "avx512vnni"));
+    QCOMPARE(missing("znver4", spr), std::vector<std::string>({"sse4a"}));
   }
 };
 

@@ -3,6 +3,7 @@
 #include <QtTest>
 #include <cstring>
 
+#include "recorded_cpus.h"
 #include "runtime/cpu_features.h"
 #include "runtime/graph_json.h"
 #include "runtime/params.h"
@@ -270,29 +271,68 @@ class TestRuntimeFormats : public QObject {
     QVERIFY2(e.contains("entry 1") && e.contains("float31x"), qPrintable(e));
   }
 
-  void cpuFeatureNamesMapToCpuinfo() {
-    QCOMPARE(cpuinfo_flag_for("sse4.1"), std::string("sse4_1"));
-    QCOMPARE(cpuinfo_flag_for("avx512vnni"), std::string("avx512_vnni"));
-    QCOMPARE(cpuinfo_flag_for("lzcnt"), std::string("abm"));
-    QCOMPARE(cpuinfo_flag_for("sahf"), std::string("lahf_lm"));
-    QCOMPARE(cpuinfo_flag_for("amx-tile"), std::string("amx_tile"));
-    QCOMPARE(cpuinfo_flag_for("fast-gather"), std::string());  // a tuning flag
+  void recordedCpusDecodeToLlvmNames() {
+    using lathe::test::haswell_cpuid;
+    const std::set<std::string> haswell = decode_cpu_features(haswell_cpuid());
+    for (const char* f : {"sse4.2", "avx", "avx2", "fma", "f16c", "lzcnt", "bmi", "bmi2", "movbe"})
+      QVERIFY2(haswell.count(f), f);
+    for (const char* f : {"avx512f", "evex512", "sse4a", "prfchw", "adx", "amx-tile"})
+      QVERIFY2(!haswell.count(f), f);
 
-    const std::set<std::string> flags = {"sse4_1", "avx2", "abm", "fma"};
-    QCOMPARE(missing_cpu_features("+sse4.1,+avx2,-avx512f,+lzcnt,+fast-gather,+fma", flags),
+    const std::set<std::string> spr = decode_cpu_features(lathe::test::sapphire_rapids_cpuid());
+    for (const char* f : {"avx512f", "avx512bw", "avx512vnni", "avx512fp16", "avx512bf16",
+                          "avxvnni", "amx-tile", "amx-int8", "amx-bf16", "prfchw", "lzcnt"})
+      QVERIFY2(spr.count(f), f);
+    for (const char* f : {"sse4a", "clzero", "xop", "avx512vp2intersect"})
+      QVERIFY2(!spr.count(f), f);
+
+    const std::set<std::string> zen4 = decode_cpu_features(lathe::test::zen4_cpuid());
+    for (const char* f : {"avx512f", "avx512vnni", "avx512bf16", "avx512vbmi2", "sse4a", "lzcnt",
+                          "clzero", "sahf", "prfchw"})
+      QVERIFY2(zen4.count(f), f);
+    for (const char* f : {"avx512fp16", "amx-tile", "avxvnni", "fma4", "xop"})
+      QVERIFY2(!zen4.count(f), f);
+  }
+
+  // CPUID announcing a register file is not enough: the OS must save it.
+  void osDisabledStateHidesItsFeatures() {
+    CpuidSnapshot no_avx512 = lathe::test::sapphire_rapids_cpuid();
+    no_avx512.xcr0 = 0x7;  // AVX saved, AVX-512 and AMX state not
+    const std::set<std::string> f = decode_cpu_features(no_avx512);
+    QVERIFY(f.count("avx2") && f.count("fma") && f.count("bmi2"));
+    QVERIFY(!f.count("avx512f") && !f.count("avx512fp16") && !f.count("amx-tile"));
+
+    CpuidSnapshot no_xsave = lathe::test::haswell_cpuid();
+    no_xsave.leaf1.ecx &= ~(1u << 27);  // OSXSAVE clear: XCR0 cannot be read
+    const std::set<std::string> g = decode_cpu_features(no_xsave);
+    QVERIFY(g.count("sse4.2") && g.count("lzcnt"));
+    QVERIFY(!g.count("avx") && !g.count("avx2") && !g.count("fma"));
+  }
+
+  void missingFeaturesAreListedInOrder() {
+    const std::set<std::string> zen4 = decode_cpu_features(lathe::test::zen4_cpuid());
+    const std::set<std::string> haswell = decode_cpu_features(lathe::test::haswell_cpuid());
+    QCOMPARE(missing_cpu_features("+sse4.1,+avx2,+lzcnt,+sse4a,+avx512f", zen4),
              std::vector<std::string>());
-    QCOMPARE(missing_cpu_features("+avx2,+avx512f,+amx-tile,-sse4a", flags),
-             std::vector<std::string>({"avx512f", "amx-tile"}));
-    QCOMPARE(missing_cpu_features("+avx512f", {}), std::vector<std::string>());
+    QCOMPARE(missing_cpu_features("+avx2,+avx512f,+amx-tile,-sse4a,+avx512bw", haswell),
+             std::vector<std::string>({"avx512f", "amx-tile", "avx512bw"}));
+    // System facilities are not asked for; a name nobody can vouch for is.
+    QCOMPARE(missing_cpu_features("+avx2,+sgx,+xsaves,+shstk,+clzero", haswell),
+             std::vector<std::string>());
+    QCOMPARE(missing_cpu_features("+avx2,+avx99", zen4), std::vector<std::string>({"avx99"}));
+  }
 
-    // This machine: whatever it has passes; AMX (absent here) does not.
-    const std::set<std::string> host = host_cpu_flags();
-    if (host.empty()) QSKIP("no flags in /proc/cpuinfo");
-    for (const char* f : {"sse2", "avx2", "avx512f", "avx512vnni", "sse4.2", "amx-tile"}) {
-      const bool present = host.count(cpuinfo_flag_for(f)) > 0;
-      const std::vector<std::string> missing = missing_cpu_features(std::string("+") + f);
-      QCOMPARE(missing.empty(), present);
-    }
+  // Whatever the machine running the tests is: every feature its CPUID has
+  // passes the check, and the host's set is the decoded host snapshot.
+  void hostFeaturesComeFromCpuid() {
+    const std::set<std::string>& host = host_cpu_features();
+    QCOMPARE(host, decode_cpu_features(read_host_cpuid()));
+#if defined(__x86_64__)
+    QVERIFY(host.count("sse2") && host.count("64bit"));
+#endif
+    std::string all;
+    for (const std::string& f : host) all += (all.empty() ? "+" : ",+") + f;
+    QCOMPARE(missing_cpu_features(all), std::vector<std::string>());
   }
 };
 

@@ -50,7 +50,7 @@ __attribute__((target("clflushopt"))) void flush_lines_unordered(const char* byt
 }
 
 void flush_lines(const char* bytes, size_t nbytes) {
-  static const bool unordered = runtime::host_cpu_flags().count("clflushopt") > 0;
+  static const bool unordered = runtime::host_cpu_features().count("clflushopt") > 0;
   if (unordered) return flush_lines_unordered(bytes, nbytes);
   for (size_t offset = 0; offset < nbytes; offset += kCacheLine) _mm_clflush(bytes + offset);
 }
