@@ -50,7 +50,7 @@ struct Row {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir = LATHE_SHARED_MODELS_DIR;
+  std::string dir = LATHE_MODELS_DIR;
   int runs = 50;
   std::string only;
   for (int i = 1; i < argc; ++i) {
@@ -68,6 +68,13 @@ int main(int argc, char** argv) {
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<Row> rows;
   std::vector<fs::path> models;
+  if (!fs::is_directory(dir)) {
+    std::fprintf(stderr,
+                 "bench_models: no folder %s; export the models with "
+                 "'cmake --build build --target lathe_test_models'\n",
+                 dir.c_str());
+    return 2;
+  }
   for (const auto& entry : fs::directory_iterator(dir))
     if (entry.path().extension() == ".onnx" &&
         (only.empty() || entry.path().stem().string().find(only) != std::string::npos))

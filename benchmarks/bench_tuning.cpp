@@ -184,7 +184,7 @@ std::vector<KernelRow> remeasure_kernels(const driver::TuningPlan& plan,
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string model = std::string(LATHE_SHARED_MODELS_DIR) + "/resnet18.onnx";
+  std::string model = std::string(LATHE_MODELS_DIR) + "/resnet18.onnx";
   std::string records = "bench_tuning_records.json", tuner = "xgb";
   double budget_s = 1200;
   int runs = 50;

@@ -17,6 +17,8 @@ packages=(
   libqcustomplot-dev libgraphviz-dev
   # formats and tuning
   nlohmann-json3-dev libarchive-dev libxgboost-dev xgboost
+  # the test models: exported from PyTorch, the oracle (tools/models/export_models.py)
+  python3-torch python3-torchvision python3-onnx
   # screenshots of the studio
   xvfb xauth xdotool
 )

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "../test_models.h"
 #include "driver/compiled_module.h"
 #include "driver/model_loader.h"
 #include "driver/task_workbench.h"
@@ -36,7 +37,7 @@ double normalized_error(const Tensor& got, const Tensor& ref) {
 }
 
 QString models_dir() {
-  return qEnvironmentVariable("LATHE_SHARED_MODELS", "../shared/models");
+  return lathe::testing::test_models_dir();
 }
 
 Tensor find(const driver::NamedTensors& io, const std::string& name) {

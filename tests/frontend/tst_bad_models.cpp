@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 
+#include "../test_models.h"
 #include "frontend/onnx/onnx_import.h"
 #include "reference/executor.h"
 #include "support/error.h"
@@ -18,7 +19,7 @@ using namespace lathe;
 namespace {
 
 std::string models_dir() {
-  return qEnvironmentVariable("LATHE_SHARED_MODELS", "../shared/models").toStdString();
+  return lathe::testing::test_models_dir().toStdString();
 }
 
 std::string read_file(const std::string& path) {

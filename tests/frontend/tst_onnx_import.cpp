@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../test_models.h"
 #include "driver/model_info.h"
 #include "driver/model_loader.h"
 #include "ir/printer.h"
@@ -18,8 +19,7 @@ using namespace lathe;
 namespace {
 
 std::string model(const char* name) {
-  return qEnvironmentVariable("LATHE_SHARED_MODELS", "../shared/models").toStdString() + "/" +
-         name + ".onnx";
+  return lathe::testing::test_models_dir().toStdString() + "/" + name + ".onnx";
 }
 
 int count_ops(const Graph& g, const std::string& op) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 
+#include "../test_models.h"
 #include "frontend/onnx/onnx_import.h"
 #include "passes/pipeline.h"
 #include "reference/executor.h"
@@ -20,7 +21,7 @@ using namespace lathe;
 namespace {
 
 QString models_dir() {
-  return qEnvironmentVariable("LATHE_SHARED_MODELS", "../shared/models");
+  return lathe::testing::test_models_dir();
 }
 
 double normalized_error(const Tensor& got, const Tensor& ref) {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "../test_models.h"
 #include "driver/model_loader.h"
 #include "driver/tensor_files.h"
 #include "reference/executor.h"
@@ -28,7 +29,7 @@ double normalized_error(const Tensor& got, const Tensor& ref) {
 }
 
 QString models_dir() {
-  return qEnvironmentVariable("LATHE_SHARED_MODELS", "../shared/models");
+  return lathe::testing::test_models_dir();
 }
 
 }  // namespace

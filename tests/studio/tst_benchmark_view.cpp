@@ -20,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "../test_models.h"
 #include "driver/model_loader.h"
 #include "driver/task_workbench.h"
 #include "runtime/package.h"
@@ -46,8 +47,7 @@ namespace {
 constexpr int kTimeoutMs = 120000;
 
 QString mlpPath() {
-  return qEnvironmentVariable("LATHE_SHARED_MODELS", QStringLiteral("../shared/models")) +
-         QStringLiteral("/mlp.onnx");
+  return lathe::testing::test_models_dir() + QStringLiteral("/mlp.onnx");
 }
 
 // A build of two kernels: "dense" called twice, "relu" once.

@@ -11,6 +11,7 @@
 #include <QtTest>
 #include <cmath>
 
+#include "../test_models.h"
 #include "driver/model_loader.h"
 #include "passes/pipeline.h"
 #include "studio/graph_snapshot_tracker.h"
@@ -36,7 +37,7 @@ QString samplePath() {
 }
 
 QString resnetPath() {
-  return qEnvironmentVariable("LATHE_SHARED_MODELS") + QStringLiteral("/resnet18.onnx");
+  return lathe::testing::test_models_dir() + QStringLiteral("/resnet18.onnx");
 }
 
 // What the layout must draw as edges, counted from the graph itself: one per
@@ -70,8 +71,6 @@ class TestGraphView : public QObject {
   QTemporaryDir settingsDir_;
   QTemporaryDir workDir_;
   Graph sample_;
-
-  bool haveResnet() const { return QFile::exists(resnetPath()); }
 
  private slots:
   void initTestCase() {
@@ -147,7 +146,6 @@ class TestGraphView : public QObject {
   }
 
   void resnetFusedSnapshotDrawsItsGroups() {
-    if (!haveResnet()) QSKIP("LATHE_SHARED_MODELS/resnet18.onnx is not there");
     const Graph resnet = driver::load_model(resnetPath().toStdString());
     const passes::OptimizedGraph optimized =
         passes::optimize_graph(resnet, {.alter_layout = true, .record_snapshots = true});

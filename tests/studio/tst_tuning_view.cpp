@@ -22,6 +22,7 @@
 #include <limits>
 #include <memory>
 
+#include "../test_models.h"
 #include "driver/model_loader.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "studio/main_window.h"
@@ -46,8 +47,7 @@ constexpr int kTimeoutMs = 60000;
 constexpr int kManyTrials = 2000;
 
 QString mlpPath() {
-  return qEnvironmentVariable("LATHE_SHARED_MODELS", QStringLiteral("../shared/models")) +
-         QStringLiteral("/mlp.onnx");
+  return lathe::testing::test_models_dir() + QStringLiteral("/mlp.onnx");
 }
 
 int bestCurvePoints(const views::TuningCharts& charts, int tasks) {

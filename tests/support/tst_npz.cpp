@@ -5,6 +5,7 @@
 #include <QTemporaryDir>
 #include <fstream>
 
+#include "../test_models.h"
 #include "driver/tensor_files.h"
 #include "support/error.h"
 #include "support/npz.h"
@@ -18,9 +19,7 @@ class TestNpz : public QObject {
 
  private slots:
   void readsWhatNumpyWrote() {
-    std::string path =
-        qEnvironmentVariable("LATHE_SHARED_MODELS", "../shared/models").toStdString() +
-        "/mlp.io.npz";
+    std::string path = lathe::testing::test_models_dir().toStdString() + "/mlp.io.npz";
     driver::NamedTensors t = driver::read_npz_tensors(path);
     QCOMPARE(t.size(), size_t{2});
     QCOMPARE(t[0].first, std::string("input"));

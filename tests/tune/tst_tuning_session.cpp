@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "../test_models.h"
 #include "frontend/onnx/onnx_import.h"
 #include "passes/pipeline.h"
 #include "schedule/schedule_text.h"
@@ -30,7 +31,7 @@ struct Model {
 };
 
 Model load_mlp() {
-  QString dir = qEnvironmentVariable("LATHE_SHARED_MODELS", "../shared/models");
+  QString dir = lathe::testing::test_models_dir();
   Model m;
   m.graph = onnx_frontend::import_model_file((dir + "/mlp.onnx").toStdString());
   passes::PassOptions options;
