@@ -15,8 +15,8 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   # views
   libqcustomplot-dev libgraphviz-dev
-  # formats and tuning
-  nlohmann-json3-dev libarchive-dev libxgboost-dev xgboost
+  # formats, tuning, command line
+  nlohmann-json3-dev libarchive-dev libxgboost-dev xgboost libcli11-dev
   # the test models: exported from PyTorch, the oracle (tools/models/export_models.py)
   python3-torch python3-torchvision python3-onnx
   # screenshots of the studio

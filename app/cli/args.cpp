@@ -1,45 +1,42 @@
 #include "args.h"
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 
 #include "support/error.h"
 
 namespace lathe::cli {
 
-Args::Args(int argc, char** argv, int first, const std::set<std::string>& valued,
-           const std::set<std::string>& flags) {
-  for (int i = first; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--", 0) != 0) {
-      positional_.push_back(a);
-      continue;
-    }
-    std::string name = a.substr(2);
-    std::string value;
-    bool inline_value = false;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      inline_value = true;
-    }
-    if (flags.count(name)) {
-      LATHE_CHECK(!inline_value, "option --", name, " takes no value");
-      values_[name] = "1";
-    } else if (valued.count(name)) {
-      if (!inline_value) {
-        LATHE_CHECK(i + 1 < argc, "option --", name, " needs a value");
-        value = argv[++i];
-      }
-      values_[name] = value;
-    } else {
-      fail(str("unknown option --", name));
-    }
-  }
+Args::Args(CLI::App& lathe, const std::string& name, const std::string& description)
+    : app_(lathe.add_subcommand(name, description)), name_(name) {
+  // Leftovers are reported by check_leftovers, with a suggestion.
+  app_->allow_extras();
+}
+
+Args& Args::positional(const std::string& name, const std::string& description) {
+  app_->add_option(name, positional_, description)->required();
+  return *this;
+}
+
+Args& Args::value(const std::string& name, const std::string& metavar,
+                  const std::string& description) {
+  app_->add_option("--" + name, values_[name], description)->type_name(metavar)->take_last();
+  return *this;
+}
+
+Args& Args::flag(const std::string& name, const std::string& description) {
+  app_->add_flag("--" + name, description)->disable_flag_override();
+  return *this;
+}
+
+bool Args::has(const std::string& name) const {
+  return app_->count("--" + name) > 0;
 }
 
 std::string Args::get(const std::string& name, const std::string& fallback) const {
   auto it = values_.find(name);
-  return it == values_.end() ? fallback : it->second;
+  return has(name) && it != values_.end() ? it->second : fallback;
 }
 
 int Args::get_int(const std::string& name, int fallback) const {
@@ -70,6 +67,49 @@ double Args::get_double(const std::string& name, double fallback) const {
   LATHE_CHECK(used > 0 && used == text.size() && std::isfinite(value), "option --", name,
               " expects a number, got '", text, "'");
   return value;
+}
+
+void Args::check_leftovers() const {
+  const std::vector<std::string> left = app_->remaining();
+  if (left.empty()) return;
+  const std::string& first = left.front();
+  if (first.rfind("-", 0) != 0)
+    fail(str("unexpected argument '", first, "'; see lathe ", name_, " --help"));
+  std::vector<std::string> declared;
+  for (const CLI::Option* option : app_->get_options())
+    for (const std::string& long_name : option->get_lnames()) declared.push_back("--" + long_name);
+  const std::string given = first.substr(0, first.find('='));
+  const std::string near = nearest_name(given, declared);
+  fail(str("unknown option ", given,
+           near.empty() ? "; see lathe " + name_ + " --help" : "; did you mean " + near + "?"));
+}
+
+std::string nearest_name(const std::string& given, const std::vector<std::string>& names) {
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        const size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+        diagonal = above;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, given.size() / 3) + 1;
+  for (const std::string& name : names) {
+    // A prefix of a declared name is as good as a typo of it.
+    const size_t d = name.rfind(given, 0) == 0 && given.size() > 2 ? 1 : distance(given, name);
+    if (d < best_distance) {
+      best_distance = d;
+      best = name;
+    }
+  }
+  return best;
 }
 
 }  // namespace lathe::cli

@@ -1,30 +1,56 @@
-// A small, strict command-line parser for the `lathe` subcommands: options
-// are declared up front, and anything else is an error naming the option.
+// One `lathe` subcommand's options, declared on CLI11 (which parses them,
+// prints --help and rejects what is not declared) and read back by name with
+// Lathe's own checks: a value that is not a number, for one, is an error that
+// names the option and the value.
 #pragma once
 
 #include <map>
-#include <set>
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace lathe::cli {
 
 class Args {
  public:
-  // `valued` options take a value (--inputs FILE or --inputs=FILE); `flags` do not.
-  Args(int argc, char** argv, int first, const std::set<std::string>& valued,
-       const std::set<std::string>& flags);
+  // Adds the subcommand `name` to `lathe`.
+  Args(CLI::App& lathe, const std::string& name, const std::string& description);
 
-  const std::vector<std::string>& positional() const { return positional_; }
-  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  // Declarations, in the order --help lists them. `metavar` names the value
+  // ("FILE", "N"); a repeated option keeps its last value, as in tvmc.
+  Args& positional(const std::string& name, const std::string& description);
+  Args& value(const std::string& name, const std::string& metavar, const std::string& description);
+  Args& flag(const std::string& name, const std::string& description);
+
+  CLI::App& app() const { return *app_; }
+  const std::string& name() const { return name_; }
+
+  // After parsing.
+  const std::string& positional() const { return positional_; }
+  bool has(const std::string& name) const;
   std::string get(const std::string& name, const std::string& fallback = "") const;
   // The whole value as a number; an error naming the option otherwise.
   int get_int(const std::string& name, int fallback) const;
   double get_double(const std::string& name, double fallback) const;
 
+  // Throws for arguments CLI11 left over (allowed as extras so that the
+  // message can suggest the nearest declared option).
+  void check_leftovers() const;
+
  private:
-  std::vector<std::string> positional_;
+  CLI::App* app_;
+  std::string name_;
+  std::string positional_;
+  // Node-based, so the strings CLI11 writes into stay where they are.
   std::map<std::string, std::string> values_;
 };
+
+// The declared name closest to `given` by edit distance, if it is close
+// enough to be a typo; empty otherwise.
+std::string nearest_name(const std::string& given, const std::vector<std::string>& names);
 
 }  // namespace lathe::cli

@@ -14,16 +14,14 @@
 
 namespace lathe::cli {
 
-int compile_command(int argc, char** argv) {
-  Args args(argc, argv, 2, {"target", "input-shapes", "output", "tuning-records"}, {"no-layout"});
-  LATHE_CHECK(args.positional().size() == 1,
-              "usage: lathe compile MODEL [--target \"llvm -mcpu=...\"] [--input-shapes S] "
-              "--output module.tar");
+namespace {
+
+int compile(const Args& args) {
   Timer total;
   driver::LoadOptions load;
   if (args.has("input-shapes"))
     load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(args.positional()[0], load);
+  Graph graph = driver::load_model(args.positional(), load);
   driver::CompileOptions options;
   options.target = codegen::Target::parse(args.get("target", "llvm"));
   options.passes.alter_layout = !args.has("no-layout");
@@ -46,7 +44,7 @@ int compile_command(int argc, char** argv) {
   driver::CompiledGraph compiled = driver::compile_graph(graph, options);
   std::string output = args.get("output", "module.tar");
   double llvm_ms = driver::export_package(compiled, options.target, output);
-  std::cout << "compiled " << args.positional()[0] << " for " << options.target.to_string() << ": "
+  std::cout << "compiled " << args.positional() << " for " << options.target.to_string() << ": "
             << compiled.optimized.groups.size() << " fused groups, " << compiled.tasks.size()
             << " kernels, " << compiled.params.size() << " parameters\n"
             << "  graph passes " << compiled.passes_ms << " ms, lowering " << compiled.lower_ms
@@ -64,6 +62,20 @@ int compile_command(int argc, char** argv) {
     std::cout << "\n";
   }
   return 0;
+}
+
+}  // namespace
+
+Command compile_command(CLI::App& lathe) {
+  auto args = std::make_shared<Args>(
+      lathe, "compile", "Compile a model into a package (mod.so, mod.json, mod.params in a tar)");
+  args->positional("MODEL", "ONNX model file")
+      .value("output", "FILE", "package to write (default module.tar)")
+      .value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)")
+      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs")
+      .value("tuning-records", "FILE", "apply the best schedule of each task from `lathe tune`")
+      .flag("no-layout", "keep convolutions in NCHW (no blocked layout)");
+  return {args, compile};
 }
 
 }  // namespace lathe::cli

@@ -10,18 +10,28 @@
 
 namespace lathe::cli {
 
-int inspect_command(int argc, char** argv) {
-  Args args(argc, argv, 2, {"input-shapes"}, {"print"});
-  LATHE_CHECK(args.positional().size() == 1,
-              "usage: lathe inspect MODEL [--input-shapes S] [--print]");
+namespace {
+
+int inspect(const Args& args) {
   driver::LoadOptions options;
   if (args.has("input-shapes"))
     options.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(args.positional()[0], options);
-  std::cout << "Model: " << args.positional()[0] << "\n";
+  Graph graph = driver::load_model(args.positional(), options);
+  std::cout << "Model: " << args.positional() << "\n";
   std::cout << driver::format_model_info(driver::inspect_graph(graph));
   if (args.has("print")) std::cout << "\n" << print_graph(graph);
   return 0;
+}
+
+}  // namespace
+
+Command inspect_command(CLI::App& lathe) {
+  auto args = std::make_shared<Args>(lathe, "inspect",
+                                     "Show a model's inputs, outputs, ops, parameters and MACs");
+  args->positional("MODEL", "ONNX model file")
+      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs")
+      .flag("print", "also print the graph's text form");
+  return {args, inspect};
 }
 
 }  // namespace lathe::cli

@@ -1,63 +1,93 @@
-// lathe: the command line of the Lathe compiler, after tvmc.
-#include <cstring>
-#include <exception>
+// lathe: the command line of the Lathe compiler, after tvmc. CLI11 parses
+// the options each command declares (commands.h), prints --help and rejects
+// what is not declared; every error is one line "lathe COMMAND: error: ..."
+// and exit code 1 (2 for a missing or unknown command).
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "commands.h"
 
 namespace {
 
-void usage(std::ostream& os) {
-  os << "usage: lathe <command> [options]\n\n"
-        "commands:\n"
-        "  inspect MODEL [--input-shapes \"name:[d,...]\"] [--print]\n"
-        "      inputs, outputs, op histogram, parameters and MACs; --print adds the graph text\n"
-        "  compile MODEL [--target \"llvm -mcpu=...\"] [--input-shapes S] [--tuning-records F]\n"
-        "          --output module.tar\n"
-        "      graph passes, fusion, one kernel per fused group; writes mod.so, mod.json and\n"
-        "      mod.params in a tar that the runtime library loads without LLVM\n"
-        "  run MODEL|module.tar [--inputs in.npz] [--output out.npz] [--print-time --repeat N\n"
-        "          --number M] [--profile] [--executor compiled|reference] [--target T]\n"
-        "      runs a package, or compiles a model in memory first (--executor reference runs\n"
-        "      the plain reference kernels); prints TVM's time summary and per-kernel profile\n"
-        "  tasks MODEL [--input-shapes S]\n"
-        "      lists the fused groups the compiler makes kernels of: id, name, uses, FLOPs\n"
-        "  schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm] [--passes]\n"
-        "          [--measure] [--repeat N] [--cache-flush]\n"
-        "      prints a task's default schedule, lowers a given one, emits its code and\n"
-        "      measures it against the reference executor; --cache-flush evicts the\n"
-        "      weights and outputs before each run, as tuning does\n"
-        "  tune MODEL --output records.json [--trials N] [--time-budget 20m] [--tasks 0,3-5]\n"
-        "          [--tuner xgb|ga|random|grid] [--enable-autoscheduler] [--early-stopping N]\n"
-        "          [--prior-records F] [--task-scheduler gradient|round-robin] [--number N]\n"
-        "          [--repeat N] [--min-repeat-ms MS] [--no-cache-flush] [--timeout S] "
-        "[--print-tasks]\n"
-        "          [--curve latency.csv]\n"
-        "      searches schedules for the model's kernels in a worker process, appending each\n"
-        "      measurement to the records `compile --tuning-records` applies; each cost\n"
-        "      averages >= 10 ms of runs (--min-repeat-ms), weights flushed from cache first\n";
+using lathe::cli::Command;
+
+int usage_error(const CLI::App& lathe, const std::string& message) {
+  std::cerr << "lathe: " << message << "\n\n" << lathe.help();
+  return 2;
+}
+
+const Command* find_command(const std::vector<Command>& commands, const std::string& name) {
+  for (const Command& c : commands)
+    if (c.args->name() == name) return &c;
+  return nullptr;
+}
+
+std::string unknown_command(const std::vector<Command>& commands, const std::string& name) {
+  std::vector<std::string> names;
+  for (const Command& c : commands) names.push_back(c.args->name());
+  const std::string near = lathe::cli::nearest_name(name, names);
+  return "unknown command '" + name + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?");
+}
+
+// CLI11's messages, in Lathe's words where CLI11's would puzzle a user.
+std::string parse_error_message(const CLI::ParseError& e) {
+  const std::string what = e.what();
+  const std::string override_suffix = " was given a disallowed flag override";
+  if (what.size() > override_suffix.size() &&
+      what.compare(what.size() - override_suffix.size(), std::string::npos, override_suffix) == 0)
+    return "option --" + what.substr(0, what.size() - override_suffix.size()) + " takes no value";
+  return what;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    usage(argc < 2 ? std::cerr : std::cout);
-    return argc < 2 ? 2 : 0;
-  }
-  std::string command = argv[1];
+  CLI::App lathe{"Lathe: a deep-learning compiler in the tradition of Apache TVM.", "lathe"};
+  lathe.set_version_flag("--version", "lathe " LATHE_VERSION);
+  lathe.require_subcommand(0, 1);
+  lathe.allow_extras();  // an unknown command is reported below, with a suggestion
+  lathe.footer("Run 'lathe COMMAND --help' or 'lathe help COMMAND' for a command's options.");
+  const std::vector<Command> commands = {
+      lathe::cli::inspect_command(lathe),  lathe::cli::compile_command(lathe),
+      lathe::cli::run_command(lathe),      lathe::cli::tasks_command(lathe),
+      lathe::cli::schedule_command(lathe), lathe::cli::tune_command(lathe)};
+  CLI::App* help = lathe.add_subcommand("help", "Show a command's options");
+  std::string topic;
+  help->add_option("COMMAND", topic, "the command");
+
   try {
-    if (command == "inspect") return lathe::cli::inspect_command(argc, argv);
-    if (command == "run") return lathe::cli::run_command(argc, argv);
-    if (command == "compile") return lathe::cli::compile_command(argc, argv);
-    if (command == "tasks") return lathe::cli::tasks_command(argc, argv);
-    if (command == "schedule") return lathe::cli::schedule_command(argc, argv);
-    if (command == "tune") return lathe::cli::tune_command(argc, argv);
-    std::cerr << "lathe: unknown command '" << command << "'\n";
-    usage(std::cerr);
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "lathe " << command << ": error: " << e.what() << "\n";
+    lathe.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return lathe.exit(e);  // --help or --version: printed on stdout, exit 0
+  } catch (const CLI::ParseError& e) {
+    std::string where = "lathe";
+    for (const CLI::App* sub : lathe.get_subcommands()) where += " " + sub->get_name();
+    std::cerr << where << ": error: " << parse_error_message(e) << "\n";
     return 1;
   }
+
+  if (help->parsed()) {
+    if (topic.empty()) {
+      std::cout << lathe.help();
+      return 0;
+    }
+    const Command* command = find_command(commands, topic);
+    if (!command) return usage_error(lathe, unknown_command(commands, topic));
+    std::cout << command->args->app().help("lathe");
+    return 0;
+  }
+  for (const Command& command : commands) {
+    if (!command.args->app().parsed()) continue;
+    try {
+      command.args->check_leftovers();
+      return command.run(*command.args);
+    } catch (const std::exception& e) {
+      std::cerr << "lathe " << command.args->name() << ": error: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  const std::vector<std::string> left = lathe.remaining();
+  if (left.empty()) return usage_error(lathe, "which command?");
+  if (left.front().rfind("-", 0) == 0) return usage_error(lathe, "unknown option " + left.front());
+  return usage_error(lathe, unknown_command(commands, left.front()));
 }

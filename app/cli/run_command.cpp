@@ -98,16 +98,8 @@ int run_reference(const Graph& graph, const Args& args) {
   return 0;
 }
 
-}  // namespace
-
-int run_command(int argc, char** argv) {
-  Args args(argc, argv, 2,
-            {"executor", "inputs", "output", "input-shapes", "target", "repeat", "number"},
-            {"print-time", "profile"});
-  LATHE_CHECK(args.positional().size() == 1,
-              "usage: lathe run MODEL|module.tar [--inputs in.npz] [--output out.npz] "
-              "[--print-time --repeat N --number M] [--profile]");
-  const std::string& path = args.positional()[0];
+int run(const Args& args) {
+  const std::string& path = args.positional();
   std::string executor = args.get("executor", "compiled");
   LATHE_CHECK(executor == "compiled" || executor == "reference", "unknown executor '", executor,
               "'; expected compiled or reference");
@@ -129,6 +121,25 @@ int run_command(int argc, char** argv) {
   std::vector<std::string> names;
   for (ValueId v : graph.outputs) names.push_back(graph.value(v).name);
   return run_compiled(module.executor(), args, names);
+}
+
+}  // namespace
+
+Command run_command(CLI::App& lathe) {
+  auto args = std::make_shared<Args>(
+      lathe, "run", "Run a package or a model: outputs, time summary, per-kernel profile");
+  args->positional("MODEL", "ONNX model file, or a package from `lathe compile` (.tar)")
+      .value("inputs", "FILE.npz", "input tensors by name (missing ones are zeros)")
+      .value("output", "FILE.npz", "write the outputs")
+      .flag("print-time", "print mean, median, max, min and std of the run time")
+      .value("repeat", "N", "measurements for --print-time and --profile (default 10)")
+      .value("number", "M", "runs per measurement for --print-time (default 1)")
+      .flag("profile", "time each kernel")
+      .value("executor", "compiled|reference",
+             "compiled kernels (default) or the plain reference kernels")
+      .value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)")
+      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs");
+  return {args, run};
 }
 
 }  // namespace lathe::cli

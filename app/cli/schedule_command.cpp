@@ -16,16 +16,14 @@
 
 namespace lathe::cli {
 
-int schedule_command(int argc, char** argv) {
-  Args args(argc, argv, 2, {"task", "schedule", "emit", "target", "input-shapes", "repeat"},
-            {"measure", "cache-flush", "no-layout", "passes"});
-  LATHE_CHECK(args.positional().size() == 1 && args.has("task"),
-              "usage: lathe schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm] "
-              "[--measure [--cache-flush]]");
+namespace {
+
+int schedule(const Args& args) {
+  LATHE_CHECK(args.has("task"), "--task is required: which kernel (see lathe tasks)");
   driver::LoadOptions load;
   if (args.has("input-shapes"))
     load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(args.positional()[0], load);
+  Graph graph = driver::load_model(args.positional(), load);
   passes::PassOptions pass_options;
   pass_options.alter_layout = !args.has("no-layout");
   pass_options.record_snapshots = false;
@@ -85,6 +83,26 @@ int schedule_command(int argc, char** argv) {
     if (m.max_error > 1e-4) return 3;
   }
   return 0;
+}
+
+}  // namespace
+
+Command schedule_command(CLI::App& lathe) {
+  auto args = std::make_shared<Args>(
+      lathe, "schedule",
+      "Lower a task's schedule, print its code, measure it against the reference");
+  args->positional("MODEL", "ONNX model file")
+      .value("task", "ID", "the kernel, by its id in `lathe tasks` (required)")
+      .value("schedule", "FILE", "schedule text in TVM's syntax (default: the default schedule)")
+      .value("emit", "tir|llvm|asm|schedule", "what to print (default: the schedule text)")
+      .flag("passes", "with --emit tir, the loop IR after every lowering pass")
+      .flag("measure", "time the kernel and compare it with the reference executor")
+      .value("repeat", "N", "runs to time with --measure (default 50)")
+      .flag("cache-flush", "evict weights and outputs before each run, as tuning does")
+      .value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)")
+      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs")
+      .flag("no-layout", "keep convolutions in NCHW (no blocked layout)");
+  return {args, schedule};
 }
 
 }  // namespace lathe::cli

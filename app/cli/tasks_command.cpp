@@ -10,23 +10,23 @@
 
 namespace lathe::cli {
 
-int tasks_command(int argc, char** argv) {
-  Args args(argc, argv, 2, {"input-shapes"}, {"no-layout"});
-  LATHE_CHECK(args.positional().size() == 1, "usage: lathe tasks MODEL [--input-shapes S]");
+namespace {
+
+int tasks(const Args& args) {
   driver::LoadOptions load;
   if (args.has("input-shapes"))
     load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(args.positional()[0], load);
+  Graph graph = driver::load_model(args.positional(), load);
   passes::PassOptions pass_options;
   pass_options.alter_layout = !args.has("no-layout");
   pass_options.record_snapshots = false;
   passes::OptimizedGraph optimized = passes::optimize_graph(graph, pass_options);
-  std::vector<driver::KernelTask> tasks = tune::extract_tasks(optimized.graph, optimized.groups);
+  std::vector<driver::KernelTask> kernels = tune::extract_tasks(optimized.graph, optimized.groups);
   std::cout << std::left << std::setw(4) << "id" << std::setw(44) << "name" << std::setw(6)
             << "uses" << std::right << std::setw(14) << "MFLOPs"
             << "  ops / shapes\n";
   int64_t total = 0;
-  for (const driver::KernelTask& t : tasks) {
+  for (const driver::KernelTask& t : kernels) {
     std::string ops;
     for (const std::string& op : t.ops) ops += (ops.empty() ? "" : " → ") + op;
     std::cout << std::left << std::setw(4) << t.id << std::setw(44) << t.func_name << std::setw(6)
@@ -36,10 +36,21 @@ int tasks_command(int argc, char** argv) {
               << "  " << t.signature << "\n";
     total += t.flops * static_cast<int64_t>(t.groups.size());
   }
-  std::cout << tasks.size() << " kernels for " << optimized.groups.size() << " fused groups, "
+  std::cout << kernels.size() << " kernels for " << optimized.groups.size() << " fused groups, "
             << std::fixed << std::setprecision(1) << static_cast<double>(total) / 1e6
             << " MFLOPs per run\n";
   return 0;
+}
+
+}  // namespace
+
+Command tasks_command(CLI::App& lathe) {
+  auto args = std::make_shared<Args>(
+      lathe, "tasks", "List the fused groups the compiler makes kernels of, with FLOPs");
+  args->positional("MODEL", "ONNX model file")
+      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs")
+      .flag("no-layout", "keep convolutions in NCHW (no blocked layout)");
+  return {args, tasks};
 }
 
 }  // namespace lathe::cli

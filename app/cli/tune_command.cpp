@@ -132,21 +132,11 @@ class ConsoleListener : public driver::TuningListener {
   std::ofstream* curve_;
 };
 
-}  // namespace
-
-int tune_command(int argc, char** argv) {
-  Args args(argc, argv, 2,
-            {"output", "target", "input-shapes", "tuner", "trials", "time-budget", "early-stopping",
-             "tasks", "prior-records", "task-scheduler", "number", "repeat", "min-repeat-ms",
-             "timeout", "batch-size", "seed", "curve"},
-            {"no-layout", "print-tasks", "enable-autoscheduler", "no-cache-flush"});
-  LATHE_CHECK(args.positional().size() == 1,
-              "usage: lathe tune MODEL --output records.json [--trials N | --time-budget 20m] "
-              "[--tuner xgb|ga|random|grid] [--enable-autoscheduler] [--tasks 0,3-5] ...");
+int tune(const Args& args) {
   driver::LoadOptions load;
   if (args.has("input-shapes"))
     load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(args.positional()[0], load);
+  Graph graph = driver::load_model(args.positional(), load);
   passes::PassOptions pass_options;
   pass_options.alter_layout = !args.has("no-layout");
   driver::TuningPlan plan = driver::plan_tuning(graph, pass_options);
@@ -204,6 +194,37 @@ int tune_command(int argc, char** argv) {
   print_task_table(session->progress());
   std::cout << "records appended to " << options.records_path << "\n";
   return 0;
+}
+
+}  // namespace
+
+Command tune_command(CLI::App& lathe) {
+  auto args = std::make_shared<Args>(
+      lathe, "tune",
+      "Search schedules for a model's kernels, appending each measurement to records");
+  args->positional("MODEL", "ONNX model file")
+      .value("output", "FILE", "records file to append to (default tuning_records.json)")
+      .value("trials", "N", "candidates to measure in all (default 64 per task)")
+      .value("time-budget", "DURATION", "stop after this long: 20m, 90s, 1.5h, 300")
+      .value("tasks", "IDS", "tune only these tasks: 0,3-5 (see --print-tasks)")
+      .flag("print-tasks", "list the tasks and their weights, and stop")
+      .value("tuner", "xgb|ga|random|grid", "search strategy (default xgb)")
+      .flag("enable-autoscheduler", "search Ansor-style sketches instead of the templates")
+      .value("task-scheduler", "gradient|round-robin", "which task gets the next round")
+      .value("early-stopping", "N", "stop a task after N trials without improvement")
+      .value("prior-records", "FILE", "records of earlier sessions to start from")
+      .value("number", "N", "runs per measurement (default 1)")
+      .value("repeat", "N", "measurements per candidate (default 3)")
+      .value("min-repeat-ms", "MS", "least time one measurement lasts (default 10)")
+      .flag("no-cache-flush", "keep weights and outputs in cache between runs")
+      .value("timeout", "S", "seconds before a candidate's build or run is abandoned (default 10)")
+      .value("batch-size", "N", "candidates built together (default 16)")
+      .value("seed", "N", "random seed of the search (default 1)")
+      .value("curve", "FILE.csv", "write the estimated latency after every round")
+      .value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)")
+      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs")
+      .flag("no-layout", "keep convolutions in NCHW (no blocked layout)");
+  return {args, tune};
 }
 
 }  // namespace lathe::cli

@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <cmath>
 
+#include "../test_models.h"
 #include "driver/tensor_files.h"
 
 using namespace lathe;
@@ -28,7 +29,7 @@ Result lathe_cli(const QStringList& args) {
 }
 
 QString models() {
-  return qEnvironmentVariable("LATHE_SHARED_MODELS", "../shared/models");
+  return lathe::testing::test_models_dir();
 }
 
 }  // namespace
@@ -188,6 +189,45 @@ class TestCli : public QObject {
     QVERIFY(c.out.contains("kernels use a tuned schedule"));
   }
 
+  // --version, help COMMAND and COMMAND --help print on stdout and exit 0.
+  void explainsItself() {
+    Result version = lathe_cli({"--version"});
+    QCOMPARE(version.code, 0);
+    QVERIFY2(version.out.startsWith("lathe "), qPrintable(version.out));
+
+    Result overview = lathe_cli({"--help"});
+    QCOMPARE(overview.code, 0);
+    for (const char* command : {"inspect", "compile", "run", "tasks", "schedule", "tune", "help"})
+      QVERIFY2(overview.out.contains(command), command);
+
+    for (const char* command : {"inspect", "compile", "run", "tasks", "schedule", "tune"}) {
+      Result a = lathe_cli({command, "--help"});
+      Result b = lathe_cli({"help", command});
+      QVERIFY2(a.code == 0 && b.code == 0, qPrintable(a.err + b.err));
+      QVERIFY2(a.out.contains(QString("lathe ") + command) && a.out.contains("MODEL"),
+               qPrintable(a.out));
+      QCOMPARE(b.out, a.out);
+    }
+    Result run = lathe_cli({"run", "--help"});
+    for (const char* option : {"--inputs", "--output", "--print-time", "--repeat", "--profile",
+                               "--executor", "--target"})
+      QVERIFY2(run.out.contains(option), option);
+  }
+
+  // A missing or unknown command: usage on stderr, exit 2.
+  void unknownCommandsSuggestTheNearest() {
+    Result none = lathe_cli({});
+    QCOMPARE(none.code, 2);
+    QVERIFY(none.err.contains("Usage"));
+    Result typo = lathe_cli({"compil", "x.onnx"});
+    QCOMPARE(typo.code, 2);
+    QVERIFY2(typo.err.contains("unknown command 'compil'; did you mean 'compile'?"),
+             qPrintable(typo.err));
+    Result help = lathe_cli({"help", "tnue"});
+    QCOMPARE(help.code, 2);
+    QVERIFY2(help.err.contains("did you mean 'tune'?"), qPrintable(help.err));
+  }
+
   void errorsAreOneMessageAndNonZeroExit_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("expected");
@@ -243,6 +283,16 @@ class TestCli : public QObject {
                                     << "--repeat expects an integer, got '3x'";
     QTest::newRow("unknown executor")
         << QStringList{"run", models() + "/mlp.onnx", "--executor", "tvm"} << "unknown executor";
+    // Parsing: what is not declared is refused, with the nearest declared name.
+    QTest::newRow("misspelt option") << QStringList{"run", mlp, "--print-tme"}
+                                     << "unknown option --print-tme; did you mean "
+                                        "--print-time?";
+    QTest::newRow("two models") << QStringList{"inspect", mlp, mlp} << "unexpected argument";
+    QTest::newRow("missing model") << QStringList{"compile"} << "MODEL is required";
+    QTest::newRow("option without value") << QStringList{"compile", mlp, "--output"} << "--output";
+    QTest::newRow("value on a flag")
+        << QStringList{"inspect", mlp, "--print=yes"} << "option --print takes no value";
+    QTest::newRow("missing task") << QStringList{"schedule", mlp} << "--task is required";
   }
 
   void errorsAreOneMessageAndNonZeroExit() {
