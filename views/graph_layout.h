@@ -77,6 +77,12 @@ struct LayoutCluster {
   LayoutPoint label_pos;  // centre of the label
 };
 
+// How much work `dot` may spend. Detailed: spline edges, unbounded searches.
+// Bounded, for graphs whose edges span many ranks (dense concatenation):
+// straight edges and capped searches, so that the layout ends in about a
+// second instead of minutes.
+enum class LayoutEffort { Detailed, Bounded };
+
 struct GraphLayout {
   std::vector<LayoutNode> nodes;
   std::vector<LayoutEdge> edges;
@@ -84,6 +90,7 @@ struct GraphLayout {
   double width = 0;
   double height = 0;
   std::string dot;  // the DOT text that was laid out
+  LayoutEffort effort = LayoutEffort::Detailed;
   double milliseconds = 0;
 
   // Index into nodes of the node named `name` (graph nodes before inputs/outputs), or -1.

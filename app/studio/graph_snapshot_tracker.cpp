@@ -31,13 +31,6 @@ ComputeOutcome computeSnapshots(const QString& path, std::shared_ptr<const Graph
     result->original = *graph;
     result->optimized =
         passes::optimize_graph(*graph, {.alter_layout = true, .record_snapshots = true});
-    result->original_layout =
-        std::make_shared<views::GraphLayout>(views::layout_graph(result->original));
-    // The last snapshot is the fused graph; without snapshots, the result is.
-    const auto& snapshots = result->optimized.snapshots;
-    const Graph& fused = snapshots.empty() ? result->optimized.graph : snapshots.back().graph;
-    const auto& groups = snapshots.empty() ? result->optimized.groups : snapshots.back().groups;
-    result->fused_layout = std::make_shared<views::GraphLayout>(views::layout_graph(fused, groups));
     result->milliseconds = timer.elapsed();
     outcome.snapshots = std::move(result);
   } catch (const std::exception& e) {
@@ -48,17 +41,10 @@ ComputeOutcome computeSnapshots(const QString& path, std::shared_ptr<const Graph
   return outcome;
 }
 
-LayoutOutcome layOutSnapshot(std::shared_ptr<const GraphSnapshots> snapshots, int index) {
+LayoutOutcome runLayout(const std::function<views::GraphLayout()>& layout) {
   LayoutOutcome outcome;
   try {
-    const auto& list = snapshots->optimized.snapshots;
-    if (index < 0 || index >= static_cast<int>(list.size())) {
-      outcome.message = QStringLiteral("no snapshot %1").arg(index);
-      return outcome;
-    }
-    const passes::GraphSnapshot& snapshot = list[static_cast<size_t>(index)];
-    outcome.layout =
-        std::make_shared<views::GraphLayout>(views::layout_graph(snapshot.graph, snapshot.groups));
+    outcome.layout = std::make_shared<views::GraphLayout>(layout());
   } catch (const std::exception& e) {
     outcome.message = QString::fromStdString(e.what());
   } catch (...) {
@@ -73,43 +59,72 @@ GraphSnapshotTracker::GraphSnapshotTracker(QObject* parent) : QObject(parent) {}
 
 void GraphSnapshotTracker::compute(const QString& path, std::shared_ptr<const Graph> graph) {
   const quint64 request = ++latestCompute_;
-  ++latestLayout_;  // a layout of the previous model's snapshots is moot now
+  // Layouts of the previous model's snapshots are moot now.
+  ++latestOriginal_;
+  ++latestLayout_;
   auto* watcher = new QFutureWatcher<ComputeOutcome>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, path] {
     watcher->deleteLater();
+    setRunning(-1);
     if (request != latestCompute_) return;
     const ComputeOutcome outcome = watcher->result();
-    setState(false, false);
     if (outcome.snapshots)
       emit computed(outcome.snapshots);
     else
       emit failed(path, outcome.message);
   });
+  setRunning(+1);
   watcher->setFuture(QtConcurrent::run(computeSnapshots, path, std::move(graph)));
-  setState(true, false);
+}
+
+void GraphSnapshotTracker::layOutOriginal(std::shared_ptr<const GraphSnapshots> snapshots) {
+  startLayout([snapshots] { return views::layout_graph(snapshots->original); }, &latestOriginal_,
+              snapshots->path,
+              [this, snapshots](std::shared_ptr<const views::GraphLayout> layout) {
+                emit originalLaidOut(snapshots, std::move(layout));
+              });
 }
 
 void GraphSnapshotTracker::layOut(std::shared_ptr<const GraphSnapshots> snapshots, int index) {
-  const quint64 request = ++latestLayout_;
-  auto* watcher = new QFutureWatcher<LayoutOutcome>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, snapshots, index] {
-    watcher->deleteLater();
-    if (request != latestLayout_) return;
-    const LayoutOutcome outcome = watcher->result();
-    setState(computing_, false);
-    if (outcome.layout)
-      emit laidOut(snapshots, index, outcome.layout);
-    else
-      emit failed(snapshots->path, outcome.message);
-  });
-  watcher->setFuture(QtConcurrent::run(layOutSnapshot, snapshots, index));
-  setState(computing_, true);
+  const auto& list = snapshots->optimized.snapshots;
+  if (index < 0 || index >= static_cast<int>(list.size())) {
+    emit failed(snapshots->path, QStringLiteral("no snapshot %1").arg(index));
+    return;
+  }
+  startLayout(
+      [snapshots, index] {
+        const passes::GraphSnapshot& s = snapshots->optimized.snapshots[static_cast<size_t>(index)];
+        return views::layout_graph(s.graph, s.groups);
+      },
+      &latestLayout_, snapshots->path,
+      [this, snapshots, index](std::shared_ptr<const views::GraphLayout> layout) {
+        emit laidOut(snapshots, index, std::move(layout));
+      });
 }
 
-void GraphSnapshotTracker::setState(bool computing, bool layingOut) {
+void GraphSnapshotTracker::startLayout(
+    std::function<views::GraphLayout()> layout, quint64* latest, const QString& path,
+    std::function<void(std::shared_ptr<const views::GraphLayout>)> deliver) {
+  const quint64 request = ++*latest;
+  auto* watcher = new QFutureWatcher<LayoutOutcome>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this,
+          [this, watcher, latest, request, path, deliver = std::move(deliver)] {
+            watcher->deleteLater();
+            setRunning(-1);
+            if (request != *latest) return;
+            const LayoutOutcome outcome = watcher->result();
+            if (outcome.layout)
+              deliver(outcome.layout);
+            else
+              emit failed(path, outcome.message);
+          });
+  setRunning(+1);
+  watcher->setFuture(QtConcurrent::run(runLayout, std::move(layout)));
+}
+
+void GraphSnapshotTracker::setRunning(int delta) {
   const bool wasBusy = isBusy();
-  computing_ = computing;
-  layingOut_ = layingOut;
+  running_ += delta;
   if (wasBusy != isBusy()) emit busyChanged(isBusy());
 }
 

@@ -1,7 +1,9 @@
 // Runs the graph passes and the Graphviz layouts off the GUI thread for the
 // graph views, latest request wins (as ModelLoadTracker): optimising a newly
 // opened model supersedes the previous one, and choosing another snapshot
-// supersedes a layout still running.
+// supersedes a layout still running. The passes report first, so that the
+// fused groups, the Schedule and the Tuning tabs never wait for a layout;
+// each pane's layout then reports on its own.
 #pragma once
 
 #include <QObject>
@@ -14,14 +16,12 @@
 
 namespace lathe::studio {
 
-// One model's graph before and after every pass, with the two layouts shown first.
+// One model's graph before and after every pass.
 struct GraphSnapshots {
   QString path;
   Graph original;
   passes::OptimizedGraph optimized;  // its snapshots: one per pass, fuse_ops last
-  std::shared_ptr<const views::GraphLayout> original_layout;
-  std::shared_ptr<const views::GraphLayout> fused_layout;  // of the last snapshot
-  qint64 milliseconds = 0;                                 // passes and both layouts
+  qint64 milliseconds = 0;           // the passes
 };
 
 class GraphSnapshotTracker : public QObject {
@@ -30,26 +30,34 @@ class GraphSnapshotTracker : public QObject {
  public:
   explicit GraphSnapshotTracker(QObject* parent = nullptr);
 
-  // Optimises `graph` with snapshots and lays out the original and the fused graph.
+  // Optimises `graph` with snapshots.
   void compute(const QString& path, std::shared_ptr<const Graph> graph);
+  // Lays out the graph as imported.
+  void layOutOriginal(std::shared_ptr<const GraphSnapshots> snapshots);
   // Lays out snapshot `index` of `snapshots` (its groups as clusters, if any).
   void layOut(std::shared_ptr<const GraphSnapshots> snapshots, int index);
-  bool isBusy() const { return computing_ || layingOut_; }
+  bool isBusy() const { return running_ > 0; }
 
  signals:
   void busyChanged(bool busy);
   void computed(std::shared_ptr<const GraphSnapshots> snapshots);
   void failed(const QString& path, const QString& message);
+  void originalLaidOut(std::shared_ptr<const GraphSnapshots> snapshots,
+                       std::shared_ptr<const views::GraphLayout> layout);
   void laidOut(std::shared_ptr<const GraphSnapshots> snapshots, int index,
                std::shared_ptr<const views::GraphLayout> layout);
 
  private:
-  void setState(bool computing, bool layingOut);
+  // Runs `layout` in the pool as the newest request counted by `latest`;
+  // `deliver` gets its result on the GUI thread unless a newer one came since.
+  void startLayout(std::function<views::GraphLayout()> layout, quint64* latest, const QString& path,
+                   std::function<void(std::shared_ptr<const views::GraphLayout>)> deliver);
+  void setRunning(int delta);
 
   quint64 latestCompute_ = 0;
+  quint64 latestOriginal_ = 0;
   quint64 latestLayout_ = 0;
-  bool computing_ = false;
-  bool layingOut_ = false;
+  int running_ = 0;
 };
 
 }  // namespace lathe::studio

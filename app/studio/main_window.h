@@ -107,7 +107,10 @@ class MainWindow : public QMainWindow {
  signals:
   void modelShown(const QString& path);
   void loadFailed(const QString& path);
-  // Both graph views show the current model (after its passes ran).
+  // The current model's passes ran: the fused groups, the Schedule and the
+  // Tuning tabs show it, while its graphs are still being laid out.
+  void snapshotsComputed(const QString& path);
+  // Both graph views show the current model (original and fused, laid out).
   void graphsShown(const QString& path);
   // The right view shows the snapshot chosen in the combo.
   void snapshotShown(int comboIndex);
@@ -144,6 +147,10 @@ class MainWindow : public QMainWindow {
   void showGraphSnapshots(const std::shared_ptr<const GraphSnapshots>& snapshots);
   void showSnapshot(int comboIndex);
   void showSnapshotLayout(int comboIndex, std::shared_ptr<const views::GraphLayout> layout);
+  void showOriginalLayout(const std::shared_ptr<const GraphSnapshots>& snapshots,
+                          std::shared_ptr<const views::GraphLayout> layout);
+  // Emits graphsShown once both panes of the current snapshots are drawn.
+  void announceGraphs();
   void searchGraph();
 
   // The inspector shows node `name` of the original graph, or of the
@@ -201,6 +208,8 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const GraphSnapshots> snapshots_;
   // Layouts of the snapshots already shown, by snapshot index.
   std::vector<std::shared_ptr<const views::GraphLayout>> snapshotLayouts_;
+  std::shared_ptr<const views::GraphLayout> originalLayout_;
+  bool graphsAnnounced_ = false;
 
   ScheduleEditorPage* schedulePage_ = nullptr;
   TuningPage* tuningPage_ = nullptr;

@@ -17,6 +17,7 @@
 #include "studio/graph_snapshot_tracker.h"
 #include "studio/main_window.h"
 #include "support/timer.h"
+#include "views/fused_group_model.h"
 #include "views/graph_layout.h"
 #include "views/graph_overview.h"
 #include "views/graph_view.h"
@@ -170,6 +171,9 @@ class TestGraphView : public QObject {
           fusedMs);
     QCOMPARE(original.nodes.size(),
              resnet.nodes.size() + resnet.inputs.size() + resnet.outputs.size());
+    // A graph of this size gets spline edges and unbounded searches.
+    QCOMPARE(original.effort, views::LayoutEffort::Detailed);
+    QCOMPARE(layout->effort, views::LayoutEffort::Detailed);
 
     QCOMPARE(layout->clusters.size(), groups);
     for (size_t g = 0; g < layout->clusters.size(); ++g) {
@@ -202,6 +206,56 @@ class TestGraphView : public QObject {
     QCOMPARE(clusters, groups);
     for (const Node& node : fused.graph.nodes)
       QVERIFY2(dot.find(node.name) != std::string::npos, node.name.c_str());
+  }
+
+  // DenseNet-121 (every layer of a block reads all earlier ones through a
+  // Concat) and a 24-layer encoder of over 1,000 nodes: unbounded, dot ran for
+  // minutes on the first. Both panes now take about a second each on a 2-core
+  // machine (bench_layout); the limit leaves room for a loaded CI machine and
+  // still fails on an unbounded layout by an order of magnitude.
+  void largeGraphsLayOutInBoundedTime_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<bool>("dense");
+    QTest::newRow("densenet121") << QStringLiteral("densenet121") << true;
+    QTest::newRow("transformer_encoder24") << QStringLiteral("transformer_encoder24") << false;
+  }
+
+  void largeGraphsLayOutInBoundedTime() {
+    QFETCH(QString, model);
+    QFETCH(bool, dense);
+    constexpr double kLimitMs = 20000;
+    const Graph graph = driver::load_model(
+        (lathe::testing::test_models_dir() + "/" + model + ".onnx").toStdString());
+    int concats = 0;
+    for (const Node& node : graph.nodes) concats += node.op == "Concat";
+    if (dense) QVERIFY2(concats >= 50, qPrintable(QString::number(concats)));
+    if (!dense) QVERIFY(graph.nodes.size() >= 1000);
+    const passes::OptimizedGraph optimized =
+        passes::optimize_graph(graph, {.alter_layout = true, .record_snapshots = false});
+
+    Timer timer;
+    const GraphLayout original = views::layout_graph(graph);
+    const double originalMs = timer.milliseconds();
+    timer.restart();
+    const GraphLayout fused = views::layout_graph(optimized.graph, optimized.groups);
+    const double fusedMs = timer.milliseconds();
+    qInfo("%s: original %d nodes / %d edges in %.0f ms, fused %d nodes / %d groups in %.0f ms",
+          qPrintable(model), static_cast<int>(original.nodes.size()),
+          static_cast<int>(original.edges.size()), originalMs, static_cast<int>(fused.nodes.size()),
+          static_cast<int>(fused.clusters.size()), fusedMs);
+    QVERIFY2(originalMs + fusedMs < kLimitMs, qPrintable(QString::number(originalMs + fusedMs)));
+    if (dense) QCOMPARE(original.effort, views::LayoutEffort::Bounded);
+
+    // Bounded or not, every node and edge is drawn.
+    QCOMPARE(original.nodes.size(),
+             graph.nodes.size() + graph.inputs.size() + graph.outputs.size());
+    QCOMPARE(static_cast<int>(original.edges.size()), expectedEdges(graph));
+    QCOMPARE(fused.clusters.size(), optimized.groups.size());
+    for (const GraphLayout* layout : {&original, &fused})
+      for (const auto& edge : layout->edges) {
+        QVERIFY(edge.points.size() >= 2);
+        QVERIFY(edge.has_arrow);
+      }
   }
 
   void zoomFitAndSearch() {
@@ -334,9 +388,13 @@ class TestGraphView : public QObject {
     window.resize(1400, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy computed(&window, &MainWindow::snapshotsComputed);
     QSignalSpy shown(&window, &MainWindow::graphsShown);
     window.openModel(samplePath());
     QVERIFY(shown.wait(kTimeoutMs) || shown.count() > 0);
+    // The passes reported first: the fused groups never wait for a layout.
+    QCOMPARE(computed.count(), 1);
+    QVERIFY(window.fusedGroupModel()->rowCount() > 0);
 
     GraphView* left = window.originalGraphView();
     GraphView* right = window.snapshotGraphView();
