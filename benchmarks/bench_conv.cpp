@@ -130,7 +130,8 @@ int main(int argc, char** argv) {
       std::vector<te::Tensor> outs = strategy->compute(ctx);
       schedule::Schedule sch({outs[0].op()});
       // The op's untuned schedule: its template's default config.
-      const topi::SearchSpace space = strategy->tuning_template(outs[0], outs);
+      const topi::SearchSpace space =
+          strategy->tuning_template(outs[0], outs, codegen::Target::host().vector_unit());
       space.apply(sch, space.default_config);
       if (print_schedule)
         std::printf("# %s\n%s\n", layer.name.c_str(), schedule::print_schedule(sch).c_str());

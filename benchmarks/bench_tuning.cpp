@@ -132,8 +132,8 @@ std::vector<KernelRow> remeasure_kernels(const driver::TuningPlan& plan,
   std::vector<KernelRow> rows;
   tune::MeasureWorker worker;
   for (const driver::KernelTask& task : plan.tasks) {
-    tune::TuningTask t =
-        tune::make_tuning_task(plan.optimized.graph, plan.optimized.groups, task, options.space);
+    tune::TuningTask t = tune::make_tuning_task(plan.optimized.graph, plan.optimized.groups, task,
+                                                options.space, plan.optimized.vector_unit);
     KernelRow row;
     row.id = task.id;
     row.name = task.func_name;
@@ -213,7 +213,9 @@ int main(int argc, char** argv) {
   try {
     const codegen::Target target = codegen::Target::host();
     Graph graph = driver::load_model(model);
-    driver::TuningPlan plan = driver::plan_tuning(graph);
+    passes::PassOptions passes;
+    passes.vector_unit = target.vector_unit();
+    driver::TuningPlan plan = driver::plan_tuning(graph, passes);
     driver::TuningOptions options;
     options.target = target;
     options.tuner = tuner;

@@ -24,16 +24,18 @@ int schedule(const Args& args) {
   if (args.has("input-shapes"))
     load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
   Graph graph = driver::load_model(args.positional(), load);
+  const codegen::Target target = codegen::Target::parse(args.get("target", "llvm"));
   passes::PassOptions pass_options;
   pass_options.alter_layout = !args.has("no-layout");
   pass_options.record_snapshots = false;
+  pass_options.vector_unit = target.vector_unit();
   passes::OptimizedGraph optimized = passes::optimize_graph(graph, pass_options);
   std::vector<driver::KernelTask> tasks = tune::extract_tasks(optimized.graph, optimized.groups);
   int id = args.get_int("task", -1);
   LATHE_CHECK(id >= 0 && id < static_cast<int>(tasks.size()), "no task ", args.get("task"),
               "; the model has tasks 0 to ", tasks.size() - 1, " (see lathe tasks)");
-  driver::TaskWorkbench bench(optimized.graph, optimized.groups, tasks[static_cast<size_t>(id)]);
-  codegen::Target target = codegen::Target::parse(args.get("target", "llvm"));
+  driver::TaskWorkbench bench(optimized.graph, optimized.groups, tasks[static_cast<size_t>(id)],
+                              optimized.vector_unit);
 
   std::string text;
   if (args.has("schedule")) {

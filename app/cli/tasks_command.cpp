@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "args.h"
+#include "codegen/codegen.h"
 #include "commands.h"
 #include "driver/graph_compiler.h"
 #include "driver/model_loader.h"
@@ -20,6 +21,7 @@ int tasks(const Args& args) {
   passes::PassOptions pass_options;
   pass_options.alter_layout = !args.has("no-layout");
   pass_options.record_snapshots = false;
+  pass_options.vector_unit = codegen::Target::parse(args.get("target", "llvm")).vector_unit();
   passes::OptimizedGraph optimized = passes::optimize_graph(graph, pass_options);
   std::vector<driver::KernelTask> kernels = tune::extract_tasks(optimized.graph, optimized.groups);
   std::cout << std::left << std::setw(4) << "id" << std::setw(44) << "name" << std::setw(6)
@@ -48,6 +50,7 @@ Command tasks_command(CLI::App& lathe) {
   auto args = std::make_shared<Args>(
       lathe, "tasks", "List the fused groups the compiler makes kernels of, with FLOPs");
   args->positional("MODEL", "ONNX model file")
+      .value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)")
       .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs")
       .flag("no-layout", "keep convolutions in NCHW (no blocked layout)");
   return {args, tasks};

@@ -137,8 +137,10 @@ int tune(const Args& args) {
   if (args.has("input-shapes"))
     load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
   Graph graph = driver::load_model(args.positional(), load);
+  const codegen::Target target = codegen::Target::parse(args.get("target", "llvm"));
   passes::PassOptions pass_options;
   pass_options.alter_layout = !args.has("no-layout");
+  pass_options.vector_unit = target.vector_unit();
   driver::TuningPlan plan = driver::plan_tuning(graph, pass_options);
   std::vector<int> selected = driver::parse_task_selection(args.get("tasks"), plan.tasks.size());
   if (args.has("print-tasks")) {
@@ -147,7 +149,7 @@ int tune(const Args& args) {
   }
 
   driver::TuningOptions options;
-  options.target = codegen::Target::parse(args.get("target", "llvm"));
+  options.target = target;
   options.tuner = args.get("tuner", "xgb");
   options.space =
       args.has("enable-autoscheduler") ? tune::SpaceKind::Sketch : tune::SpaceKind::Template;

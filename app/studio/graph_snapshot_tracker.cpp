@@ -7,6 +7,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
+#include "codegen/codegen.h"
+
 namespace lathe::studio {
 
 namespace {
@@ -29,8 +31,11 @@ ComputeOutcome computeSnapshots(const QString& path, std::shared_ptr<const Graph
     auto result = std::make_shared<GraphSnapshots>();
     result->path = path;
     result->original = *graph;
+    // The studio compiles for this machine: its vector unit decides the layout.
     result->optimized =
-        passes::optimize_graph(*graph, {.alter_layout = true, .record_snapshots = true});
+        passes::optimize_graph(*graph, {.alter_layout = true,
+                                        .record_snapshots = true,
+                                        .vector_unit = codegen::Target::host().vector_unit()});
     result->milliseconds = timer.elapsed();
     outcome.snapshots = std::move(result);
   } catch (const std::exception& e) {

@@ -22,7 +22,8 @@ namespace lathe::studio {
 OpenedScheduleTask::OpenedScheduleTask(std::shared_ptr<const GraphSnapshots> snapshots_,
                                        const driver::KernelTask& task)
     : snapshots(std::move(snapshots_)),
-      workbench(snapshots->optimized.graph, snapshots->optimized.groups, task) {}
+      workbench(snapshots->optimized.graph, snapshots->optimized.groups, task,
+                snapshots->optimized.vector_unit) {}
 
 namespace {
 

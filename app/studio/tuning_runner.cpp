@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "codegen/codegen.h"
 #include "studio/exception_text.h"
 #include "tune/records.h"
 
@@ -22,7 +23,10 @@ struct PlanOutcome {
 PlanOutcome planTasks(std::shared_ptr<const Graph> graph) {
   PlanOutcome outcome;
   try {
-    outcome.plan = std::make_shared<driver::TuningPlan>(driver::plan_tuning(*graph));
+    // Tuning runs on this machine: its vector unit decides the layout.
+    passes::PassOptions passes;
+    passes.vector_unit = codegen::Target::host().vector_unit();
+    outcome.plan = std::make_shared<driver::TuningPlan>(driver::plan_tuning(*graph, passes));
   } catch (...) {
     outcome.message = exceptionText(std::current_exception());
   }

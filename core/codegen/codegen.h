@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/vector_unit.h"
 #include "tir/stmt.h"
 
 namespace lathe::codegen {
@@ -40,6 +41,9 @@ struct Target {
   // target may use (the CPU's own and -mattr's): what a package records so a
   // loader can refuse a CPU that lacks one.
   std::string isa_features() const;
+  // The vector unit those features give: AVX-512 (512 bits, or 256 with
+  // -evex512 off, 32 registers), AVX/AVX2 (256 bits, 16), else SSE (128, 16).
+  VectorUnit vector_unit() const;
   bool is_host() const;  // whether the JIT can run code for it
 
   bool operator==(const Target&) const = default;

@@ -19,6 +19,9 @@ llvm::SmallVector<char, 0> emit_machine_code(const std::vector<tir::PrimFunc>& f
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager passes;
+  // Verbose assembly, as llc and Compiler Explorer print it: loop headers with
+  // their depth, and register spills and reloads named as such.
+  built.machine->Options.MCOptions.AsmVerbose = type == llvm::CodeGenFileType::AssemblyFile;
   if (built.machine->addPassesToEmitFile(passes, os, nullptr, type))
     fail(str("codegen llvm: target '", target.to_string(), "' cannot emit ",
              type == llvm::CodeGenFileType::AssemblyFile ? "assembly" : "object code"));

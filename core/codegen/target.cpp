@@ -177,6 +177,14 @@ std::string Target::isa_features() const {
   return join(enabled, ",");
 }
 
+VectorUnit Target::vector_unit() const {
+  const std::string features = "," + isa_features() + ",";
+  auto has = [&](const char* f) { return features.find(str(",+", f, ",")) != std::string::npos; };
+  if (has("avx512f")) return {has("evex512") ? 512 : 256, 32};
+  if (has("avx")) return VectorUnit::avx2();
+  return VectorUnit::sse();
+}
+
 std::string Target::triple() const {
   return mtriple.empty() ? llvm::sys::getProcessTriple() : llvm::Triple::normalize(mtriple);
 }

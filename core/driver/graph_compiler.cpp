@@ -65,7 +65,9 @@ Tensor from_ndarray(const runtime::NDArray& array) {
 CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
   CompiledGraph result;
   Timer timer;
-  result.optimized = passes::optimize_graph(graph, options.passes);
+  passes::PassOptions pass_options = options.passes;
+  pass_options.vector_unit = options.target.vector_unit();
+  result.optimized = passes::optimize_graph(graph, pass_options);
   result.passes_ms = timer.milliseconds();
   const Graph& g = result.optimized.graph;
   const std::vector<passes::FusedGroup>& groups = result.optimized.groups;
@@ -78,8 +80,8 @@ CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
   std::vector<int> task_of_group(groups.size(), -1);
   for (const KernelTask& task : result.tasks) {
     for (int gi : task.groups) {
-      computations[static_cast<size_t>(gi)] =
-          tune::build_group_computation(g, groups[static_cast<size_t>(gi)]);
+      computations[static_cast<size_t>(gi)] = tune::build_group_computation(
+          g, groups[static_cast<size_t>(gi)], result.optimized.vector_unit);
       task_of_group[static_cast<size_t>(gi)] = task.id;
     }
     const tune::GroupComputation& comp = computations[static_cast<size_t>(task.groups[0])];

@@ -24,6 +24,7 @@ using tune::KernelTask;
 
 struct CompileOptions {
   codegen::Target target = codegen::Target::host();
+  // Its vector_unit is the target's, whatever is set here.
   passes::PassOptions passes;
   // Schedule text for a task instead of its default schedule (tuning records,
   // `lathe schedule`); nullopt keeps the default.

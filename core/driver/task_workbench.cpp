@@ -9,11 +9,11 @@
 namespace lathe::driver {
 
 TaskWorkbench::TaskWorkbench(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
-                             const KernelTask& task)
+                             const KernelTask& task, const VectorUnit& vector_unit)
     : graph_(graph),
       group_(groups.at(static_cast<size_t>(task.groups.at(0)))),
       task_(task),
-      computation_(tune::build_group_computation(graph, group_)) {}
+      computation_(tune::build_group_computation(graph, group_, vector_unit)) {}
 
 std::string TaskWorkbench::default_schedule_text() const {
   return schedule::print_schedule(*tune::default_group_schedule(computation_));

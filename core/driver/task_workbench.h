@@ -26,9 +26,10 @@ struct KernelMeasurement {
 
 class TaskWorkbench {
  public:
-  // `graph` is the optimized graph the task's groups index into.
+  // `graph` is the optimized graph the task's groups index into, laid out
+  // for `vector_unit` (passes::OptimizedGraph::vector_unit).
   TaskWorkbench(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
-                const KernelTask& task);
+                const KernelTask& task, const VectorUnit& vector_unit = {});
 
   const KernelTask& task() const { return task_; }
   const tune::GroupComputation& computation() const { return computation_; }

@@ -59,7 +59,8 @@ std::unique_ptr<tune::TuningSession> make_tuning_session(const TuningPlan& plan,
     // ends the session before it starts.
     if (options.control && options.control->stop) break;
     tasks.push_back(tune::make_tuning_task(plan.optimized.graph, plan.optimized.groups,
-                                           plan.tasks.at(static_cast<size_t>(id)), options.space));
+                                           plan.tasks.at(static_cast<size_t>(id)), options.space,
+                                           plan.optimized.vector_unit));
   }
   return std::make_unique<tune::TuningSession>(std::move(tasks), std::move(options), listener);
 }

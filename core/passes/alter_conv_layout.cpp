@@ -17,7 +17,8 @@ struct BlockedValue {
 
 class LayoutRewriter {
  public:
-  explicit LayoutRewriter(Graph& graph) : graph_(graph), names_(graph) {}
+  LayoutRewriter(Graph& graph, int64_t max_block)
+      : graph_(graph), names_(graph), max_block_(max_block) {}
 
   void run() {
     std::vector<Node> old_nodes = std::move(graph_.nodes);
@@ -108,8 +109,8 @@ class LayoutRewriter {
     if (group != 1 && !(group == channels && filters == channels)) return false;
     const Shape x_shape = xt.shape, w_shape = wt.shape;
     const ValueId y = conv.outputs[0];
-    const int64_t xb = channel_block(channels), ob = channel_block(filters);
-    const int64_t ib = channel_block(channels / group);
+    const int64_t xb = channel_block(channels, max_block_), ob = channel_block(filters, max_block_);
+    const int64_t ib = channel_block(channels / group, max_block_);
 
     const ValueId x = transform(conv.inputs[0], "NCHW", nchwc_layout(xb), conv.name + "_data");
     const ValueId w =
@@ -241,14 +242,15 @@ class LayoutRewriter {
 
   Graph& graph_;
   NameTable names_;
+  int64_t max_block_;  // one vector of float32
   std::unordered_map<ValueId, BlockedValue> blocked_;
 };
 
 }  // namespace
 
-Graph alter_conv_layout(const Graph& input) {
+Graph alter_conv_layout(const Graph& input, const VectorUnit& vector_unit) {
   Graph graph = input;
-  LayoutRewriter(graph).run();
+  LayoutRewriter(graph, vector_unit.lanes()).run();
   return graph;
 }
 

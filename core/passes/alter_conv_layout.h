@@ -5,6 +5,7 @@
 #pragma once
 
 #include "ir/graph.h"
+#include "support/vector_unit.h"
 
 namespace lathe::passes {
 
@@ -13,7 +14,8 @@ namespace lathe::passes {
 //   LayoutTransform(X: NCHW -> NCHW{xb}c)
 //   -> Conv2dNCHWc(X', LayoutTransform(W: OIHW -> OIHW{ib}i{ob}o), Reshape(B, [OC/ob, ob]))
 //   -> LayoutTransform(NCHW{ob}c -> NCHW)
-// with xb = channel_block(C), ob = channel_block(OC), ib = channel_block(C / group).
+// with xb = channel_block(C), ob = channel_block(OC), ib = channel_block(C / group),
+// blocks of at most one vector of `vector_unit` (16 channels on AVX-512, 8 on AVX2).
 // The Conv2dNCHWc keeps the Conv's node name and the back transform produces
 // the Conv's output value. An ElemWise or Broadcast op reading such back
 // transforms (all with one block; its other inputs scalars, per-channel
@@ -25,6 +27,6 @@ namespace lathe::passes {
 // reference kernel and compute read. Run
 // fold_constants after it to pack constant weights, and
 // cancel_layout_transforms to drop the pairs that meet.
-Graph alter_conv_layout(const Graph& graph);
+Graph alter_conv_layout(const Graph& graph, const VectorUnit& vector_unit = {});
 
 }  // namespace lathe::passes

@@ -1,5 +1,7 @@
 #include "passes/pipeline.h"
 
+#include <functional>
+
 #include "passes/alter_conv_layout.h"
 #include "passes/cancel_layout_transforms.h"
 #include "passes/eliminate_dead_code.h"
@@ -13,7 +15,7 @@ namespace lathe::passes {
 OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   OptimizedGraph result;
   Graph graph = input;
-  auto run = [&](const char* name, Graph (*pass)(const Graph&)) {
+  auto run = [&](const char* name, const std::function<Graph(const Graph&)>& pass) {
     Timer timer;
     try {
       graph = pass(graph);
@@ -31,7 +33,9 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   run("fold_constants", fold_constants);
   run("simplify", simplify);
   run("fold_constants", fold_constants);
-  if (options.alter_layout) run("alter_conv_layout", alter_conv_layout);
+  if (options.alter_layout)
+    run("alter_conv_layout",
+        [&](const Graph& g) { return alter_conv_layout(g, options.vector_unit); });
   run("fold_constants", fold_constants);
   run("cancel_layout_transforms", cancel_layout_transforms);
   run("eliminate_dead_code", eliminate_dead_code);
@@ -41,6 +45,7 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   if (options.record_snapshots)
     result.snapshots.push_back({"fuse_ops", graph, result.groups, timer.milliseconds()});
   result.graph = std::move(graph);
+  result.vector_unit = options.vector_unit;
   return result;
 }
 

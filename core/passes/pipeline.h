@@ -7,6 +7,7 @@
 
 #include "ir/graph.h"
 #include "passes/fuse_ops.h"
+#include "support/vector_unit.h"
 
 namespace lathe::passes {
 
@@ -20,12 +21,15 @@ struct GraphSnapshot {
 struct PassOptions {
   bool alter_layout = true;  // the CPU layout pass (Conv -> Conv2dNCHWc)
   bool record_snapshots = true;
+  // The target's vector unit: the layout pass blocks channels by its vectors.
+  VectorUnit vector_unit;
 };
 
 struct OptimizedGraph {
   Graph graph;
   std::vector<FusedGroup> groups;
   std::vector<GraphSnapshot> snapshots;
+  VectorUnit vector_unit;  // the one the layout was chosen for (PassOptions)
 };
 
 OptimizedGraph optimize_graph(const Graph& graph, const PassOptions& options = {});

@@ -17,7 +17,7 @@ constexpr int64_t kFilterBlock = 8, kMaxFilterBlock = 16;
 // Output: (n, filter block, row) in parallel, rows in vectors of xb pixels;
 // the micro-kernel: fb x xb accumulators, each input vector used by fb filters.
 void apply_conv_nchw(Schedule& sch, const te::Tensor& conv, const std::vector<te::Tensor>& outputs,
-                     int64_t fb, int64_t xb) {
+                     int64_t fb, int64_t xb, int64_t vector_lanes) {
   OpSet done = {conv.op()};
   for (const te::Tensor& in : conv.op().input_tensors()) {
     if (tag_of(in) != "pad" || is_output(outputs, in)) continue;
@@ -43,25 +43,27 @@ void apply_conv_nchw(Schedule& sch, const te::Tensor& conv, const std::vector<te
   t.acc.reorder(order);
   t.acc.unroll(a[1]);
   t.acc.vectorize(a[3]);
-  schedule_remaining(sch, done);
+  schedule_remaining(sch, done, vector_lanes);
 }
 
 }  // namespace
 
-SearchSpace conv2d_nchw_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs) {
+SearchSpace conv2d_nchw_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
+                                 const VectorUnit& vector_unit) {
   te::Tensor conv = find_tagged(anchor, {"conv2d_nchw", "depthwise_conv2d_nchw"});
-  if (!conv.defined()) return generic_template(anchor, outputs);
+  if (!conv.defined()) return generic_template(anchor, outputs, vector_unit);
+  const int64_t lanes = vector_unit.lanes();
   const std::vector<int64_t>& shape = conv.shape();  // n, f, y, x
   const int64_t fb = largest_divisor(shape[1], kFilterBlock);
-  const int64_t xb = largest_divisor(shape[3], kDefaultVectorLanes);
+  const int64_t xb = largest_divisor(shape[3], lanes);
   SearchSpace space;
   space.name = "conv2d_nchw.x86";
   space.knobs = {choice_knob("tile_f", divisors(shape[1], kMaxFilterBlock)),
-                 choice_knob("tile_x", divisors(shape[3], kDefaultVectorLanes))};
+                 choice_knob("tile_x", divisors(shape[3], lanes))};
   space.default_config = require_config(space, {{"tile_f", {fb}}, {"tile_x", {xb}}});
-  space.apply = [conv, outputs, knobs = space.knobs](Schedule& sch, const Config& config) {
+  space.apply = [conv, outputs, lanes, knobs = space.knobs](Schedule& sch, const Config& config) {
     apply_conv_nchw(sch, conv, outputs, knob_int(knobs, config, "tile_f"),
-                    knob_int(knobs, config, "tile_x"));
+                    knob_int(knobs, config, "tile_x"), lanes);
   };
   return space;
 }

@@ -15,16 +15,19 @@ using schedule::Schedule;
 using schedule::Stage;
 using te::IterVar;
 
-// Default output pixels per micro-kernel: reg_n accumulator vectors, leaving
-// room among the 32 AVX-512 registers for the kernel vector and broadcasts.
+// Default output pixels per micro-kernel, at most: reg_n accumulator vectors
+// per channel block (14 x 2 blocks fill AVX-512's 32 registers with the
+// kernel vectors and a broadcast).
 constexpr int64_t kConvRegN = 14;
 // Options: a micro-kernel of reg_n pixels x tile_oc channel blocks x tile_oh
-// rows keeps that many accumulator vectors. Its innermost loop runs over the
-// channel blocks, so one input broadcast serves tile_oc FMAs and is dead
-// after them: the 32 vector registers hold the accumulators, the tile_oc
+// rows keeps that many accumulators, each of as many vectors as a channel
+// block takes (one where the layout pass blocked channels by the target's
+// vectors). Its innermost loop runs over the channel blocks, so one input
+// broadcast serves tile_oc FMAs and is dead after them: the target's vector
+// registers (32 on AVX-512, 16 on AVX2) hold the accumulators, the tile_oc
 // kernel vectors and one broadcast. Each config is checked against that (the
 // space's constraint), so small reg_n may go with large channel and row tiles.
-constexpr int64_t kVectorRegisters = 32, kMaxRegN = 28, kMaxDepthwiseRegN = 28;
+constexpr int64_t kMaxRegN = 28, kMaxDepthwiseRegN = 28;
 constexpr int64_t kMaxOcTile = 4, kMaxOhTile = 4;
 // The stationary order keeps the accumulators of a whole output plane (per
 // channel tile) in the L1 cache: at most this many bytes.
@@ -41,6 +44,7 @@ struct ConvKnobs {
   // Row blocks: the padded input computed inside each parallel row, the rows
   // that row reads, instead of in a parallel pass of its own before the conv.
   bool pad_rows = false;
+  int64_t vector_lanes = 16;  // the target's, for the stages not tiled
 };
 
 ConvKnobs decode(const std::vector<Knob>& knobs, const Config& config, bool depthwise) {
@@ -222,17 +226,40 @@ void apply_conv(Schedule& sch, const te::Tensor& conv, const std::vector<te::Ten
       if (pad.shape().back() > 1) p.vectorize(p.axis().back());
     }
   }
-  schedule_remaining(sch, done);
+  schedule_remaining(sch, done, k.vector_lanes);
 }
 
-// [1, OW / reg_n, reg_n] with the default reg_n.
-std::vector<int64_t> default_tile_ow(int64_t ow) {
-  const int64_t reg_n = largest_divisor(ow, kConvRegN);
-  return {1, ow / reg_n, reg_n};
+// Vector registers a micro-kernel of reg_n pixels x tile_oc channel blocks x
+// tile_oh rows holds: its accumulators, one kernel vector per channel block
+// and one broadcast input.
+int64_t micro_kernel_registers(int64_t reg_n, int64_t tile_oc, int64_t tile_oh,
+                               int64_t block_vectors) {
+  return (reg_n * tile_oh + 1) * tile_oc * block_vectors + 1;
 }
 
-SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& outputs) {
+// The default micro-kernel of one output row: the most accumulators within
+// the register file less one spare (the next broadcast loads while the last
+// FMAs of the current one run; with all 16 of AVX2's registers taken, LLVM
+// spilled in the inner loop), reg_n a divisor of the row of at most
+// `max_reg_n`, two channel blocks where the blocks pair up and that fits as
+// many (each broadcast then feeds two FMAs). {reg_n, tile_oc}.
+std::pair<int64_t, int64_t> default_micro_kernel(int64_t ow, int64_t oc_chunks, int64_t max_reg_n,
+                                                 int64_t block_vectors, const VectorUnit& vu) {
+  std::pair<int64_t, int64_t> best = {1, 1};
+  for (int64_t tile_oc : {2, 1}) {
+    if (oc_chunks % tile_oc != 0) continue;
+    int64_t reg_n = largest_divisor(ow, max_reg_n);
+    while (reg_n > 1 && micro_kernel_registers(reg_n, tile_oc, 1, block_vectors) > vu.registers - 1)
+      reg_n = largest_divisor(ow, reg_n - 1);
+    if (reg_n * tile_oc > best.first * best.second) best = {reg_n, tile_oc};
+  }
+  return best;
+}
+
+SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& outputs,
+                       const VectorUnit& vu) {
   const std::vector<int64_t>& shape = conv.shape();  // n, oc_chunk, oh, ow, oc_block
+  const int64_t block_vectors = vu.vectors_for(shape[4]);
   const int64_t ic_chunks = reduce_extent(conv, 0), kh = reduce_extent(conv, 1),
                 kw = reduce_extent(conv, 2);
   SearchSpace space;
@@ -262,11 +289,13 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
                  choice_knob("prefetch", on_off(plane_bytes <= kStationaryPlaneBytes &&
                                                 ic_chunks > 1 && kh * kw > 1)),
                  choice_knob("pad_rows", on_off(pad.defined()))};
-  space.constraint = [knobs = space.knobs, plane_bytes](const Config& config) {
+  space.constraint = [knobs = space.knobs, plane_bytes, block_vectors,
+                      registers = vu.registers](const Config& config) {
     const std::vector<int64_t>& tile_ow = knob_value(knobs, config, "tile_ow");
     const int64_t tile_oc = knob_int(knobs, config, "tile_oc");
-    const int64_t accumulators = tile_ow.back() * tile_oc * knob_int(knobs, config, "tile_oh");
-    if (accumulators + tile_oc + 1 > kVectorRegisters) return false;
+    if (micro_kernel_registers(tile_ow.back(), tile_oc, knob_int(knobs, config, "tile_oh"),
+                               block_vectors) > registers)
+      return false;
     // The stationary order splits no row across threads (tile_ow's outer
     // part stays 1) and keeps the tile's planes in L1.
     // Its prefetch goes at the input-channel blocks outside the rows.
@@ -286,12 +315,21 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   // rows: ResNet-18's 3x3 stride-2 conv runs 8 % faster without its separate
   // pad pass, while its 3x3 stride-1 ones (3 copies) are 2 % and its 7x7
   // stride-2 conv1 (3.5 copies) 8 % slower that way.
+  // With fewer registers (AVX2's 16) one channel block of more pixels may
+  // keep more accumulators busy than two of few: default_micro_kernel decides.
+  // A 1x1 conv's weights are the same for every pixel of the plane the
+  // stationary order sweeps: LLVM hoists the channel block's weight vectors
+  // (input block x 2 channel blocks) out of the pixel loops, and with 16
+  // registers (AVX2) they spill inside them; AVX-512's 32 hold them.
   const bool even_oc = shape[1] % 2 == 0;
-  const bool stationary = plane_bytes * 2 <= kStationaryPlaneBytes && even_oc;
-  const int64_t reg_n = largest_divisor(shape[3], stationary ? kStationaryRegN : kConvRegN);
+  const int64_t hoisted_weights = kh * kw == 1 ? reduce_extent(conv, 3) * 2 * block_vectors : 0;
+  const bool stationary = plane_bytes * 2 <= kStationaryPlaneBytes && even_oc &&
+                          (vu.registers >= 32 || hoisted_weights + 3 <= vu.registers);
+  const auto [reg_n, tile_oc] = default_micro_kernel(
+      shape[3], shape[1], stationary ? kStationaryRegN : kConvRegN, block_vectors, vu);
   space.default_config = require_config(
       space, {{"tile_ow", {1, shape[3] / reg_n, reg_n}},
-              {"tile_oc", {even_oc ? 2 : 1}},
+              {"tile_oc", {tile_oc}},
               {"tile_oh", {1}},
               {"tile_ic", {ic_chunks, 1}},
               {"unroll_kw", {0}},
@@ -299,8 +337,11 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
               {"stationary", {stationary ? 1 : 0}},
               {"prefetch", {stationary && ic_chunks > 1 && kh * kw > 1 ? 1 : 0}},
               {"pad_rows", {!stationary && pad.defined() && 2 * kh <= 3 * stride_h ? 1 : 0}}});
-  space.apply = [conv, outputs, knobs = space.knobs](Schedule& sch, const Config& config) {
-    apply_conv(sch, conv, outputs, decode(knobs, config, false));
+  space.apply = [conv, outputs, lanes = vu.lanes(), knobs = space.knobs](Schedule& sch,
+                                                                         const Config& config) {
+    ConvKnobs k = decode(knobs, config, false);
+    k.vector_lanes = lanes;
+    apply_conv(sch, conv, outputs, k);
   };
   return space;
 }
@@ -308,8 +349,13 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
 // A depthwise conv reads each padded value only KH*KW times: copying the
 // padded input costs as much memory traffic as the conv itself, so by default
 // the padding is inlined (a branch per tap, vectors over the channel block).
-SearchSpace depthwise_space(const te::Tensor& conv, const std::vector<te::Tensor>& outputs) {
+SearchSpace depthwise_space(const te::Tensor& conv, const std::vector<te::Tensor>& outputs,
+                            const VectorUnit& vu) {
   const std::vector<int64_t>& shape = conv.shape();
+  // reg_n accumulators of a channel block's vectors, the kernel tap's vectors
+  // and one input vector.
+  const int64_t block_vectors = vu.vectors_for(shape[4]);
+  auto registers = [block_vectors](int64_t reg_n) { return (reg_n + 1) * block_vectors + 1; };
   const int64_t kh = reduce_extent(conv, 0), kw = reduce_extent(conv, 1);
   bool padded = false;
   for (const te::Tensor& in : conv.op().input_tensors())
@@ -322,22 +368,32 @@ SearchSpace depthwise_space(const te::Tensor& conv, const std::vector<te::Tensor
   space.knobs = {
       split_knob("tile_ow", shape[3], 3, kMaxDepthwiseRegN), choice_knob("unroll_kernel", unrolls),
       choice_knob("pad_root", padded ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0})};
+  space.constraint = [knobs = space.knobs, registers, budget = vu.registers](const Config& c) {
+    return registers(knob_value(knobs, c, "tile_ow").back()) <= budget;
+  };
+  int64_t reg_n = largest_divisor(shape[3], kConvRegN);
+  while (reg_n > 1 && registers(reg_n) > vu.registers - 1)
+    reg_n = largest_divisor(shape[3], reg_n - 1);
   space.default_config = require_config(
-      space, {{"tile_ow", default_tile_ow(shape[3])}, {"unroll_kernel", {0}}, {"pad_root", {0}}});
-  space.apply = [conv, outputs, knobs = space.knobs](Schedule& sch, const Config& config) {
-    apply_conv(sch, conv, outputs, decode(knobs, config, true));
+      space,
+      {{"tile_ow", {1, shape[3] / reg_n, reg_n}}, {"unroll_kernel", {0}}, {"pad_root", {0}}});
+  space.apply = [conv, outputs, lanes = vu.lanes(), knobs = space.knobs](Schedule& sch,
+                                                                         const Config& config) {
+    ConvKnobs k = decode(knobs, config, true);
+    k.vector_lanes = lanes;
+    apply_conv(sch, conv, outputs, k);
   };
   return space;
 }
 
 }  // namespace
 
-SearchSpace conv2d_nchwc_template(const te::Tensor& anchor,
-                                  const std::vector<te::Tensor>& outputs) {
+SearchSpace conv2d_nchwc_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
+                                  const VectorUnit& vector_unit) {
   te::Tensor conv = find_tagged(anchor, {"conv2d_NCHWc", "depthwise_conv2d_NCHWc"});
-  if (!conv.defined()) return generic_template(anchor, outputs);
-  if (tag_of(conv) == "depthwise_conv2d_NCHWc") return depthwise_space(conv, outputs);
-  return conv_space(conv, outputs);
+  if (!conv.defined()) return generic_template(anchor, outputs, vector_unit);
+  if (tag_of(conv) == "depthwise_conv2d_NCHWc") return depthwise_space(conv, outputs, vector_unit);
+  return conv_space(conv, outputs, vector_unit);
 }
 
 }  // namespace lathe::topi

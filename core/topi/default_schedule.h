@@ -6,12 +6,12 @@
 #pragma once
 
 #include "schedule/schedule.h"
+#include "support/vector_unit.h"
 
 namespace lathe::topi {
 
-// Vector width in float32 lanes used by default schedules.
-constexpr int64_t kDefaultVectorLanes = 16;
-
-void apply_default_schedule(schedule::Schedule& sch);
+// The generic template's default config for the schedule's outputs, with
+// vectors of `vector_unit`.
+void apply_default_schedule(schedule::Schedule& sch, const VectorUnit& vector_unit = {});
 
 }  // namespace lathe::topi

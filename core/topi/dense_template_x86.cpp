@@ -14,13 +14,15 @@ using schedule::Schedule;
 using schedule::Stage;
 using te::IterVar;
 
-// Default register tile: rows x columns (two vectors, or one of up to 16 lanes).
+// Default register tile: rows x columns (two vectors, or one), at most this
+// many rows, and fewer where the register file would not hold the
+// accumulators, the row's B vectors and a broadcast of A.
 constexpr int64_t kMatmulRows = 8, kMatmulRowsOneVector = 14;
 // Fewer parallel column panels than this and the row tiles run in parallel too.
 constexpr int64_t kMinParallelPanels = 8;
 // Options: panels of whole vectors up to this many columns, rows as many as
 // keep rows x vectors accumulators within the register file.
-constexpr int64_t kMaxPanel = 64, kAccumulatorRegisters = 32;
+constexpr int64_t kMaxPanel = 64;
 
 // What the schedule's structure follows from, fixed per computation.
 struct MatmulShape {
@@ -34,6 +36,7 @@ struct MatmulShape {
 struct MatmulKnobs {
   int64_t rows = 1, cols = 1, k_inner = 1;
   bool pack_b = false, parallel_rows = false;
+  int64_t vector_lanes = 16;  // the target's, for the stages not tiled
 };
 
 MatmulShape matmul_shape(const te::Tensor& mm, const std::vector<te::Tensor>& outputs) {
@@ -57,9 +60,13 @@ MatmulShape matmul_shape(const te::Tensor& mm, const std::vector<te::Tensor>& ou
 // ([64,1,256] x [256,768] in attention projections) is one matrix product, the
 // batch axes folded into the rows, so B is packed once per panel instead of
 // once per batch.
-std::pair<int64_t, int64_t> default_tile(MatmulShape& s) {
-  const int64_t nb = s.n % 32 == 0 ? 32 : largest_divisor(s.n, kDefaultVectorLanes);
-  const int64_t row_limit = nb == 32 ? kMatmulRows : kMatmulRowsOneVector;
+std::pair<int64_t, int64_t> default_tile(MatmulShape& s, const VectorUnit& vu) {
+  const int64_t lanes = vu.lanes();
+  const int64_t nb = s.n % (2 * lanes) == 0 ? 2 * lanes : largest_divisor(s.n, lanes);
+  const int64_t vectors = vu.vectors_for(nb);
+  const int64_t row_limit =
+      std::max<int64_t>(1, std::min(vectors == 2 ? kMatmulRows : kMatmulRowsOneVector,
+                                    (vu.registers - vectors - 1) / vectors));
   s.fold_batch = s.batch_dims > 0 && s.b.ndim() == 2 && s.m < row_limit;
   // Whole batches per tile when folded, so every tile is a box in (batch, row) space.
   const int64_t mb = s.fold_batch
@@ -133,7 +140,7 @@ void apply_matmul(Schedule& sch, const MatmulShape& s, const std::vector<te::Ten
     bs.vectorize(bs.axis().back());
     done.insert(bb.op());
   }
-  schedule_remaining(sch, done);
+  schedule_remaining(sch, done, k.vector_lanes);
 }
 
 void add_unique(std::vector<int64_t>& v, int64_t x) {
@@ -141,15 +148,16 @@ void add_unique(std::vector<int64_t>& v, int64_t x) {
   std::sort(v.begin(), v.end());
 }
 
-SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs) {
-  const auto [mb, nb] = default_tile(s);
+SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs,
+                         const VectorUnit& vu) {
+  const auto [mb, nb] = default_tile(s, vu);
   // Panels of whole 8-lane vectors, and the default.
   std::vector<int64_t> cols;
   for (int64_t d : divisors(s.n, kMaxPanel))
     if (d % 8 == 0) cols.push_back(d);
   add_unique(cols, nb);
-  const int64_t vectors = (cols.back() + kDefaultVectorLanes - 1) / kDefaultVectorLanes;
-  const int64_t row_cap = std::max<int64_t>(1, kAccumulatorRegisters / vectors);
+  const int64_t vectors = vu.vectors_for(cols.back());
+  const int64_t row_cap = std::max<int64_t>(1, vu.registers / vectors);
   std::vector<int64_t> rows;
   if (s.fold_batch) {
     for (int64_t d : divisors(s.batch, std::max<int64_t>(1, row_cap / s.m)))
@@ -181,8 +189,10 @@ SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs) 
                              {"tile_k", {kf}},
                              {"pack_b", {s.b_stage || (packable && pack) ? 1 : 0}},
                              {"parallel_rows", {pack ? 0 : 1}}});
-  space.apply = [s, outputs, knobs = space.knobs](Schedule& sch, const Config& config) {
+  space.apply = [s, outputs, lanes = vu.lanes(), knobs = space.knobs](Schedule& sch,
+                                                                      const Config& config) {
     MatmulKnobs k;
+    k.vector_lanes = lanes;
     k.rows = knob_int(knobs, config, "tile_y");
     k.cols = knob_int(knobs, config, "tile_x");
     k.k_inner = knob_int(knobs, config, "tile_k");
@@ -195,10 +205,11 @@ SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs) 
 
 }  // namespace
 
-SearchSpace matmul_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs) {
+SearchSpace matmul_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
+                            const VectorUnit& vector_unit) {
   te::Tensor mm = find_tagged(anchor, {"matmul"});
-  if (!mm.defined()) return generic_template(anchor, outputs);
-  return matmul_space(matmul_shape(mm, outputs), outputs);
+  if (!mm.defined()) return generic_template(anchor, outputs, vector_unit);
+  return matmul_space(matmul_shape(mm, outputs), outputs, vector_unit);
 }
 
 }  // namespace lathe::topi

@@ -138,22 +138,27 @@ void schedule_root_stage(Stage st, const StageKnobs& k) {
   }
 }
 
-void schedule_remaining(Schedule& sch, const OpSet& done) {
+void schedule_remaining(Schedule& sch, const OpSet& done, int64_t vector_lanes) {
+  StageKnobs knobs;
+  knobs.vector_lanes = vector_lanes;
   for (Stage st : sch.stages()) {
     if (done.count(st.op()) || done.count(st.node().origin_op)) continue;
-    schedule_root_stage(st);
+    schedule_root_stage(st, knobs);
   }
 }
 
-SearchSpace generic_template(const te::Tensor& /*anchor*/, const std::vector<te::Tensor>& outputs) {
+SearchSpace generic_template(const te::Tensor& /*anchor*/, const std::vector<te::Tensor>& outputs,
+                             const VectorUnit& vector_unit) {
   const GroupShape g = group_shape(outputs);
   std::vector<std::vector<int64_t>> shapes = g.injective;
   shapes.insert(shapes.end(), g.reduction.begin(), g.reduction.end());
 
   SearchSpace space;
   space.name = g.reduction.empty() ? "injective.x86" : "reduction.x86";
-  // Vector widths that divide some stage's innermost axis; 16, the default,
-  // only then (where none divides, the default is scalar: 1).
+  // Vector widths that divide some stage's innermost axis; one register of
+  // the target (16 float32 lanes on AVX-512, 8 on AVX2, 4 on SSE), the
+  // default, only then (where none divides, the default is scalar: 1).
+  const int64_t register_lanes = vector_unit.lanes();
   std::vector<int64_t> lanes = {1};
   for (int64_t v : {4, 8, 16})
     if (std::any_of(shapes.begin(), shapes.end(), [&](const auto& s) { return s.back() % v == 0; }))
@@ -164,7 +169,8 @@ SearchSpace generic_template(const te::Tensor& /*anchor*/, const std::vector<te:
   for (int d = 0; d <= max_depth; ++d) depths.push_back(d);
   space.knobs = {choice_knob("vector_lanes", lanes), choice_knob("parallel_axes", depths)};
   std::vector<std::pair<std::string, std::vector<int64_t>>> defaults = {
-      {"vector_lanes", {lanes.back() == kDefaultVectorLanes ? kDefaultVectorLanes : 1}},
+      {"vector_lanes",
+       {std::count(lanes.begin(), lanes.end(), register_lanes) ? register_lanes : 1}},
       {"parallel_axes", {max_depth}}};
 
   // Unroll factors that divide some injective stage's innermost loop for some

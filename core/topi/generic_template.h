@@ -33,7 +33,7 @@ namespace lathe::topi {
 constexpr int64_t kSmallReduceExtent = 16;
 
 struct StageKnobs {
-  int64_t vector_lanes = kDefaultVectorLanes;
+  int64_t vector_lanes = VectorUnit{}.lanes();
   int parallel_axes = INT_MAX;  // all but the innermost
   int64_t unroll_inner = 1;
   bool unroll_reduce = false;
@@ -44,12 +44,14 @@ struct StageKnobs {
 // are attached or inlined, or have no data axis, stay as they are.
 void schedule_root_stage(schedule::Stage stage, const StageKnobs& knobs = {});
 
-// Every root stage of `sch` whose op is not in `done`, with the default knobs:
-// how the x86 templates schedule the group's stages they do not tile.
-void schedule_remaining(schedule::Schedule& sch, const OpSet& done);
+// Every root stage of `sch` whose op is not in `done`, with the default knobs
+// and vectors of `vector_lanes`: how the x86 templates schedule the group's
+// stages they do not tile.
+void schedule_remaining(schedule::Schedule& sch, const OpSet& done, int64_t vector_lanes);
 
 // The space for the group computing `outputs` ("injective.x86", or
 // "reduction.x86" when a stage reduces); `anchor` is not used.
-SearchSpace generic_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs);
+SearchSpace generic_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
+                             const VectorUnit& vector_unit = {});
 
 }  // namespace lathe::topi

@@ -32,13 +32,15 @@ namespace lathe::topi {
 //   unroll_kernel  0: none, 1: the kernel-width loop, 2: both kernel loops
 //   pad_root   compute the padded input once at the root instead of inlining
 //              it (a branch per tap)
-SearchSpace conv2d_nchwc_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs);
+SearchSpace conv2d_nchwc_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
+                                  const VectorUnit& vector_unit);
 
 // Conv on NCHW ("conv2d_nchw" / "depthwise_conv2d_nchw"): vectors along the
 // output row, a block of filters per micro-kernel.
 //   tile_f  filters per micro-kernel (each input vector used by all of them)
 //   tile_x  output pixels per vector
-SearchSpace conv2d_nchw_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs);
+SearchSpace conv2d_nchw_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
+                                 const VectorUnit& vector_unit);
 
 // MatMul / Gemm / batched MatMul ("matmul"), as TVM's dense_pack: tile_y x
 // tile_x register tiles. A batch of few-row products against one shared B
@@ -49,6 +51,7 @@ SearchSpace conv2d_nchw_template(const te::Tensor& anchor, const std::vector<te:
 //   pack_b         B copied into a contiguous panel per column panel (a
 //                  transposed B: read through its stage rather than inline)
 //   parallel_rows  the row tiles run in parallel too, not only the panels
-SearchSpace matmul_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs);
+SearchSpace matmul_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
+                            const VectorUnit& vector_unit);
 
 }  // namespace lathe::topi

@@ -14,6 +14,7 @@
 
 #include "ir/graph.h"
 #include "schedule/schedule.h"
+#include "support/vector_unit.h"
 #include "te/tensor.h"
 #include "topi/config_space.h"
 
@@ -68,9 +69,11 @@ using OpComputeFn = std::vector<te::Tensor> (*)(const ComputeContext&);
 // the anchor node's (first) output tensor, `outputs` the group's output
 // tensors; the space's apply schedules every stage of the group (inlining the
 // elementwise epilogue where it can) and records its primitives in the trace;
-// its default config is the schedule the compiler uses untuned.
+// its default config is the schedule the compiler uses untuned. Register
+// budgets and vector lengths come from the target's `vector_unit`.
 using OpTemplateFn = SearchSpace (*)(const te::Tensor& anchor,
-                                     const std::vector<te::Tensor>& outputs);
+                                     const std::vector<te::Tensor>& outputs,
+                                     const VectorUnit& vector_unit);
 
 struct OpStrategy {
   OpComputeFn compute = nullptr;

@@ -117,10 +117,12 @@ std::vector<te::Tensor> GroupComputation::args() const {
   return all;
 }
 
-GroupComputation build_group_computation(const Graph& graph, const passes::FusedGroup& group) {
+GroupComputation build_group_computation(const Graph& graph, const passes::FusedGroup& group,
+                                         const VectorUnit& vector_unit) {
   const topi::OpStrategyRegistry& strategies = topi::OpStrategyRegistry::global();
   const OpRegistry& registry = OpRegistry::global();
   GroupComputation result;
+  result.vector_unit = vector_unit;
   std::unordered_map<ValueId, te::Tensor> tensor_of;
 
   for (ValueId v : group.inputs) {
@@ -202,8 +204,9 @@ GroupComputation build_group_computation(const Graph& graph, const passes::Fused
 topi::SearchSpace template_search_space(const GroupComputation& computation) {
   const topi::OpStrategy* strategy = computation.anchor_strategy;
   if (strategy && strategy->tuning_template && computation.anchor.op().as_compute())
-    return strategy->tuning_template(computation.anchor, computation.outputs);
-  return topi::generic_template(computation.anchor, computation.outputs);
+    return strategy->tuning_template(computation.anchor, computation.outputs,
+                                     computation.vector_unit);
+  return topi::generic_template(computation.anchor, computation.outputs, computation.vector_unit);
 }
 
 std::unique_ptr<schedule::Schedule> apply_config(const GroupComputation& computation,

@@ -27,13 +27,16 @@ struct GroupComputation {
   te::Tensor anchor;                   // the anchor node's first output
   const topi::OpStrategy* anchor_strategy = nullptr;
   std::map<std::string, te::Tensor> tensors;  // every tensor by name, for schedule text
+  VectorUnit vector_unit;  // of the target: the templates' register budgets and vectors
 
   // Kernel parameters as tvm.lower takes them: inputs then outputs.
   std::vector<te::Tensor> args() const;
 };
 
-// Throws UnsupportedError naming the node when an op has no compute definition.
-GroupComputation build_group_computation(const Graph& graph, const passes::FusedGroup& group);
+// Throws UnsupportedError naming the node when an op has no compute
+// definition. `vector_unit` is the target's, as the graph passes had it.
+GroupComputation build_group_computation(const Graph& graph, const passes::FusedGroup& group,
+                                         const VectorUnit& vector_unit = {});
 
 // The group's search space: the anchor op's tuning template when it has one,
 // else the generic template (topi/generic_template.h). Its apply takes a fresh

@@ -87,9 +87,9 @@ class KnobList {
 
 // Default S0 S1 S2 S3: one vector of the innermost axis, a few rows of the
 // one before it, the rest in the outermost (parallel) level.
-TileSizes default_spatial_tile(int64_t extent, size_t axis, size_t rank) {
+TileSizes default_spatial_tile(int64_t extent, size_t axis, size_t rank, int64_t vector_lanes) {
   if (axis + 1 == rank) {
-    const int64_t lanes = topi::largest_divisor(extent, topi::kDefaultVectorLanes);
+    const int64_t lanes = topi::largest_divisor(extent, vector_lanes);
     return {extent / lanes, 1, 1, lanes};
   }
   if (axis + 2 == rank) {
@@ -138,7 +138,8 @@ void apply_sketch(const SketchPlan& plan, schedule::Schedule& sch, const topi::C
 
 }  // namespace
 
-topi::SearchSpace sketch_search_space(const std::vector<te::Tensor>& outputs) {
+topi::SearchSpace sketch_search_space(const std::vector<te::Tensor>& outputs,
+                                      const VectorUnit& vector_unit) {
   auto plan = std::make_shared<SketchPlan>();
   plan->targets = sketch::find_sketch_targets(outputs);
   plan->sketches = enumerate_sketches(plan->targets);
@@ -155,7 +156,7 @@ topi::SearchSpace sketch_search_space(const std::vector<te::Tensor>& outputs) {
       const int64_t extent = c->shape[i];
       spatial.push_back(
           list.add(topi::split_knob(r.op->name + "." + c->axis[i].name(), extent, 4, kMaxInnerTile),
-                   default_spatial_tile(extent, i, c->axis.size())));
+                   default_spatial_tile(extent, i, c->axis.size(), vector_unit.lanes())));
     }
     std::vector<size_t>& reduce = index.reduce.emplace_back();
     for (const te::IterVar& k : c->reduce_axis) {
@@ -171,7 +172,7 @@ topi::SearchSpace sketch_search_space(const std::vector<te::Tensor>& outputs) {
       continue;
     }
     const int64_t extent = c->shape.back();
-    const int64_t lanes = topi::largest_divisor(extent, topi::kDefaultVectorLanes);
+    const int64_t lanes = topi::largest_divisor(extent, vector_unit.lanes());
     index.elementwise.push_back(
         list.add(topi::split_knob(op->name + "." + c->axis.back().name(), extent, 2, kMaxInnerTile),
                  {extent / lanes, lanes}));

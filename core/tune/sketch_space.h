@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "support/vector_unit.h"
 #include "te/tensor.h"
 #include "topi/config_space.h"
 
@@ -24,6 +25,7 @@ namespace lathe::tune {
 //                           as {outer, vector lanes}
 //   parallel_levels         how many outer tile levels fuse into the parallel loop
 //   auto_unroll_max_step    0, 16, 64 or 512
-topi::SearchSpace sketch_search_space(const std::vector<te::Tensor>& outputs);
+topi::SearchSpace sketch_search_space(const std::vector<te::Tensor>& outputs,
+                                      const VectorUnit& vector_unit = {});
 
 }  // namespace lathe::tune

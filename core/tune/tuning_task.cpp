@@ -16,13 +16,14 @@
 namespace lathe::tune {
 
 TuningTask make_tuning_task(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
-                            const KernelTask& task, SpaceKind kind) {
+                            const KernelTask& task, SpaceKind kind, const VectorUnit& vector_unit) {
   const passes::FusedGroup& group = groups.at(static_cast<size_t>(task.groups.at(0)));
   TuningTask t;
   t.task = task;
-  t.computation = build_group_computation(graph, group);
+  t.computation = build_group_computation(graph, group, vector_unit);
   t.baseline = template_search_space(t.computation);
-  t.space = kind == SpaceKind::Sketch ? sketch_search_space(t.computation.outputs) : t.baseline;
+  t.space = kind == SpaceKind::Sketch ? sketch_search_space(t.computation.outputs, vector_unit)
+                                      : t.baseline;
   t.data = make_task_data(graph, group, t.computation);
   return t;
 }

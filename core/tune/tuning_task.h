@@ -31,8 +31,11 @@ struct TuningTask {
   TaskData data;
 };
 
+// `vector_unit` is the compile target's (codegen::Target::vector_unit), the
+// one the graph's layout was chosen for.
 TuningTask make_tuning_task(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
-                            const KernelTask& task, SpaceKind kind);
+                            const KernelTask& task, SpaceKind kind,
+                            const VectorUnit& vector_unit = {});
 
 struct Candidate {
   topi::Config config;

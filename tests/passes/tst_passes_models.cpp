@@ -153,7 +153,8 @@ class TestPassesModels : public QObject {
 
   void resnetConvolutionsFuseWithTheirEpilogue() {
     LoadedModel m = load("resnet18");
-    passes::OptimizedGraph opt = passes::optimize_graph(m.graph, {true, false});
+    passes::OptimizedGraph opt = passes::optimize_graph(
+        m.graph, {.alter_layout = true, .record_snapshots = false, .vector_unit = {}});
     const Graph& g = opt.graph;
     std::vector<int> group_of(g.nodes.size(), -1);
     for (const auto& grp : opt.groups)

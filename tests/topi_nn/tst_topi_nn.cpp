@@ -125,7 +125,7 @@ Compiled compile_and_run(const Node& node, const std::vector<TensorType>& in_typ
   Compiled result;
   if (strategy->tuning_template) {
     // The op's untuned schedule: its template's default config.
-    const topi::SearchSpace space = strategy->tuning_template(outs[0], group_outputs);
+    const topi::SearchSpace space = strategy->tuning_template(outs[0], group_outputs, VectorUnit{});
     space.apply(sch, space.default_config);
     result.schedule_used = "registered";
   } else {

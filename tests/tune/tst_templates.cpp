@@ -225,9 +225,11 @@ struct Group {
   int index = -1;
 };
 
-Group group_anchored_by(const Graph& graph, const std::string& op) {
+Group group_anchored_by(const Graph& graph, const std::string& op,
+                        const VectorUnit& vector_unit = {}) {
   Group g;
-  g.optimized = passes::optimize_graph(graph, {true, false});
+  g.optimized = passes::optimize_graph(
+      graph, {.alter_layout = true, .record_snapshots = false, .vector_unit = vector_unit});
   for (const passes::FusedGroup& group : g.optimized.groups)
     if (g.optimized.graph.nodes[static_cast<size_t>(group.anchor)].op == op) g.index = group.id;
   return g;
@@ -241,10 +243,10 @@ struct ConvSpace {
   const Graph& graph() const { return group.optimized.graph; }
 };
 
-ConvSpace conv_space_of(const Graph& graph) {
-  Group group = group_anchored_by(graph, "Conv2dNCHWc");
+ConvSpace conv_space_of(const Graph& graph, const VectorUnit& vector_unit = {}) {
+  Group group = group_anchored_by(graph, "Conv2dNCHWc", vector_unit);
   tune::GroupComputation c = tune::build_group_computation(
-      group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+      group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)], vector_unit);
   topi::SearchSpace space = tune::template_search_space(c);
   return {std::move(group), std::move(c), std::move(space)};
 }
@@ -495,6 +497,35 @@ class TestTemplates : public QObject {
     // A 56x56 plane of 16 channels (200 KB) is too large to stay in L1.
     for (const topi::Knob& k : space.knobs)
       if (k.name == "stationary" || k.name == "prefetch") QCOMPARE(k.options.size(), size_t{1});
+  }
+
+  // AVX2: channel blocks of 8 floats (one ymm register) and a budget of 16
+  // registers, so the AVX-512 default (14 pixels x 2 blocks, 31 registers)
+  // is out; the default keeps one register spare.
+  void convRegisterBudgetFollowsTheTarget() {
+    const ConvSpace conv =
+        conv_space_of(conv_relu({1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, 1), VectorUnit::avx2());
+    QCOMPARE(conv.computation.outputs[0].shape().back(), int64_t{8});
+    const topi::SearchSpace& space = conv.space;
+    auto config = [&](std::vector<int64_t> tile_ow, int64_t oc, int64_t oh) {
+      return space.config_from_values({{"tile_ow", tile_ow},
+                                       {"tile_oc", {oc}},
+                                       {"tile_oh", {oh}},
+                                       {"tile_ic", {8, 1}},
+                                       {"unroll_kw", {1}},
+                                       {"unroll_kh", {1}},
+                                       {"stationary", {0}},
+                                       {"prefetch", {0}},
+                                       {"pad_rows", {0}}});
+    };
+    QVERIFY(!config({1, 4, 14}, 2, 1).empty());
+    QVERIFY(!space.valid(config({1, 4, 14}, 2, 1)));  // 28 + 2 + 1
+    QVERIFY(!space.valid(config({1, 8, 7}, 2, 1)));   // 14 + 2 + 1
+    QVERIFY(space.valid(config({1, 8, 7}, 1, 2)));    // 14 + 1 + 1
+    QVERIFY(space.valid(config({1, 4, 14}, 1, 1)));   // 14 + 1 + 1
+    QCOMPARE(space.describe(space.default_config),
+             std::string("tile_ow=[1,14,4] tile_oc=2 tile_oh=1 tile_ic=[8,1] unroll_kw=0 "
+                         "unroll_kh=0 stationary=0 prefetch=0 pad_rows=0"));
   }
 
   // The weights-stationary order (an 8x8 plane's accumulators for all its

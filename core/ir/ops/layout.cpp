@@ -138,8 +138,8 @@ int64_t TensorLayout::offset(const std::array<int64_t, 4>& i, const Shape& p) co
   return 0;
 }
 
-int64_t channel_block(int64_t channels) {
-  for (int64_t b = 16; b > 1; --b)
+int64_t channel_block(int64_t channels, int64_t max_block) {
+  for (int64_t b = max_block; b > 1; --b)
     if (channels % b == 0) return b;
   return 1;
 }

@@ -38,8 +38,9 @@ struct TensorLayout {
 };
 
 // The channel block the layout pass uses: the largest divisor of `channels`
-// that is at most 16 (3 -> 3, 24 -> 12, 64 -> 16, 1000 -> 10).
-int64_t channel_block(int64_t channels);
+// that is at most `max_block`, one vector of the target (16 float32 lanes on
+// AVX-512: 3 -> 3, 24 -> 12, 64 -> 16, 1000 -> 10; 8 on AVX2: 24 -> 8).
+int64_t channel_block(int64_t channels, int64_t max_block = 16);
 
 std::string nchwc_layout(int64_t block);                         // "NCHW16c"
 std::string oihwio_layout(int64_t in_block, int64_t out_block);  // "OIHW8i16o"
