@@ -1,26 +1,30 @@
-// Graph IR -> DOT -> Graphviz `dot` layout -> plain geometry. The DOT text is
-// the single description: the export and the layout can never disagree.
-// No Qt here: Graphviz's headers define macros that clash with Qt's.
+// Graph IR -> DOT -> Graphviz `dot` layout (in lathe-layout-worker) -> plain
+// geometry. The DOT text is the single description: the export and the
+// layout can never disagree. No Qt here.
 #include "views/graph_layout.h"
 
-#include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
-#include <mutex>
+#include <cerrno>
+#include <cstring>
 #include <sstream>
+#include <unordered_map>
 
 #include "ir/op_registry.h"
 #include "support/error.h"
 #include "support/timer.h"
+#include "tune/worker_process.h"
+#include "views/dot_geometry.h"
 
 namespace lathe::views {
 
 namespace {
 
-constexpr double kPointsPerInch = 72.0;
 constexpr size_t kMaxConstantLines = 3;
+// How often a layout waiting for its worker looks at its cancel flag.
+constexpr int kCancelPollMs = 20;
 
 // Measured on a 2-core machine (bench_layout): a 24-layer encoder (1,198
 // nodes, about 3,000 nodes + spans) takes 0.5 s with spline edges; DenseNet-121
@@ -268,26 +272,42 @@ DotGraph build_dot(const Graph& graph, const std::vector<passes::FusedGroup>& gr
   return dot;
 }
 
-int index_after_prefix(const char* name, const char* prefix) {
-  const std::string_view s(name ? name : "");
-  const std::string_view p(prefix);
-  if (s.substr(0, p.size()) != p) return -1;
-  int value = -1;
-  const auto* begin = s.data() + p.size();
-  const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), value);
-  return ec == std::errc() && end == s.data() + s.size() ? value : -1;
-}
-
-// Graphviz keeps global state (the current graph, error handlers, plugin
-// tables): one layout at a time, on one context kept for the process.
-std::mutex& graphviz_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-
-GVC_t* graphviz_context() {
-  static GVC_t* context = gvContext();
-  return context;
+// Sends the DOT text to a lathe-layout-worker and reads its geometry back;
+// kills the worker and throws LayoutCancelled once `cancel` is set.
+DotGeometry run_layout_worker(const std::string& dot, const std::atomic<bool>* cancel) {
+  static const std::string executable =
+      tune::find_worker_executable("lathe-layout-worker", "LATHE_LAYOUT_WORKER");
+  tune::WorkerProcess worker(executable);
+  auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
+  size_t sent = 0;
+  std::string reply;
+  char buffer[1 << 16];
+  for (;;) {
+    if (cancelled()) {
+      worker.kill();
+      throw LayoutCancelled();
+    }
+    pollfd fds[2] = {{worker.from_child(), POLLIN, 0}, {worker.to_child(), POLLOUT, 0}};
+    const nfds_t count = worker.to_child() >= 0 ? 2 : 1;
+    if (::poll(fds, count, kCancelPollMs) < 0 && errno != EINTR)
+      fail(str("graph layout: poll: ", std::strerror(errno)));
+    if (count == 2 && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const ssize_t n = ::write(worker.to_child(), dot.data() + sent, dot.size() - sent);
+      if (n > 0) sent += static_cast<size_t>(n);
+      if (sent == dot.size() || (n < 0 && errno != EAGAIN && errno != EINTR))
+        worker.close_to_child();
+    }
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      const ssize_t n = ::read(worker.from_child(), buffer, sizeof buffer);
+      if (n > 0) reply.append(buffer, static_cast<size_t>(n));
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;
+    }
+  }
+  const std::string ended = worker.wait(tune::protocol::Clock::now() + std::chrono::seconds(5));
+  if (reply.rfind("error: ", 0) == 0)
+    fail(str("graph layout: ", reply.substr(7, reply.find_last_not_of('\n') - 6)));
+  if (ended != "exited with status 0") fail(str("graph layout: lathe-layout-worker ", ended));
+  return read_dot_geometry(reply);
 }
 
 }  // namespace
@@ -373,82 +393,61 @@ std::string to_dot(const Graph& graph, const std::vector<passes::FusedGroup>& gr
   return build_dot(graph, groups).text;
 }
 
-GraphLayout layout_graph(const Graph& graph, const std::vector<passes::FusedGroup>& groups) {
+GraphLayout layout_graph(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+                         const std::atomic<bool>* cancel) {
   const Timer timer;
   DotGraph dot = build_dot(graph, groups);
+  const DotGeometry geometry = run_layout_worker(dot.text, cancel);
   GraphLayout layout;
   layout.nodes = std::move(dot.nodes);
-
-  const std::lock_guard lock(graphviz_mutex());
-  GVC_t* gvc = graphviz_context();
-  LATHE_CHECK(gvc, "graph layout: cannot create a Graphviz context");
-  Agraph_t* g = agmemread(dot.text.c_str());
-  LATHE_CHECK(g, "graph layout: Graphviz cannot parse the DOT of graph '", graph.name, "'");
-  if (gvLayout(gvc, g, "dot") != 0) {
-    agclose(g);
-    fail(str("graph layout: Graphviz's dot layout failed on graph '", graph.name, "'"));
-  }
-
-  const boxf bb = GD_bb(g);
-  layout.width = bb.UR.x - bb.LL.x;
-  layout.height = bb.UR.y - bb.LL.y;
+  layout.width = geometry.upper_right.x - geometry.lower_left.x;
+  layout.height = geometry.upper_right.y - geometry.lower_left.y;
   // Graphviz's y grows upwards from the bottom left.
-  auto point = [&](pointf p) { return LayoutPoint{p.x - bb.LL.x, bb.UR.y - p.y}; };
+  auto point = [&](DotPoint p) {
+    return LayoutPoint{p.x - geometry.lower_left.x, geometry.upper_right.y - p.y};
+  };
 
+  std::unordered_map<std::string, const DotGeometry::Node*> placed;
+  for (const DotGeometry::Node& node : geometry.nodes) placed[node.id] = &node;
   for (LayoutNode& ln : layout.nodes) {
-    Agnode_t* node = agnode(g, ln.id.data(), 0);
-    LATHE_CHECK(node, "graph layout: Graphviz lost node ", ln.id);
-    const LayoutPoint centre = point(ND_coord(node));
-    const double w = ND_width(node) * kPointsPerInch;
-    const double h = ND_height(node) * kPointsPerInch;
+    auto it = placed.find(ln.id);
+    LATHE_CHECK(it != placed.end(), "graph layout: Graphviz lost node ", ln.id);
+    const LayoutPoint centre = point(it->second->centre);
+    const double w = it->second->width, h = it->second->height;
     ln.box = {centre.x - w / 2, centre.y - h / 2, w, h};
   }
 
   layout.edges.resize(dot.edges.size());
-  for (Agnode_t* node = agfstnode(g); node; node = agnxtnode(g, node)) {
-    for (Agedge_t* edge = agfstout(g, node); edge; edge = agnxtout(g, edge)) {
-      const int index = index_after_prefix(agget(edge, const_cast<char*>("id")), "e");
-      if (index < 0 || index >= static_cast<int>(dot.edges.size())) continue;
-      LayoutEdge& le = layout.edges[static_cast<size_t>(index)];
-      const EdgeSpec& spec = dot.edges[static_cast<size_t>(index)];
-      le.from = spec.from;
-      le.to = spec.to;
-      le.value = spec.value;
-      le.label = shape_to_string(graph.type(spec.value).shape);
-      if (const splines* spl = ED_spl(edge); spl && spl->size > 0) {
-        const bezier& bz = spl->list[0];
-        for (int i = 0; i < bz.size; ++i) le.points.push_back(point(bz.list[i]));
-        if (bz.eflag) {
-          le.has_arrow = true;
-          le.arrow_tip = point(bz.ep);
-        }
-      }
-      if (const textlabel_t* label = ED_xlabel(edge); label && label->set)
-        le.label_pos = point(label->pos);
-    }
+  for (const DotGeometry::Edge& edge : geometry.edges) {
+    if (edge.index < 0 || edge.index >= static_cast<int>(dot.edges.size())) continue;
+    LayoutEdge& le = layout.edges[static_cast<size_t>(edge.index)];
+    const EdgeSpec& spec = dot.edges[static_cast<size_t>(edge.index)];
+    le.from = spec.from;
+    le.to = spec.to;
+    le.value = spec.value;
+    le.label = shape_to_string(graph.type(spec.value).shape);
+    for (const DotPoint& p : edge.points) le.points.push_back(point(p));
+    le.has_arrow = edge.has_arrow;
+    if (edge.has_arrow) le.arrow_tip = point(edge.arrow_tip);
+    if (edge.has_label) le.label_pos = point(edge.label);
   }
 
-  for (int c = 1; c <= GD_n_cluster(g); ++c) {
-    Agraph_t* sub = GD_clust(g)[c];
-    const int group = index_after_prefix(agnameof(sub), "cluster_");
-    if (group < 0 || group >= static_cast<int>(groups.size())) continue;
+  for (const DotGeometry::Cluster& c : geometry.clusters) {
+    if (c.group < 0 || c.group >= static_cast<int>(groups.size())) continue;
     LayoutCluster cluster;
-    cluster.name = groups[static_cast<size_t>(group)].name;
-    cluster.group = group;
-    const boxf cb = GD_bb(sub);
-    const LayoutPoint top_left = point({cb.LL.x, cb.UR.y});
-    cluster.box = {top_left.x, top_left.y, cb.UR.x - cb.LL.x, cb.UR.y - cb.LL.y};
-    if (const textlabel_t* label = GD_label(sub); label && label->set)
-      cluster.label_pos = point(label->pos);
-    else
-      cluster.label_pos = {cluster.box.x + cluster.box.width / 2, cluster.box.y + 8};
+    cluster.name = groups[static_cast<size_t>(c.group)].name;
+    cluster.group = c.group;
+    const LayoutPoint top_left = point({c.lower_left.x, c.upper_right.y});
+    cluster.box = {top_left.x, top_left.y, c.upper_right.x - c.lower_left.x,
+                   c.upper_right.y - c.lower_left.y};
+    cluster.label_pos = c.has_label
+                            ? point(c.label)
+                            : LayoutPoint{cluster.box.x + cluster.box.width / 2, cluster.box.y + 8};
     layout.clusters.push_back(std::move(cluster));
   }
   std::sort(layout.clusters.begin(), layout.clusters.end(),
             [](const LayoutCluster& a, const LayoutCluster& b) { return a.group < b.group; });
 
-  gvFreeLayout(gvc, g);
-  agclose(g);
   layout.dot = std::move(dot.text);
   layout.effort = dot.effort;
   layout.milliseconds = timer.milliseconds();

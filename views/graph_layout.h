@@ -1,13 +1,15 @@
 // Lays out a graph IR with Graphviz's `dot` into plain geometry the graph view
-// draws. A pure function without Qt, so it runs in a pool thread; Graphviz's
-// headers stay inside the .cpp (their macros clash with Qt's).
+// draws. A pure function without Qt, so it runs in a pool thread; Graphviz
+// itself runs in the layout worker (views/layout_worker).
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
 #include "ir/graph.h"
 #include "passes/fuse_ops.h"
+#include "support/error.h"
 
 namespace lathe::views {
 
@@ -102,8 +104,16 @@ struct GraphLayout {
 // names appear as tooltips, so the DOT names every node.
 std::string to_dot(const Graph& graph, const std::vector<passes::FusedGroup>& groups = {});
 
-// Lays out to_dot(graph, groups) with `dot`. Thread-safe (Graphviz itself is
-// not; calls are serialised). Throws lathe::Error when Graphviz fails.
-GraphLayout layout_graph(const Graph& graph, const std::vector<passes::FusedGroup>& groups = {});
+// Thrown by layout_graph when its cancel flag was set.
+struct LayoutCancelled : Error {
+  LayoutCancelled() : Error("graph layout cancelled") {}
+};
+
+// Lays out to_dot(graph, groups) with `dot`, in a lathe-layout-worker process
+// of its own (dot cannot be interrupted, and keeps global state): calls on
+// several threads run in parallel, and setting `cancel` kills the worker and
+// throws LayoutCancelled. Throws lathe::Error when Graphviz fails.
+GraphLayout layout_graph(const Graph& graph, const std::vector<passes::FusedGroup>& groups = {},
+                         const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace lathe::views

@@ -21,6 +21,7 @@ struct ComputeOutcome {
 struct LayoutOutcome {
   std::shared_ptr<const views::GraphLayout> layout;  // null on failure
   QString message;
+  bool cancelled = false;
 };
 
 ComputeOutcome computeSnapshots(const QString& path, std::shared_ptr<const Graph> graph) {
@@ -46,10 +47,13 @@ ComputeOutcome computeSnapshots(const QString& path, std::shared_ptr<const Graph
   return outcome;
 }
 
-LayoutOutcome runLayout(const std::function<views::GraphLayout()>& layout) {
+LayoutOutcome runLayout(const std::function<views::GraphLayout(const std::atomic<bool>*)>& layout,
+                        std::shared_ptr<std::atomic<bool>> cancel) {
   LayoutOutcome outcome;
   try {
-    outcome.layout = std::make_shared<views::GraphLayout>(layout());
+    outcome.layout = std::make_shared<views::GraphLayout>(layout(cancel.get()));
+  } catch (const views::LayoutCancelled&) {
+    outcome.cancelled = true;
   } catch (const std::exception& e) {
     outcome.message = QString::fromStdString(e.what());
   } catch (...) {
@@ -64,9 +68,10 @@ GraphSnapshotTracker::GraphSnapshotTracker(QObject* parent) : QObject(parent) {}
 
 void GraphSnapshotTracker::compute(const QString& path, std::shared_ptr<const Graph> graph) {
   const quint64 request = ++latestCompute_;
-  // Layouts of the previous model's snapshots are moot now.
+  // Layouts of the previous model's snapshots are moot now: stop them.
   ++latestOriginal_;
   ++latestLayout_;
+  cancelLayouts();
   auto* watcher = new QFutureWatcher<ComputeOutcome>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, path] {
     watcher->deleteLater();
@@ -83,11 +88,14 @@ void GraphSnapshotTracker::compute(const QString& path, std::shared_ptr<const Gr
 }
 
 void GraphSnapshotTracker::layOutOriginal(std::shared_ptr<const GraphSnapshots> snapshots) {
-  startLayout([snapshots] { return views::layout_graph(snapshots->original); }, &latestOriginal_,
-              snapshots->path,
-              [this, snapshots](std::shared_ptr<const views::GraphLayout> layout) {
-                emit originalLaidOut(snapshots, std::move(layout));
-              });
+  startLayout(
+      [snapshots](const std::atomic<bool>* cancel) {
+        return views::layout_graph(snapshots->original, {}, cancel);
+      },
+      &latestOriginal_, snapshots->path,
+      [this, snapshots](std::shared_ptr<const views::GraphLayout> layout) {
+        emit originalLaidOut(snapshots, std::move(layout));
+      });
 }
 
 void GraphSnapshotTracker::layOut(std::shared_ptr<const GraphSnapshots> snapshots, int index) {
@@ -97,9 +105,9 @@ void GraphSnapshotTracker::layOut(std::shared_ptr<const GraphSnapshots> snapshot
     return;
   }
   startLayout(
-      [snapshots, index] {
+      [snapshots, index](const std::atomic<bool>* cancel) {
         const passes::GraphSnapshot& s = snapshots->optimized.snapshots[static_cast<size_t>(index)];
-        return views::layout_graph(s.graph, s.groups);
+        return views::layout_graph(s.graph, s.groups, cancel);
       },
       &latestLayout_, snapshots->path,
       [this, snapshots, index](std::shared_ptr<const views::GraphLayout> layout) {
@@ -108,23 +116,36 @@ void GraphSnapshotTracker::layOut(std::shared_ptr<const GraphSnapshots> snapshot
 }
 
 void GraphSnapshotTracker::startLayout(
-    std::function<views::GraphLayout()> layout, quint64* latest, const QString& path,
-    std::function<void(std::shared_ptr<const views::GraphLayout>)> deliver) {
+    std::function<views::GraphLayout(const std::atomic<bool>*)> layout, quint64* latest,
+    const QString& path, std::function<void(std::shared_ptr<const views::GraphLayout>)> deliver) {
   const quint64 request = ++*latest;
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
   auto* watcher = new QFutureWatcher<LayoutOutcome>(this);
   connect(watcher, &QFutureWatcherBase::finished, this,
-          [this, watcher, latest, request, path, deliver = std::move(deliver)] {
+          [this, watcher, latest, request, path, cancel, deliver = std::move(deliver)] {
             watcher->deleteLater();
+            cancelFlags_.erase(cancel);
+            if (cancelFlags_.empty()) emit layingOutChanged(false);
             setRunning(-1);
-            if (request != *latest) return;
             const LayoutOutcome outcome = watcher->result();
+            if (outcome.cancelled) {
+              if (request == *latest) emit layoutCancelled(path);
+              return;
+            }
+            if (request != *latest) return;
             if (outcome.layout)
               deliver(outcome.layout);
             else
               emit failed(path, outcome.message);
           });
+  if (cancelFlags_.empty()) emit layingOutChanged(true);
+  cancelFlags_.insert(cancel);
   setRunning(+1);
-  watcher->setFuture(QtConcurrent::run(runLayout, std::move(layout)));
+  watcher->setFuture(QtConcurrent::run(runLayout, std::move(layout), cancel));
+}
+
+void GraphSnapshotTracker::cancelLayouts() {
+  for (const auto& flag : cancelFlags_) flag->store(true);
 }
 
 void GraphSnapshotTracker::setRunning(int delta) {

@@ -8,7 +8,10 @@
 
 #include <QObject>
 #include <QString>
+#include <atomic>
+#include <functional>
 #include <memory>
+#include <set>
 
 #include "ir/graph.h"
 #include "passes/pipeline.h"
@@ -36,7 +39,11 @@ class GraphSnapshotTracker : public QObject {
   void layOutOriginal(std::shared_ptr<const GraphSnapshots> snapshots);
   // Lays out snapshot `index` of `snapshots` (its groups as clusters, if any).
   void layOut(std::shared_ptr<const GraphSnapshots> snapshots, int index);
+  // Stops every layout still running (their workers are killed); each
+  // reports layoutCancelled instead of its result.
+  void cancelLayouts();
   bool isBusy() const { return running_ > 0; }
+  bool isLayingOut() const { return !cancelFlags_.empty(); }
 
  signals:
   void busyChanged(bool busy);
@@ -46,11 +53,14 @@ class GraphSnapshotTracker : public QObject {
                        std::shared_ptr<const views::GraphLayout> layout);
   void laidOut(std::shared_ptr<const GraphSnapshots> snapshots, int index,
                std::shared_ptr<const views::GraphLayout> layout);
+  void layoutCancelled(const QString& path);
+  void layingOutChanged(bool layingOut);
 
  private:
   // Runs `layout` in the pool as the newest request counted by `latest`;
   // `deliver` gets its result on the GUI thread unless a newer one came since.
-  void startLayout(std::function<views::GraphLayout()> layout, quint64* latest, const QString& path,
+  void startLayout(std::function<views::GraphLayout(const std::atomic<bool>*)> layout,
+                   quint64* latest, const QString& path,
                    std::function<void(std::shared_ptr<const views::GraphLayout>)> deliver);
   void setRunning(int delta);
 
@@ -58,6 +68,8 @@ class GraphSnapshotTracker : public QObject {
   quint64 latestOriginal_ = 0;
   quint64 latestLayout_ = 0;
   int running_ = 0;
+  // The cancel flags of the layouts running now.
+  std::set<std::shared_ptr<std::atomic<bool>>> cancelFlags_;
 };
 
 }  // namespace lathe::studio

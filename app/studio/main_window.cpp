@@ -134,6 +134,13 @@ QWidget* MainWindow::createGraphPage() {
 
   graphStatus_ = new QLabel;
   graphStatus_->setObjectName(QStringLiteral("graphStatus"));
+  cancelLayout_ = new QToolButton;
+  cancelLayout_->setObjectName(QStringLiteral("cancelLayout"));
+  cancelLayout_->setText(tr("Cancel"));
+  cancelLayout_->setToolTip(tr("Stop laying out the graphs (the model and its kernels stay open)"));
+  cancelLayout_->hide();
+  layoutClock_ = new QTimer(this);
+  layoutClock_->setInterval(500);
 
   auto* toolbar = new QHBoxLayout;
   toolbar->addWidget(new QLabel(tr("Snapshot:")));
@@ -141,6 +148,7 @@ QWidget* MainWindow::createGraphPage() {
   toolbar->addWidget(graphSearch_, 1);
   toolbar->addWidget(exportButton);
   toolbar->addWidget(graphStatus_);
+  toolbar->addWidget(cancelLayout_);
 
   auto pane = [](QLabel*& title, views::GraphView*& view, const QString& name) {
     auto* widget = new QWidget;
@@ -208,7 +216,31 @@ QWidget* MainWindow::createGraphPage() {
         graphStatus_->setText(tr("failed; see the log"));
       });
   connect(graphTracker_, &GraphSnapshotTracker::busyChanged, this, [this](bool busy) {
-    if (busy) graphStatus_->setText(tr("laying out…"));
+    if (busy && !graphTracker_->isLayingOut()) graphStatus_->setText(tr("running the passes…"));
+  });
+  // A layout taking longer than a moment shows its time and can be stopped.
+  connect(graphTracker_, &GraphSnapshotTracker::layingOutChanged, this, [this](bool layingOut) {
+    if (layingOut) {
+      layoutElapsed_.start();
+      graphStatus_->setText(tr("laying out…"));
+      layoutClock_->start();
+    } else {
+      layoutClock_->stop();
+      cancelLayout_->hide();
+    }
+  });
+  connect(layoutClock_, &QTimer::timeout, this, [this] {
+    graphStatus_->setText(tr("laying out… %1 s").arg(layoutElapsed_.elapsed() / 1000));
+    cancelLayout_->show();
+  });
+  connect(cancelLayout_, &QToolButton::clicked, graphTracker_,
+          &GraphSnapshotTracker::cancelLayouts);
+  connect(graphTracker_, &GraphSnapshotTracker::layoutCancelled, this, [this] {
+    graphStatus_->setText(tr("layout cancelled"));
+    if (!originalLayout_) originalTitle_->setText(tr("Original — layout cancelled"));
+    if (snapshotView_->graphLayout() == nullptr)
+      snapshotTitle_->setText(tr("%1 — layout cancelled").arg(snapshotCombo_->currentText()));
+    logView_->info(tr("Graph layout cancelled; choose a snapshot to lay it out again"));
   });
 
   auto* page = new QWidget;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QPointer>
 #include <QString>
@@ -23,6 +24,7 @@ class QProgressBar;
 class QSortFilterProxyModel;
 class QTableView;
 class QToolBar;
+class QTimer;
 class QToolButton;
 class QTabWidget;
 class QTemporaryDir;
@@ -205,6 +207,11 @@ class MainWindow : public QMainWindow {
   QLabel* originalTitle_ = nullptr;
   QLabel* snapshotTitle_ = nullptr;
   QLabel* graphStatus_ = nullptr;
+  // While the graph panes are laid out: elapsed seconds, and a Cancel button
+  // that kills the layout workers.
+  QToolButton* cancelLayout_ = nullptr;
+  QTimer* layoutClock_ = nullptr;
+  QElapsedTimer layoutElapsed_;
   std::shared_ptr<const GraphSnapshots> snapshots_;
   // Layouts of the snapshots already shown, by snapshot index.
   std::vector<std::shared_ptr<const views::GraphLayout>> snapshotLayouts_;

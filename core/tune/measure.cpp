@@ -33,10 +33,6 @@ constexpr auto kExitGrace = std::chrono::seconds(1);
 const char* const kErrorKindNames[] = {"none",    "instantiation", "compile",
                                        "runtime", "timeout",       "wrong_answer"};
 
-bool is_executable_file(const std::filesystem::path& path) {
-  std::error_code error;
-  return std::filesystem::is_regular_file(path, error) && ::access(path.c_str(), X_OK) == 0;
-}
 
 protocol::Deadline deadline_after(double seconds) {
   return Clock::now() +
@@ -57,24 +53,7 @@ ErrorKind error_kind_from_string(const std::string& text) {
 }
 
 std::string find_measure_worker() {
-  if (const char* variable = std::getenv("LATHE_MEASURE_WORKER"); variable && *variable) {
-    if (is_executable_file(variable)) return variable;
-    fail(str("LATHE_MEASURE_WORKER is '", variable, "', which is not an executable file"));
-  }
-  std::vector<std::filesystem::path> places;
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) places.push_back(self.parent_path() / kWorkerName);
-#ifdef LATHE_BUILD_BIN_DIR
-  places.push_back(std::filesystem::path(LATHE_BUILD_BIN_DIR) / kWorkerName);
-#endif
-  std::string tried;
-  for (const std::filesystem::path& place : places) {
-    if (is_executable_file(place)) return place.string();
-    tried += (tried.empty() ? "" : ", ") + place.string();
-  }
-  fail(str("cannot find ", kWorkerName, " (tried ", tried,
-           "); set LATHE_MEASURE_WORKER to its path"));
+  return find_worker_executable(kWorkerName, "LATHE_MEASURE_WORKER");
 }
 
 MeasureWorker::MeasureWorker(std::string executable) : executable_(std::move(executable)) {}

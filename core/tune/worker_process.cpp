@@ -11,8 +11,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <thread>
+#include <vector>
 
 extern char** environ;
 
@@ -24,7 +27,32 @@ void set_non_blocking(int fd) {
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
+bool is_executable_file(const std::filesystem::path& path) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(path, error) && ::access(path.c_str(), X_OK) == 0;
+}
+
 }  // namespace
+
+std::string find_worker_executable(const char* name, const char* env_variable) {
+  if (const char* variable = std::getenv(env_variable); variable && *variable) {
+    if (is_executable_file(variable)) return variable;
+    fail(str(env_variable, " is '", variable, "', which is not an executable file"));
+  }
+  std::vector<std::filesystem::path> places;
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) places.push_back(self.parent_path() / name);
+#ifdef LATHE_BUILD_BIN_DIR
+  places.push_back(std::filesystem::path(LATHE_BUILD_BIN_DIR) / name);
+#endif
+  std::string tried;
+  for (const std::filesystem::path& place : places) {
+    if (is_executable_file(place)) return place.string();
+    tried += (tried.empty() ? "" : ", ") + place.string();
+  }
+  fail(str("cannot find ", name, " (tried ", tried, "); set ", env_variable, " to its path"));
+}
 
 std::string describe_exit(int wait_status) {
   if (WIFSIGNALED(wait_status)) {
@@ -42,12 +70,12 @@ WorkerProcess::WorkerProcess(const std::string& executable) {
   int requests[2];  // parent writes [1], child reads [0]
   int replies[2];   // child writes [1], parent reads [0]
   if (pipe2(requests, O_CLOEXEC) != 0)
-    fail(str("measure worker: cannot create a pipe: ", std::strerror(errno)));
+    fail(str(executable, ": cannot create a pipe: ", std::strerror(errno)));
   if (pipe2(replies, O_CLOEXEC) != 0) {
     const int saved_errno = errno;
     ::close(requests[0]);
     ::close(requests[1]);
-    fail(str("measure worker: cannot create a pipe: ", std::strerror(saved_errno)));
+    fail(str(executable, ": cannot create a pipe: ", std::strerror(saved_errno)));
   }
   to_child_ = requests[1];
   from_child_ = replies[0];
@@ -62,7 +90,7 @@ WorkerProcess::WorkerProcess(const std::string& executable) {
     if (child_in >= 0) ::close(child_in);
     if (child_out >= 0) ::close(child_out);
     close_pipes();
-    fail(str("measure worker: cannot duplicate a pipe: ", std::strerror(dup_errno)));
+    fail(str(executable, ": cannot duplicate a pipe: ", std::strerror(dup_errno)));
   }
 
   posix_spawn_file_actions_t actions;
@@ -93,7 +121,7 @@ WorkerProcess::WorkerProcess(const std::string& executable) {
   if (error != 0) {
     pid_ = -1;
     close_pipes();
-    fail(str("measure worker: cannot start '", executable, "': ", std::strerror(error)));
+    fail(str("cannot start '", executable, "': ", std::strerror(error)));
   }
   set_non_blocking(to_child_);
   set_non_blocking(from_child_);
@@ -132,6 +160,11 @@ void WorkerProcess::kill() {
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   pid_ = -1;
+}
+
+void WorkerProcess::close_to_child() {
+  if (to_child_ >= 0) ::close(to_child_);
+  to_child_ = -1;
 }
 
 void WorkerProcess::close_pipes() {

@@ -2,6 +2,7 @@
 // parent writes to to_child() arrives on the child's protocol::kRequestFd, and
 // what the child writes to its protocol::kReplyFd comes out of from_child().
 // The child inherits the environment (LATHE_NUM_THREADS), stdout and stderr.
+// Used for the tuner's measurement workers and the studio's layout workers.
 #pragma once
 
 #include <sys/types.h>
@@ -29,6 +30,8 @@ class WorkerProcess {
   std::string wait(protocol::Deadline deadline);
   // SIGKILL now, then reap.
   void kill();
+  // Closes the parent's writing end: the child reads end of file.
+  void close_to_child();
 
  private:
   void close_pipes();
@@ -40,5 +43,10 @@ class WorkerProcess {
 
 // How a wait status reads in a message.
 std::string describe_exit(int wait_status);
+
+// Where a worker executable is: $`env_variable`, else `name` next to
+// /proc/self/exe, else in the build's bin dir (LATHE_BUILD_BIN_DIR). Throws
+// naming the places tried.
+std::string find_worker_executable(const char* name, const char* env_variable);
 
 }  // namespace lathe::tune

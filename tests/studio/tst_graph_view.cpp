@@ -4,12 +4,17 @@
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "../test_models.h"
 #include "driver/model_loader.h"
@@ -256,6 +261,57 @@ class TestGraphView : public QObject {
         QVERIFY(edge.points.size() >= 2);
         QVERIFY(edge.has_arrow);
       }
+  }
+
+  // dot cannot be interrupted, so each layout runs in a worker process: a
+  // cancel kills it and the call returns at once, whatever dot was doing.
+  void layoutIsCancelled() {
+    const Graph dense =
+        driver::load_model((lathe::testing::test_models_dir() + "/densenet121.onnx").toStdString());
+    std::atomic<bool> cancel = false;
+    Timer timer;
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      cancel = true;
+    });
+    bool cancelled = false;
+    try {
+      views::layout_graph(dense, {}, &cancel);
+    } catch (const views::LayoutCancelled&) {
+      cancelled = true;
+    }
+    canceller.join();
+    QVERIFY(cancelled);
+    // Unbounded, a layout of this graph took minutes; cancelled, it stops
+    // within the worker's poll interval (the limit is for a loaded machine).
+    QVERIFY2(timer.milliseconds() < 5000, qPrintable(QString::number(timer.milliseconds())));
+    // The next layout runs as before.
+    QCOMPARE(views::layout_graph(sample_).nodes.size(),
+             sample_.nodes.size() + sample_.inputs.size() + sample_.outputs.size());
+  }
+
+  // The window: the fused groups arrive before the layouts, whose Cancel
+  // stops them and says so; the groups stay.
+  void windowCancelsLayouts() {
+    MainWindow window;
+    window.show();
+    QSignalSpy computed(&window, &MainWindow::snapshotsComputed);
+    QSignalSpy cancelled(window.graphTracker(), &studio::GraphSnapshotTracker::layoutCancelled);
+    window.openModel(lathe::testing::test_models_dir() + "/densenet121.onnx");
+    QVERIFY(computed.wait(kTimeoutMs) || computed.count() > 0);
+    QVERIFY(window.fusedGroupModel()->rowCount() > 0);
+    auto* cancel = window.findChild<QToolButton*>(QStringLiteral("cancelLayout"));
+    QVERIFY(cancel);
+    if (window.graphTracker()->isLayingOut()) {
+      cancel->click();
+      QVERIFY(cancelled.wait(kTimeoutMs) || cancelled.count() > 0);
+      QVERIFY2(window.findChild<QLabel*>(QStringLiteral("graphStatus"))
+                   ->text()
+                   .contains(QStringLiteral("cancelled")),
+               "the status says the layout was cancelled");
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(!window.graphTracker()->isLayingOut(), kTimeoutMs);
+    QVERIFY(window.fusedGroupModel()->rowCount() > 0);
   }
 
   void zoomFitAndSearch() {
