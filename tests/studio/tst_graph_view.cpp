@@ -290,6 +290,34 @@ class TestGraphView : public QObject {
              sample_.nodes.size() + sample_.inputs.size() + sample_.outputs.size());
   }
 
+  // From opening to both panes drawn (load, passes, two layouts in parallel
+  // worker processes): about a second each on a 2-core machine; the limit
+  // only catches a layout that runs away.
+  void largeModelsAreDrawnSoonAfterOpening_data() {
+    QTest::addColumn<QString>("model");
+    QTest::newRow("densenet121") << QStringLiteral("densenet121");
+    QTest::newRow("transformer_encoder24") << QStringLiteral("transformer_encoder24");
+  }
+
+  void largeModelsAreDrawnSoonAfterOpening() {
+    QFETCH(QString, model);
+    MainWindow window;
+    window.show();
+    QSignalSpy computed(&window, &MainWindow::snapshotsComputed);
+    QSignalSpy shown(&window, &MainWindow::graphsShown);
+    Timer timer;
+    window.openModel(lathe::testing::test_models_dir() + "/" + model + ".onnx");
+    QVERIFY(computed.wait(kTimeoutMs) || computed.count() > 0);
+    const double groupsMs = timer.milliseconds();
+    QVERIFY(shown.count() > 0 || shown.wait(kTimeoutMs));
+    const double drawnMs = timer.milliseconds();
+    qInfo("%s: fused groups shown %.0f ms, both graphs drawn %.0f ms after opening",
+          qPrintable(model), groupsMs, drawnMs);
+    QVERIFY(window.originalGraphView()->operatorItemCount() > 0);
+    QVERIFY(window.snapshotGraphView()->clusterItemCount() > 0);
+    QVERIFY2(drawnMs < 20000, qPrintable(QString::number(drawnMs)));
+  }
+
   // The window: the fused groups arrive before the layouts, whose Cancel
   // stops them and says so; the groups stay.
   void windowCancelsLayouts() {
