@@ -15,7 +15,7 @@
 #include "ir/op_registry.h"
 #include "support/error.h"
 #include "support/timer.h"
-#include "tune/worker_process.h"
+#include "support/worker_process.h"
 #include "views/dot_geometry.h"
 
 namespace lathe::views {
@@ -276,8 +276,8 @@ DotGraph build_dot(const Graph& graph, const std::vector<passes::FusedGroup>& gr
 // kills the worker and throws LayoutCancelled once `cancel` is set.
 DotGeometry run_layout_worker(const std::string& dot, const std::atomic<bool>* cancel) {
   static const std::string executable =
-      tune::find_worker_executable("lathe-layout-worker", "LATHE_LAYOUT_WORKER");
-  tune::WorkerProcess worker(executable);
+      find_worker_executable("lathe-layout-worker", "LATHE_LAYOUT_WORKER");
+  WorkerProcess worker(executable);
   auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
   size_t sent = 0;
   std::string reply;
@@ -303,7 +303,7 @@ DotGeometry run_layout_worker(const std::string& dot, const std::atomic<bool>* c
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;
     }
   }
-  const std::string ended = worker.wait(tune::protocol::Clock::now() + std::chrono::seconds(5));
+  const std::string ended = worker.wait(std::chrono::steady_clock::now() + std::chrono::seconds(5));
   if (reply.rfind("error: ", 0) == 0)
     fail(str("graph layout: ", reply.substr(7, reply.find_last_not_of('\n') - 6)));
   if (ended != "exited with status 0") fail(str("graph layout: lathe-layout-worker ", ended));

@@ -13,8 +13,8 @@
 #include "runtime/ndarray.h"
 #include "support/error.h"
 #include "support/timer.h"
+#include "support/worker_process.h"
 #include "tune/measure_protocol.h"
-#include "tune/worker_process.h"
 
 namespace lathe::tune {
 
@@ -32,7 +32,6 @@ constexpr auto kExitGrace = std::chrono::seconds(1);
 
 const char* const kErrorKindNames[] = {"none",    "instantiation", "compile",
                                        "runtime", "timeout",       "wrong_answer"};
-
 
 protocol::Deadline deadline_after(double seconds) {
   return Clock::now() +

@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+namespace lathe {
+class WorkerProcess;
+}
+
 namespace lathe::tune {
 
 struct MeasureOptions {
@@ -63,8 +67,6 @@ struct MeasureResult {
 // /proc/self/exe, else the build's bin dir (LATHE_BUILD_BIN_DIR). Throws naming the places tried.
 std::string find_measure_worker();
 
-class WorkerProcess;
-
 // One worker process at a time, started on the first measure and after each
 // failure that ended the last one. Used from one thread at a time.
 class MeasureWorker {
@@ -97,7 +99,7 @@ class MeasureWorker {
   std::string executable_;
   std::vector<BufferData> buffers_;
   int num_inputs_ = 0;
-  std::unique_ptr<WorkerProcess> process_;
+  std::unique_ptr<lathe::WorkerProcess> process_;
   bool buffers_sent_ = false;  // whether process_ holds buffers_
   int restarts_ = 0;
 };

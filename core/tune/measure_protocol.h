@@ -24,13 +24,14 @@
 #include <vector>
 
 #include "support/error.h"
+#include "support/worker_process.h"
 
 namespace lathe::tune::protocol {
 
 inline constexpr int kVersion = 1;
 // The worker's descriptors: requests come in on one, replies go out on the other.
-inline constexpr int kRequestFd = 3;
-inline constexpr int kReplyFd = 4;
+inline constexpr int kRequestFd = kWorkerRequestFd;
+inline constexpr int kReplyFd = kWorkerReplyFd;
 
 using Clock = std::chrono::steady_clock;
 using Deadline = Clock::time_point;

@@ -1,16 +1,20 @@
 // A child process that talks over two pipes on fixed descriptors: what the
-// parent writes to to_child() arrives on the child's protocol::kRequestFd, and
-// what the child writes to its protocol::kReplyFd comes out of from_child().
+// parent writes to to_child() arrives on the child's kWorkerRequestFd (3),
+// and what the child writes to its kWorkerReplyFd (4) comes out of
+// from_child().
 // The child inherits the environment (LATHE_NUM_THREADS), stdout and stderr.
 // Used for the tuner's measurement workers and the studio's layout workers.
 #pragma once
 
 #include <sys/types.h>
+
+#include <chrono>
 #include <string>
 
-#include "tune/measure_protocol.h"
+namespace lathe {
 
-namespace lathe::tune {
+inline constexpr int kWorkerRequestFd = 3;
+inline constexpr int kWorkerReplyFd = 4;
 
 class WorkerProcess {
  public:
@@ -27,7 +31,7 @@ class WorkerProcess {
   // Reaps a child that is ending (its pipe closed), killing it if it has not
   // ended by `deadline`, and says how it ended: "exited with status 3",
   // "killed by signal 11 (SIGSEGV: Segmentation fault)".
-  std::string wait(protocol::Deadline deadline);
+  std::string wait(std::chrono::steady_clock::time_point deadline);
   // SIGKILL now, then reap.
   void kill();
   // Closes the parent's writing end: the child reads end of file.
@@ -49,4 +53,4 @@ std::string describe_exit(int wait_status);
 // naming the places tried.
 std::string find_worker_executable(const char* name, const char* env_variable);
 
-}  // namespace lathe::tune
+}  // namespace lathe

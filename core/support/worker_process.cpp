@@ -2,7 +2,7 @@
 // Qt application), and a spawn runs nothing of this process in the child
 // before exec. Every pipe end is close-on-exec, so no other child started
 // meanwhile holds one open and hides the end of file a dying worker causes.
-#include "tune/worker_process.h"
+#include "support/worker_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,9 +17,11 @@
 #include <thread>
 #include <vector>
 
+#include "support/error.h"
+
 extern char** environ;
 
-namespace lathe::tune {
+namespace lathe {
 
 namespace {
 
@@ -96,8 +98,8 @@ WorkerProcess::WorkerProcess(const std::string& executable) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   // dup2 leaves the copies on 3 and 4 without close-on-exec; the originals close.
-  posix_spawn_file_actions_adddup2(&actions, child_in, protocol::kRequestFd);
-  posix_spawn_file_actions_adddup2(&actions, child_out, protocol::kReplyFd);
+  posix_spawn_file_actions_adddup2(&actions, child_in, kWorkerRequestFd);
+  posix_spawn_file_actions_adddup2(&actions, child_out, kWorkerReplyFd);
   // The child starts with no signal blocked and SIGPIPE at its default,
   // whatever the calling thread had.
   posix_spawnattr_t attributes;
@@ -131,7 +133,7 @@ WorkerProcess::~WorkerProcess() {
   kill();
 }
 
-std::string WorkerProcess::wait(protocol::Deadline deadline) {
+std::string WorkerProcess::wait(std::chrono::steady_clock::time_point deadline) {
   close_pipes();
   if (pid_ < 0) return "had already ended";
   int status = 0;
@@ -142,7 +144,7 @@ std::string WorkerProcess::wait(protocol::Deadline deadline) {
       pid_ = -1;
       return str("could not be waited for: ", std::strerror(errno));
     }
-    if (protocol::Clock::now() >= deadline) {
+    if (std::chrono::steady_clock::now() >= deadline) {
       kill();
       return "closed its pipe without exiting, and was killed";
     }
@@ -173,4 +175,4 @@ void WorkerProcess::close_pipes() {
   to_child_ = from_child_ = -1;
 }
 
-}  // namespace lathe::tune
+}  // namespace lathe
