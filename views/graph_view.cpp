@@ -146,7 +146,14 @@ void GraphView::setGraphLayout(std::shared_ptr<const GraphLayout> layout) {
   if (zoomFactor() < kMinReadableFit && layout_) {
     resetTransform();
     scaleBy(kStartZoom);
-    centerOn(sceneRect().center().x(), sceneRect().top() + viewport()->height() / 2.0 / kStartZoom);
+    // Readable from the start: the top of the drawing, around its first node
+    // (a wide graph's middle may be empty space beside its long edges).
+    double x = sceneRect().center().x();
+    const LayoutNode* first = nullptr;
+    for (const LayoutNode& node : layout_->nodes)
+      if (!first || node.box.y < first->box.y) first = &node;
+    if (first) x = first->box.x + first->box.width / 2;
+    centerOn(x, sceneRect().top() + viewport()->height() / 2.0 / kStartZoom);
   }
   if (!keep.isEmpty()) selectNode(keep);
   overviewStale_ = true;

@@ -227,6 +227,8 @@ QWidget* MainWindow::createGraphPage() {
     } else {
       layoutClock_->stop();
       cancelLayout_->hide();
+      if (const auto shown = snapshotView_->graphLayout())
+        graphStatus_->setText(tr("layout %1 ms").arg(shown->milliseconds, 0, 'f', 0));
     }
   });
   connect(layoutClock_, &QTimer::timeout, this, [this] {
