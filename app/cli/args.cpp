@@ -30,6 +30,18 @@ Args& Args::flag(const std::string& name, const std::string& description) {
   return *this;
 }
 
+Args& Args::target_option() {
+  return value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)");
+}
+
+Args& Args::input_shapes_option() {
+  return value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs");
+}
+
+Args& Args::no_layout_flag() {
+  return flag("no-layout", "keep convolutions in NCHW (no blocked layout)");
+}
+
 bool Args::has(const std::string& name) const {
   return app_->count("--" + name) > 0;
 }

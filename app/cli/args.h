@@ -25,6 +25,11 @@ class Args {
   Args& positional(const std::string& name, const std::string& description);
   Args& value(const std::string& name, const std::string& metavar, const std::string& description);
   Args& flag(const std::string& name, const std::string& description);
+  // The options several commands share (read back by model_options.h):
+  // --target, --input-shapes, --no-layout.
+  Args& target_option();
+  Args& input_shapes_option();
+  Args& no_layout_flag();
 
   CLI::App& app() const { return *app_; }
   const std::string& name() const { return name_; }

@@ -9,6 +9,7 @@
 #include "driver/compiled_module.h"
 #include "driver/model_loader.h"
 #include "driver/tuning_records.h"
+#include "model_options.h"
 #include "support/error.h"
 #include "support/timer.h"
 
@@ -18,12 +19,9 @@ namespace {
 
 int compile(const Args& args) {
   Timer total;
-  driver::LoadOptions load;
-  if (args.has("input-shapes"))
-    load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(args.positional(), load);
+  Graph graph = load_model(args);
   driver::CompileOptions options;
-  options.target = codegen::Target::parse(args.get("target", "llvm"));
+  options.target = target_of(args);
   options.passes.alter_layout = !args.has("no-layout");
   // Which tasks the records cover, to say which ones keep their default schedule.
   std::vector<std::string> untuned;
@@ -71,10 +69,10 @@ Command compile_command(CLI::App& lathe) {
       lathe, "compile", "Compile a model into a package (mod.so, mod.json, mod.params in a tar)");
   args->positional("MODEL", "ONNX model file")
       .value("output", "FILE", "package to write (default module.tar)")
-      .value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)")
-      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs")
+      .target_option()
+      .input_shapes_option()
       .value("tuning-records", "FILE", "apply the best schedule of each task from `lathe tune`")
-      .flag("no-layout", "keep convolutions in NCHW (no blocked layout)");
+      .no_layout_flag();
   return {args, compile};
 }
 

@@ -6,6 +6,7 @@
 #include "driver/model_info.h"
 #include "driver/model_loader.h"
 #include "ir/printer.h"
+#include "model_options.h"
 #include "support/error.h"
 
 namespace lathe::cli {
@@ -13,10 +14,7 @@ namespace lathe::cli {
 namespace {
 
 int inspect(const Args& args) {
-  driver::LoadOptions options;
-  if (args.has("input-shapes"))
-    options.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(args.positional(), options);
+  Graph graph = load_model(args);
   std::cout << "Model: " << args.positional() << "\n";
   std::cout << driver::format_model_info(driver::inspect_graph(graph));
   if (args.has("print")) std::cout << "\n" << print_graph(graph);
@@ -29,7 +27,7 @@ Command inspect_command(CLI::App& lathe) {
   auto args = std::make_shared<Args>(lathe, "inspect",
                                      "Show a model's inputs, outputs, ops, parameters and MACs");
   args->positional("MODEL", "ONNX model file")
-      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs")
+      .input_shapes_option()
       .flag("print", "also print the graph's text form");
   return {args, inspect};
 }

@@ -8,6 +8,7 @@
 #include "driver/compiled_module.h"
 #include "driver/model_loader.h"
 #include "driver/tensor_files.h"
+#include "model_options.h"
 #include "reference/executor.h"
 #include "runtime/package.h"
 #include "support/error.h"
@@ -108,13 +109,10 @@ int run(const Args& args) {
     runtime::Package package(path);
     return run_compiled(package.executor(), args, {});
   }
-  driver::LoadOptions options;
-  if (args.has("input-shapes"))
-    options.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(path, options);
+  Graph graph = load_model(args);
   if (executor == "reference") return run_reference(graph, args);
   driver::CompileOptions compile;
-  compile.target = codegen::Target::parse(args.get("target", "llvm"));
+  compile.target = target_of(args);
   compile.passes.record_snapshots = false;
   driver::CompiledGraph compiled = driver::compile_graph(graph, compile);
   driver::JitGraphModule module(compiled, compile.target);
@@ -137,8 +135,8 @@ Command run_command(CLI::App& lathe) {
       .flag("profile", "time each kernel")
       .value("executor", "compiled|reference",
              "compiled kernels (default) or the plain reference kernels")
-      .value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)")
-      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs");
+      .target_option()
+      .input_shapes_option();
   return {args, run};
 }
 

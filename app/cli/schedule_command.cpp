@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "driver/model_loader.h"
 #include "driver/task_workbench.h"
+#include "model_options.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
 #include "tir/printer.h"
@@ -20,16 +21,9 @@ namespace {
 
 int schedule(const Args& args) {
   LATHE_CHECK(args.has("task"), "--task is required: which kernel (see lathe tasks)");
-  driver::LoadOptions load;
-  if (args.has("input-shapes"))
-    load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(args.positional(), load);
-  const codegen::Target target = codegen::Target::parse(args.get("target", "llvm"));
-  passes::PassOptions pass_options;
-  pass_options.alter_layout = !args.has("no-layout");
-  pass_options.record_snapshots = false;
-  pass_options.vector_unit = target.vector_unit();
-  passes::OptimizedGraph optimized = passes::optimize_graph(graph, pass_options);
+  Graph graph = load_model(args);
+  const codegen::Target target = target_of(args);
+  passes::OptimizedGraph optimized = passes::optimize_graph(graph, pass_options_of(args, target));
   std::vector<driver::KernelTask> tasks = tune::extract_tasks(optimized.graph, optimized.groups);
   int id = args.get_int("task", -1);
   LATHE_CHECK(id >= 0 && id < static_cast<int>(tasks.size()), "no task ", args.get("task"),
@@ -101,9 +95,9 @@ Command schedule_command(CLI::App& lathe) {
       .flag("measure", "time the kernel and compare it with the reference executor")
       .value("repeat", "N", "runs to time with --measure (default 50)")
       .flag("cache-flush", "evict weights and outputs before each run, as tuning does")
-      .value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)")
-      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs")
-      .flag("no-layout", "keep convolutions in NCHW (no blocked layout)");
+      .target_option()
+      .input_shapes_option()
+      .no_layout_flag();
   return {args, schedule};
 }
 

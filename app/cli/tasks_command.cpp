@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "driver/graph_compiler.h"
 #include "driver/model_loader.h"
+#include "model_options.h"
 #include "support/error.h"
 
 namespace lathe::cli {
@@ -14,15 +15,9 @@ namespace lathe::cli {
 namespace {
 
 int tasks(const Args& args) {
-  driver::LoadOptions load;
-  if (args.has("input-shapes"))
-    load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(args.positional(), load);
-  passes::PassOptions pass_options;
-  pass_options.alter_layout = !args.has("no-layout");
-  pass_options.record_snapshots = false;
-  pass_options.vector_unit = codegen::Target::parse(args.get("target", "llvm")).vector_unit();
-  passes::OptimizedGraph optimized = passes::optimize_graph(graph, pass_options);
+  Graph graph = load_model(args);
+  passes::OptimizedGraph optimized =
+      passes::optimize_graph(graph, pass_options_of(args, target_of(args)));
   std::vector<driver::KernelTask> kernels = tune::extract_tasks(optimized.graph, optimized.groups);
   std::cout << std::left << std::setw(4) << "id" << std::setw(44) << "name" << std::setw(6)
             << "uses" << std::right << std::setw(14) << "MFLOPs"
@@ -50,9 +45,9 @@ Command tasks_command(CLI::App& lathe) {
   auto args = std::make_shared<Args>(
       lathe, "tasks", "List the fused groups the compiler makes kernels of, with FLOPs");
   args->positional("MODEL", "ONNX model file")
-      .value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)")
-      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs")
-      .flag("no-layout", "keep convolutions in NCHW (no blocked layout)");
+      .target_option()
+      .input_shapes_option()
+      .no_layout_flag();
   return {args, tasks};
 }
 

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "driver/model_loader.h"
 #include "driver/tuning.h"
+#include "model_options.h"
 #include "support/error.h"
 
 namespace lathe::cli {
@@ -133,15 +134,9 @@ class ConsoleListener : public driver::TuningListener {
 };
 
 int tune(const Args& args) {
-  driver::LoadOptions load;
-  if (args.has("input-shapes"))
-    load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  Graph graph = driver::load_model(args.positional(), load);
-  const codegen::Target target = codegen::Target::parse(args.get("target", "llvm"));
-  passes::PassOptions pass_options;
-  pass_options.alter_layout = !args.has("no-layout");
-  pass_options.vector_unit = target.vector_unit();
-  driver::TuningPlan plan = driver::plan_tuning(graph, pass_options);
+  Graph graph = load_model(args);
+  const codegen::Target target = target_of(args);
+  driver::TuningPlan plan = driver::plan_tuning(graph, pass_options_of(args, target));
   std::vector<int> selected = driver::parse_task_selection(args.get("tasks"), plan.tasks.size());
   if (args.has("print-tasks")) {
     print_task_list(plan, selected);
@@ -223,9 +218,9 @@ Command tune_command(CLI::App& lathe) {
       .value("batch-size", "N", "candidates built together (default 16)")
       .value("seed", "N", "random seed of the search (default 1)")
       .value("curve", "FILE.csv", "write the estimated latency after every round")
-      .value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)")
-      .value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs")
-      .flag("no-layout", "keep convolutions in NCHW (no blocked layout)");
+      .target_option()
+      .input_shapes_option()
+      .no_layout_flag();
   return {args, tune};
 }
 

@@ -251,6 +251,22 @@ ConvSpace conv_space_of(const Graph& graph, const VectorUnit& vector_unit = {}) 
   return {std::move(group), std::move(c), std::move(space)};
 }
 
+// A row-blocked config of a 3x3 conv's space: the micro-kernel's pixels,
+// channel and row tiles, input channels in `ic_chunks` blocks outside, both
+// kernel loops unrolled; empty where the knobs have no such values.
+topi::Config row_blocked_config(const topi::SearchSpace& space, std::vector<int64_t> tile_ow,
+                                int64_t tile_oc, int64_t tile_oh, int64_t ic_chunks) {
+  return space.config_from_values({{"tile_ow", std::move(tile_ow)},
+                                   {"tile_oc", {tile_oc}},
+                                   {"tile_oh", {tile_oh}},
+                                   {"tile_ic", {ic_chunks, 1}},
+                                   {"unroll_kw", {1}},
+                                   {"unroll_kh", {1}},
+                                   {"stationary", {0}},
+                                   {"prefetch", {0}},
+                                   {"pad_rows", {0}}});
+}
+
 // The kernel's input buffers: the graph's constants, random data for the rest.
 std::vector<Tensor> kernel_inputs(const Graph& graph, const tune::GroupComputation& c) {
   std::vector<Tensor> inputs;
@@ -470,15 +486,7 @@ class TestTemplates : public QObject {
     const ConvSpace conv = conv_space_of(conv_relu({1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, 1));
     const topi::SearchSpace& space = conv.space;
     auto config = [&](std::vector<int64_t> tile_ow, int64_t oc, int64_t oh) {
-      return space.config_from_values({{"tile_ow", tile_ow},
-                                       {"tile_oc", {oc}},
-                                       {"tile_oh", {oh}},
-                                       {"tile_ic", {4, 1}},
-                                       {"unroll_kw", {1}},
-                                       {"unroll_kh", {1}},
-                                       {"stationary", {0}},
-                                       {"prefetch", {0}},
-                                       {"pad_rows", {0}}});
+      return row_blocked_config(space, tile_ow, oc, oh, 4);
     };
     QVERIFY(space.valid(config({1, 4, 14}, 2, 1)));
     QVERIFY(!space.valid(config({1, 8, 7}, 4, 1)));
@@ -508,15 +516,7 @@ class TestTemplates : public QObject {
     QCOMPARE(conv.computation.outputs[0].shape().back(), int64_t{8});
     const topi::SearchSpace& space = conv.space;
     auto config = [&](std::vector<int64_t> tile_ow, int64_t oc, int64_t oh) {
-      return space.config_from_values({{"tile_ow", tile_ow},
-                                       {"tile_oc", {oc}},
-                                       {"tile_oh", {oh}},
-                                       {"tile_ic", {8, 1}},
-                                       {"unroll_kw", {1}},
-                                       {"unroll_kh", {1}},
-                                       {"stationary", {0}},
-                                       {"prefetch", {0}},
-                                       {"pad_rows", {0}}});
+      return row_blocked_config(space, tile_ow, oc, oh, 8);
     };
     QVERIFY(!config({1, 4, 14}, 2, 1).empty());
     QVERIFY(!space.valid(config({1, 4, 14}, 2, 1)));  // 28 + 2 + 1

@@ -1,0 +1,26 @@
+#include "model_options.h"
+
+#include "driver/model_loader.h"
+
+namespace lathe::cli {
+
+Graph load_model(const Args& args) {
+  driver::LoadOptions load;
+  if (args.has("input-shapes"))
+    load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
+  return driver::load_model(args.positional(), load);
+}
+
+codegen::Target target_of(const Args& args) {
+  return codegen::Target::parse(args.get("target", "llvm"));
+}
+
+passes::PassOptions pass_options_of(const Args& args, const codegen::Target& target) {
+  passes::PassOptions options;
+  options.alter_layout = !args.has("no-layout");
+  options.record_snapshots = false;
+  options.vector_unit = target.vector_unit();
+  return options;
+}
+
+}  // namespace lathe::cli
