@@ -3,8 +3,12 @@
 // effective GFLOPS and fraction of the machine's peak FP32 FMA throughput
 // measured in the same run, the executor's memory, and the speed-up over the
 // reference executor; the compiled outputs are checked against the model's
-// reference outputs first. Ratios come from one run: the machine is shared.
-//   bench_models [--models DIR] [--runs N] [--only NAME]
+// reference outputs first, and a model off by more than 1e-4 fails the run.
+// With ONNX Runtime set up (benchmarks/ort/setup.sh) it is timed on the same
+// model, input and thread count, alternating with Lathe in two rounds (the
+// better median of each), and the table gives Lathe / ONNX Runtime per model
+// and their geometric mean. Ratios come from one run: the machine is shared.
+//   bench_models [--models DIR] [--runs N] [--only NAME] [--ort DIR | --no-ort]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +20,7 @@
 #include "driver/compiled_module.h"
 #include "driver/model_loader.h"
 #include "driver/tensor_files.h"
+#include "onnx_runtime.h"
 #include "peak_flops.h"
 #include "reference/executor.h"
 #include "support/timer.h"
@@ -44,6 +49,7 @@ struct Row {
   std::string model;
   double compile_ms = 0, median_ms = 0, gflops = 0, peak_fraction = 0, reference_ms = 0;
   double activation_mib = 0, param_mib = 0, error = 0;
+  double ort_ms = 0, ort_error = 0;  // 0 ms: ONNX Runtime not timed
   int kernels = 0, groups = 0;
 };
 
@@ -53,6 +59,8 @@ int main(int argc, char** argv) {
   std::string dir = LATHE_MODELS_DIR;
   int runs = 50;
   std::string only;
+  fs::path ort_dir = LATHE_ORT_DIR;
+  bool ort = true;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--models") && i + 1 < argc)
       dir = argv[++i];
@@ -60,12 +68,25 @@ int main(int argc, char** argv) {
       runs = std::max(50, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
+    else if (!std::strcmp(argv[i], "--ort") && i + 1 < argc)
+      ort_dir = argv[++i];
+    else if (!std::strcmp(argv[i], "--no-ort"))
+      ort = false;
     else {
-      std::fprintf(stderr, "usage: bench_models [--models DIR] [--runs N>=50] [--only NAME]\n");
+      std::fprintf(stderr,
+                   "usage: bench_models [--models DIR] [--runs N>=50] [--only NAME] "
+                   "[--ort DIR | --no-ort]\n");
       return 2;
     }
   }
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (ort) {
+    const std::string missing = bench::onnx_runtime_missing(ort_dir);
+    if (!missing.empty()) {
+      std::printf("ONNX Runtime is not timed: %s\n", missing.c_str());
+      ort = false;
+    }
+  }
   std::vector<Row> rows;
   std::vector<fs::path> models;
   if (!fs::is_directory(dir)) {
@@ -119,13 +140,33 @@ int main(int argc, char** argv) {
 
       // Peak measured right before the timed runs, so both see the same machine.
       bench::PeakFlops peak = bench::measure_peak_flops(threads);
-      std::vector<double> times;
-      for (int r = 0; r < runs; ++r) {
-        timer.restart();
-        exec.run();
-        times.push_back(timer.milliseconds());
+      auto lathe_median = [&] {
+        std::vector<double> times;
+        for (int r = 0; r < runs; ++r) {
+          timer.restart();
+          exec.run();
+          times.push_back(timer.milliseconds());
+        }
+        return median(times);
+      };
+      row.median_ms = lathe_median();
+      if (ort && inputs.size() == 1) {
+        const auto& [input_name, input] = *inputs.begin();
+        for (int round = 0; round < 2; ++round) {
+          bench::OrtTiming t =
+              bench::time_onnx_runtime(ort_dir, model, input_name, input, threads, runs);
+          row.ort_ms = round == 0 ? t.median_ms : std::min(row.ort_ms, t.median_ms);
+          if (auto it = io.find("output"); it != io.end() && round == 0) {
+            Tensor got(it->second.type());
+            if (t.output.size() == static_cast<size_t>(got.numel()))
+              std::memcpy(got.raw(), t.output.data(), got.nbytes());
+            row.ort_error = t.output.size() == static_cast<size_t>(got.numel())
+                                ? normalized_error(got, it->second)
+                                : INFINITY;
+          }
+          if (round == 0) row.median_ms = std::min(row.median_ms, lathe_median());
+        }
       }
-      row.median_ms = median(times);
       row.gflops = static_cast<double>(flops) / (row.median_ms * 1e6);
       row.peak_fraction = row.gflops / peak.gflops_all_cores;
       row.activation_mib = static_cast<double>(exec.storage_bytes()) / (1 << 20);
@@ -141,13 +182,32 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_models: %s\n", e.what());
     return 1;
   }
-  std::printf("\n%-20s %8s %7s %11s %10s %9s %8s %11s %10s %9s %9s\n", "model", "kernels", "groups",
-              "compile ms", "median ms", "GFLOPS", "% peak", "vs ref (x)", "act MiB", "param MiB",
-              "error");
-  for (const Row& r : rows)
-    std::printf("%-20s %8d %7d %11.0f %10.3f %9.1f %7.1f%% %11.1f %10.1f %9.1f %9.1e\n",
+  std::printf("\n%-22s %8s %7s %11s %10s %9s %8s %11s %10s %9s %9s %9s %9s %9s\n", "model",
+              "kernels", "groups", "compile ms", "median ms", "GFLOPS", "% peak", "vs ref (x)",
+              "act MiB", "param MiB", "error", "ORT ms", "Lathe/ORT", "ORT err");
+  double log_ratio_sum = 0;
+  int ratios = 0;
+  bool wrong = false;
+  for (const Row& r : rows) {
+    std::printf("%-22s %8d %7d %11.0f %10.3f %9.1f %7.1f%% %11.1f %10.1f %9.1f %9.1e",
                 r.model.c_str(), r.kernels, r.groups, r.compile_ms, r.median_ms, r.gflops,
                 100 * r.peak_fraction, r.reference_ms / r.median_ms, r.activation_mib, r.param_mib,
                 r.error);
-  return 0;
+    if (r.ort_ms > 0) {
+      std::printf(" %9.3f %9.2f %9.1e\n", r.ort_ms, r.median_ms / r.ort_ms, r.ort_error);
+      log_ratio_sum += std::log(r.median_ms / r.ort_ms);
+      ++ratios;
+    } else {
+      std::printf(" %9s %9s %9s\n", "-", "-", "-");
+    }
+    wrong |= !(r.error <= 1e-4);
+  }
+  if (ratios)
+    std::printf("\nLathe / ONNX Runtime, geometric mean over %d models: %.2f\n", ratios,
+                std::exp(log_ratio_sum / ratios));
+  for (const Row& r : rows)
+    if (!(r.error <= 1e-4))
+      std::fprintf(stderr, "bench_models: %s: normalized error %.2e is above 1e-4\n",
+                   r.model.c_str(), r.error);
+  return wrong ? 1 : 0;
 }

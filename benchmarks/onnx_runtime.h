@@ -1,0 +1,29 @@
+// ONNX Runtime as the benchmarks' anchor: runs benchmarks/ort/time_ort.js
+// (Node and npm's onnxruntime-node, installed by benchmarks/ort/setup.sh) on
+// a model with the same input and thread count Lathe runs with.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ir/tensor.h"
+
+namespace lathe::bench {
+
+struct OrtTiming {
+  double median_ms = 0;
+  std::vector<float> output;  // the first output
+};
+
+// Empty when ONNX Runtime can be timed from `ort_dir`; else what is missing
+// and how to set it up.
+std::string onnx_runtime_missing(const std::filesystem::path& ort_dir);
+
+// `runs` timed runs after a warm-up, on `threads` intra-op threads. Throws
+// lathe::Error with ONNX Runtime's message when it cannot load or run the model.
+OrtTiming time_onnx_runtime(const std::filesystem::path& ort_dir,
+                            const std::filesystem::path& model, const std::string& input_name,
+                            const Tensor& input, int threads, int runs);
+
+}  // namespace lathe::bench
