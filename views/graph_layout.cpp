@@ -275,7 +275,7 @@ DotGraph build_dot(const Graph& graph, const std::vector<passes::FusedGroup>& gr
 // Sends the DOT text to a lathe-layout-worker and reads its geometry back;
 // kills the worker and throws LayoutCancelled once `cancel` is set.
 DotGeometry run_layout_worker(const std::string& dot, const std::atomic<bool>* cancel) {
-  static const std::string executable =
+  const std::string executable =
       find_worker_executable("lathe-layout-worker", "LATHE_LAYOUT_WORKER");
   WorkerProcess worker(executable);
   auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
@@ -292,6 +292,7 @@ DotGeometry run_layout_worker(const std::string& dot, const std::atomic<bool>* c
     if (::poll(fds, count, kCancelPollMs) < 0 && errno != EINTR)
       fail(str("graph layout: poll: ", std::strerror(errno)));
     if (count == 2 && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const SigpipeBlocked no_sigpipe;  // a dead worker fails the write, not the studio
       const ssize_t n = ::write(worker.to_child(), dot.data() + sent, dot.size() - sent);
       if (n > 0) sent += static_cast<size_t>(n);
       if (sent == dot.size() || (n < 0 && errno != EAGAIN && errno != EINTR))

@@ -120,6 +120,9 @@ void GraphSnapshotTracker::startLayout(
     const QString& path, std::function<void(std::shared_ptr<const views::GraphLayout>)> deliver) {
   const quint64 request = ++*latest;
   auto cancel = std::make_shared<std::atomic<bool>>(false);
+  // Its worker would only lay out what nobody will see.
+  if (auto& superseded = newestFlag_[latest]) superseded->store(true);
+  newestFlag_[latest] = cancel;
   auto* watcher = new QFutureWatcher<LayoutOutcome>(this);
   connect(watcher, &QFutureWatcherBase::finished, this,
           [this, watcher, latest, request, path, cancel, deliver = std::move(deliver)] {

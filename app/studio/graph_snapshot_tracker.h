@@ -10,6 +10,7 @@
 #include <QString>
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -68,8 +69,10 @@ class GraphSnapshotTracker : public QObject {
   quint64 latestOriginal_ = 0;
   quint64 latestLayout_ = 0;
   int running_ = 0;
-  // The cancel flags of the layouts running now.
+  // The cancel flags of the layouts running now, and of the newest one per
+  // request counter (pane): a newer request stops the one it supersedes.
   std::set<std::shared_ptr<std::atomic<bool>>> cancelFlags_;
+  std::map<const quint64*, std::shared_ptr<std::atomic<bool>>> newestFlag_;
 };
 
 }  // namespace lathe::studio

@@ -5,6 +5,7 @@
 #include "support/worker_process.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -54,6 +55,25 @@ std::string find_worker_executable(const char* name, const char* env_variable) {
     tried += (tried.empty() ? "" : ", ") + place.string();
   }
   fail(str("cannot find ", name, " (tried ", tried, "); set ", env_variable, " to its path"));
+}
+
+SigpipeBlocked::SigpipeBlocked() {
+  sigemptyset(&sigpipe_);
+  sigaddset(&sigpipe_, SIGPIPE);
+  sigset_t pending;
+  sigemptyset(&pending);
+  sigpending(&pending);
+  was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+  pthread_sigmask(SIG_BLOCK, &sigpipe_, &old_mask_);
+}
+
+SigpipeBlocked::~SigpipeBlocked() {
+  if (!was_pending_) {
+    const timespec no_wait{0, 0};
+    while (sigtimedwait(&sigpipe_, nullptr, &no_wait) == -1 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
 }
 
 std::string describe_exit(int wait_status) {

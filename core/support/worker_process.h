@@ -6,6 +6,7 @@
 // Used for the tuner's measurement workers and the studio's layout workers.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -43,6 +44,24 @@ class WorkerProcess {
   pid_t pid_ = -1;  // -1 once reaped
   int to_child_ = -1;
   int from_child_ = -1;
+};
+
+// Keeps SIGPIPE from the calling thread while it writes to a worker: a write
+// to a pipe whose reader died then fails with EPIPE instead of ending the
+// process. The signal a failed write raises is thread-directed, so it is
+// taken off this thread's pending set before the old mask returns, unless one
+// was already pending when we came (then it is not ours to swallow).
+class SigpipeBlocked {
+ public:
+  SigpipeBlocked();
+  ~SigpipeBlocked();
+  SigpipeBlocked(const SigpipeBlocked&) = delete;
+  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
+
+ private:
+  sigset_t sigpipe_;
+  sigset_t old_mask_;
+  bool was_pending_ = false;
 };
 
 // How a wait status reads in a message.

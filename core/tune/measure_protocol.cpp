@@ -25,39 +25,6 @@ constexpr uint64_t kBlobChunkBytes = uint64_t{64} << 20;
 
 using Kind = ChannelError::Kind;
 
-// Keeps SIGPIPE from the calling thread while it writes: a write to a pipe
-// whose reader died then fails with EPIPE instead of ending the process. The
-// signal a failed write raises is thread-directed, so it is taken off this
-// thread's pending set before the old mask returns, unless one was already
-// pending when we came (then it is not ours to swallow).
-class SigpipeBlocked {
- public:
-  SigpipeBlocked() {
-    sigemptyset(&sigpipe_);
-    sigaddset(&sigpipe_, SIGPIPE);
-    sigset_t pending;
-    sigemptyset(&pending);
-    sigpending(&pending);
-    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
-    pthread_sigmask(SIG_BLOCK, &sigpipe_, &old_mask_);
-  }
-  ~SigpipeBlocked() {
-    if (!was_pending_) {
-      const timespec no_wait{0, 0};
-      while (sigtimedwait(&sigpipe_, nullptr, &no_wait) == -1 && errno == EINTR) {
-      }
-    }
-    pthread_sigmask(SIG_SETMASK, &old_mask_, nullptr);
-  }
-  SigpipeBlocked(const SigpipeBlocked&) = delete;
-  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
-
- private:
-  sigset_t sigpipe_;
-  sigset_t old_mask_;
-  bool was_pending_ = false;
-};
-
 // Waits until fd is ready for `events`; Timeout when the deadline passes first.
 void wait_for(int fd, short events, Deadline deadline) {
   for (;;) {

@@ -21,6 +21,7 @@
 #include "passes/pipeline.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "studio/main_window.h"
+#include "support/error.h"
 #include "support/timer.h"
 #include "views/fused_group_model.h"
 #include "views/graph_layout.h"
@@ -316,6 +317,33 @@ class TestGraphView : public QObject {
     QVERIFY(window.originalGraphView()->operatorItemCount() > 0);
     QVERIFY(window.snapshotGraphView()->clusterItemCount() > 0);
     QVERIFY2(drawnMs < 20000, qPrintable(QString::number(drawnMs)));
+  }
+
+  // A worker that dies or answers nonsense is an error naming it, never a
+  // crash of the studio (Graphviz itself no longer runs in its process).
+  void brokenLayoutWorkerIsAnError() {
+    // DenseNet's DOT text (over 90 KB) outgrows the pipe, so a worker that
+    // exits without reading fails the studio's write: EPIPE, not SIGPIPE.
+    const Graph dense =
+        driver::load_model((lathe::testing::test_models_dir() + "/densenet121.onnx").toStdString());
+    auto error_with = [&](const char* worker) {
+      qputenv("LATHE_LAYOUT_WORKER", worker);
+      QString message;
+      try {
+        views::layout_graph(dense);
+      } catch (const Error& e) {
+        message = QString::fromStdString(e.what());
+      }
+      qunsetenv("LATHE_LAYOUT_WORKER");
+      return message;
+    };
+    QString e = error_with("/bin/false");
+    QVERIFY2(e.contains("lathe-layout-worker exited with status 1"), qPrintable(e));
+    e = error_with("/bin/true");
+    QVERIFY2(e.contains("layout geometry: no bounding box"), qPrintable(e));
+    e = error_with("/no/such/worker");
+    QVERIFY2(e.contains("LATHE_LAYOUT_WORKER") && e.contains("/no/such/worker"), qPrintable(e));
+    QVERIFY(!views::layout_graph(sample_).nodes.empty());
   }
 
   // The window: the fused groups arrive before the layouts, whose Cancel
