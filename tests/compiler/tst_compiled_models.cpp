@@ -1,4 +1,4 @@
-// Every model in shared/models compiles (graph passes, fusion, TOPI, default
+// Every test model compiles (graph passes, fusion, TOPI, default
 // schedules, LLVM) and matches PyTorch's output to a normalized error of
 // 1e-4; the same model packaged as module.tar and run by `lathe run` in a
 // fresh process gives the same output as the in-memory compile.

@@ -1,4 +1,4 @@
-// The whole graph pipeline on every model of shared/models: the optimized
+// The whole graph pipeline on every test model: the optimized
 // graph computes what the imported one does (normalized error <= 1e-5 on the
 // reference executor), and on ResNet-18 fusion puts each blocked convolution
 // with the ops after it and keeps every group consistent.

@@ -1,6 +1,6 @@
-// Every model in shared/models runs through the importer and the reference
+// Every test model runs through the importer and the reference
 // executor and matches PyTorch's output to a normalized error of 1e-4
-// (max|got - ref| / max|ref|, the measure of shared/models/README.md).
+// (max|got - ref| / max|ref|, the project's error measure).
 #include <QtTest>
 
 #include <algorithm>
