@@ -137,8 +137,9 @@ class TestCompiledModels : public QObject {
   // Not yet spill-free, so checked for their results only: MobileNetV2's
   // first conv (3 input channels, 3x3 stride 2: LLVM unrolls the taps and
   // keeps broadcasts shared between overlapping windows alive) and the
-  // transformer's softmax (its vector exp becomes scalar expf calls, which
-  // clobber every vector register; a vector polynomial exp would fix it).
+  // transformer's softmax (the generic template reduces with stride-64
+  // gathers over vectors of rows, and with the exp polynomial's constants two
+  // loop invariants no longer fit and are reloaded from the stack).
   void avx2TargetKeepsInnerLoopsInRegisters_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<bool>("spill_free");
