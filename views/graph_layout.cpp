@@ -26,9 +26,9 @@ constexpr size_t kMaxConstantLines = 3;
 // How often a layout waiting for its worker looks at its cancel flag.
 constexpr int kCancelPollMs = 20;
 
-// Measured on a 2-core machine (bench_layout): a 24-layer encoder (1,198
-// nodes, about 3,000 nodes + spans) takes 0.5 s with spline edges; DenseNet-121
-// (377 nodes, 911 edges, tens of thousands of spans) did not finish in 150 s,
+// Measured on a 2-core machine (bench_layout): the 24-layer encoder's fused
+// graph (1,106 nodes) takes 0.5 s with spline edges; DenseNet-121 (377 nodes,
+// 911 edges whose spans add up to tens of thousands of ranks) ran for minutes,
 // and finishes in about 0.8 s once dot's network-simplex and crossing
 // searches are capped and its edges are straight: most of the time went into
 // positioning and routing the spans' virtual nodes. Edge shapes are external

@@ -147,6 +147,11 @@ void GraphSnapshotTracker::startLayout(
   watcher->setFuture(QtConcurrent::run(runLayout, std::move(layout), cancel));
 }
 
+bool GraphSnapshotTracker::isLayingOutOriginal() const {
+  auto it = newestFlag_.find(&latestOriginal_);
+  return it != newestFlag_.end() && cancelFlags_.count(it->second) && !it->second->load();
+}
+
 void GraphSnapshotTracker::cancelLayouts() {
   for (const auto& flag : cancelFlags_) flag->store(true);
 }

@@ -45,6 +45,8 @@ class GraphSnapshotTracker : public QObject {
   void cancelLayouts();
   bool isBusy() const { return running_ > 0; }
   bool isLayingOut() const { return !cancelFlags_.empty(); }
+  // Whether the newest layout of the original graph is still running.
+  bool isLayingOutOriginal() const;
 
  signals:
   void busyChanged(bool busy);

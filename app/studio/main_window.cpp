@@ -227,8 +227,7 @@ QWidget* MainWindow::createGraphPage() {
     } else {
       layoutClock_->stop();
       cancelLayout_->hide();
-      if (const auto shown = snapshotView_->graphLayout())
-        graphStatus_->setText(tr("layout %1 ms").arg(shown->milliseconds, 0, 'f', 0));
+      if (const views::GraphLayout* shown = snapshotView_->graphLayout()) showLayoutStatus(*shown);
     }
   });
   connect(layoutClock_, &QTimer::timeout, this, [this] {
@@ -721,8 +720,14 @@ void MainWindow::announceGraphs() {
 void MainWindow::showSnapshot(int comboIndex) {
   if (!snapshots_ || comboIndex < 0) return;
   if (comboIndex == 0) {
-    // The original's layout arrives through showOriginalLayout when it is not there yet.
-    if (originalLayout_) showSnapshotLayout(comboIndex, originalLayout_);
+    // The original's layout arrives through showOriginalLayout; one that was
+    // cancelled is asked for again.
+    if (originalLayout_) {
+      showSnapshotLayout(comboIndex, originalLayout_);
+    } else {
+      snapshotTitle_->setText(tr("%1 — laying out…").arg(snapshotCombo_->itemText(comboIndex)));
+      if (!graphTracker_->isLayingOutOriginal()) graphTracker_->layOutOriginal(snapshots_);
+    }
     return;
   }
   const size_t index = static_cast<size_t>(comboIndex - 1);
@@ -746,14 +751,17 @@ void MainWindow::showSnapshotLayout(int comboIndex,
   QString title = tr("%1 — %n node(s)", nullptr, nodes).arg(snapshotCombo_->itemText(comboIndex));
   if (groups > 0) title += tr(" in %n fused group(s)", nullptr, groups);
   snapshotTitle_->setText(title);
-  const views::GraphLayout& shown = *snapshotView_->graphLayout();
+  showLayoutStatus(*snapshotView_->graphLayout());
+  emit snapshotShown(comboIndex);
+}
+
+void MainWindow::showLayoutStatus(const views::GraphLayout& shown) {
   graphStatus_->setText(tr("layout %1 ms").arg(shown.milliseconds, 0, 'f', 0));
   graphStatus_->setToolTip(
       shown.effort == views::LayoutEffort::Bounded
           ? tr("A large graph whose edges span many ranks: laid out with capped searches and "
                "straight edges, so that it draws in about a second")
           : QString());
-  emit snapshotShown(comboIndex);
 }
 
 void MainWindow::inspectOriginalNode(const QString& name) {

@@ -153,6 +153,8 @@ class MainWindow : public QMainWindow {
                           std::shared_ptr<const views::GraphLayout> layout);
   // Emits graphsShown once both panes of the current snapshots are drawn.
   void announceGraphs();
+  // The graph tab's status: the right pane's layout time and effort.
+  void showLayoutStatus(const views::GraphLayout& shown);
   void searchGraph();
 
   // The inspector shows node `name` of the original graph, or of the

@@ -368,6 +368,10 @@ class TestGraphView : public QObject {
     }
     QTRY_VERIFY_WITH_TIMEOUT(!window.graphTracker()->isLayingOut(), kTimeoutMs);
     QVERIFY(window.fusedGroupModel()->rowCount() > 0);
+    // Choosing the original in the snapshot combo lays out again what was cancelled.
+    window.snapshotCombo()->setCurrentIndex(0);
+    QTRY_VERIFY_WITH_TIMEOUT(window.snapshotGraphView()->operatorItemCount() > 0, kTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(window.originalGraphView()->operatorItemCount() > 0, kTimeoutMs);
   }
 
   void zoomFitAndSearch() {
