@@ -438,9 +438,12 @@ llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
   if (t.is_float() && (n->op == te::Intrinsic::ShiftLeft || n->op == te::Intrinsic::ShiftRight))
     fail_at(str(te::intrinsic_name(n->op), " of ", t.to_string(), ": needs an integer type"));
   llvm::Value* x = args[0];
+  // Vectors of float32 get inline polynomials (vector_math.cpp); scalars and
+  // float64 keep libm's exact functions.
+  const bool vector_f32 = t.is_float() && t.bits == 32 && t.lanes > 1;
   switch (n->op) {
     case te::Intrinsic::Exp:
-      if (t.is_float() && t.bits == 32 && t.lanes > 1) return emit_vector_expf(builder_, x);
+      if (vector_f32) return emit_vector_expf(builder_, x);
       return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
     case te::Intrinsic::Log:
       return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::log, x);
@@ -492,13 +495,17 @@ llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
     case te::Intrinsic::Atanh:
       return emit_libm_per_lane("atanhf", "atanh", x);
     case te::Intrinsic::Tanh:
+      if (vector_f32) return emit_vector_tanhf(builder_, x);
       return emit_libm_per_lane("tanhf", "tanh", x);
     case te::Intrinsic::Erf:
+      if (vector_f32) return emit_vector_erff(builder_, x);
       return emit_libm_per_lane("erff", "erf", x);
     case te::Intrinsic::Sigmoid: {
-      // 1 / (1 + exp(-x)): vectorizes like exp, needs no libm symbol of its own.
+      // 1 / (1 + exp(-x)), with exp as above: needs no libm symbol of its own.
       llvm::Value* one = llvm::ConstantFP::get(x->getType(), 1.0);
-      llvm::Value* e = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_.CreateFNeg(x));
+      llvm::Value* minus_x = builder_.CreateFNeg(x);
+      llvm::Value* e = vector_f32 ? emit_vector_expf(builder_, minus_x)
+                                  : builder_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, minus_x);
       return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
     }
     case te::Intrinsic::Prefetch:

@@ -46,13 +46,17 @@ struct BufferFacts {
   bool noalias = false;         // a kernel parameter or a fresh allocation
 };
 
+// Vector float32 exp, erf and tanh as inline SIMD code, without libm calls
+// (vector_math.cpp): a call per lane is slow, and it clobbers every vector
+// register, so a loop around one spills whatever it keeps in them.
+llvm::Value* emit_vector_expf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_erff(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_tanhf(llvm::IRBuilder<>& builder, llvm::Value* x);
+
 // Translates PrimFuncs into one LLVM module. For each PrimFunc `f` it emits
 //   void f(void** args)                  external: the packed entry point
 //   void f_compute_(ptr A, ptr B, ...)   internal, noinline, noalias/align 64 params
 //   void f_parallel_N(i64, i64, ptr)     internal: a parallel loop's body for the runtime
-// Vector float32 exp without libm calls (vector_math.cpp).
-llvm::Value* emit_vector_expf(llvm::IRBuilder<>& builder, llvm::Value* x);
-
 class CodeGenLLVM {
  public:
   CodeGenLLVM(llvm::Module& module, const Target& target);

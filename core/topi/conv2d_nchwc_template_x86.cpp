@@ -237,19 +237,40 @@ int64_t micro_kernel_registers(int64_t reg_n, int64_t tile_oc, int64_t tile_oh,
   return (reg_n * tile_oh + 1) * tile_oc * block_vectors + 1;
 }
 
+// Broadcast inputs a micro-kernel keeps live besides its current one when
+// LLVM unrolls the whole kernel window (kw taps x ic_block channels) and
+// windows overlap (stride < kw): the input under pixel p at tap r is pixel
+// p + 1's at tap r - stride, so GVN keeps each such broadcast until its last
+// tap, about min(stride, kw - stride) positions x ic_block channels for every
+// pixel after the first. A first conv's 3-channel 3x3 stride-2 window held 9
+// of them in a 4-pixel kernel and spilled on AVX2. Windows of more than
+// kUnrolledWindow taps x channels stay a loop (ResNet's 3x3 over 8 channels
+// keeps nothing live across taps).
+constexpr int64_t kUnrolledWindow = 16;
+
+int64_t overlap_broadcasts_per_pixel(int64_t kw, int64_t stride_w, int64_t ic_block) {
+  if (stride_w >= kw || kw * ic_block > kUnrolledWindow) return 0;
+  return std::min(stride_w, kw - stride_w) * ic_block;
+}
+
 // The default micro-kernel of one output row: the most accumulators within
 // the register file less one spare (the next broadcast loads while the last
 // FMAs of the current one run; with all 16 of AVX2's registers taken, LLVM
-// spilled in the inner loop), reg_n a divisor of the row of at most
-// `max_reg_n`, two channel blocks where the blocks pair up and that fits as
-// many (each broadcast then feeds two FMAs). {reg_n, tile_oc}.
+// spilled in the inner loop), counting the overlap's live broadcasts, reg_n a
+// divisor of the row of at most `max_reg_n`, two channel blocks where the
+// blocks pair up and that fits as many (each broadcast then feeds two FMAs).
+// {reg_n, tile_oc}.
 std::pair<int64_t, int64_t> default_micro_kernel(int64_t ow, int64_t oc_chunks, int64_t max_reg_n,
-                                                 int64_t block_vectors, const VectorUnit& vu) {
+                                                 int64_t block_vectors, int64_t overlap,
+                                                 const VectorUnit& vu) {
+  auto registers = [&](int64_t reg_n, int64_t tile_oc) {
+    return micro_kernel_registers(reg_n, tile_oc, 1, block_vectors) + (reg_n - 1) * overlap;
+  };
   std::pair<int64_t, int64_t> best = {1, 1};
   for (int64_t tile_oc : {2, 1}) {
     if (oc_chunks % tile_oc != 0) continue;
     int64_t reg_n = largest_divisor(ow, max_reg_n);
-    while (reg_n > 1 && micro_kernel_registers(reg_n, tile_oc, 1, block_vectors) > vu.registers - 1)
+    while (reg_n > 1 && registers(reg_n, tile_oc) > vu.registers - 1)
       reg_n = largest_divisor(ow, reg_n - 1);
     if (reg_n * tile_oc > best.first * best.second) best = {reg_n, tile_oc};
   }
@@ -278,6 +299,11 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   const te::Tensor pad = conv_pad(conv, outputs);
   const int64_t stride_h = pad.defined() && shape[2] > 1
                                ? std::max<int64_t>(1, (pad.shape()[2] - kh) / (shape[2] - 1))
+                               : 1;
+  // The input as the window reads it (padded or not): n, ic_chunk, ih, iw, ic_block.
+  const std::vector<int64_t>& input = conv.op().input_tensors()[0].shape();
+  const int64_t stride_w = input.size() == 5 && shape[3] > 1
+                               ? std::max<int64_t>(1, (input[3] - kw) / (shape[3] - 1))
                                : 1;
   space.knobs = {split_knob("tile_ow", shape[3], 3, kMaxRegN),
                  choice_knob("tile_oc", divisors(shape[1], kMaxOcTile)),
@@ -326,7 +352,8 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   const bool stationary = plane_bytes * 2 <= kStationaryPlaneBytes && even_oc &&
                           (vu.registers >= 32 || hoisted_weights + 3 <= vu.registers);
   const auto [reg_n, tile_oc] = default_micro_kernel(
-      shape[3], shape[1], stationary ? kStationaryRegN : kConvRegN, block_vectors, vu);
+      shape[3], shape[1], stationary ? kStationaryRegN : kConvRegN, block_vectors,
+      overlap_broadcasts_per_pixel(kw, stride_w, reduce_extent(conv, 3)), vu);
   space.default_config = require_config(
       space, {{"tile_ow", {1, shape[3] / reg_n, reg_n}},
               {"tile_oc", {tile_oc}},

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "te/expr_functor.h"
+
 namespace lathe::topi {
 namespace {
 
@@ -19,11 +21,32 @@ bool is_reduction(const Stage& st) {
   return !st.op().as_compute()->reduce_axis.empty();
 }
 
+// Whether the stage's innermost reduce loop walks some input along its
+// contiguous axis (the last index of a read is that loop's variable) while no
+// read is contiguous along the innermost data axis: rows reduced along their
+// length, as softmax and layer norm do. Vectors over the data axis would
+// gather there, one element per row; vectors along the row need an rfactor.
+bool reduces_along_rows(const Stage& st) {
+  const te::ComputeOpNode* c = st.op().as_compute();
+  if (c->reduce_axis.empty()) return false;
+  const te::Var r = c->reduce_axis.back().var();
+  const te::Var inner = c->axis.empty() ? te::Var() : c->axis.back().var();
+  bool along_reduce = false, along_data = false;
+  te::visit_expr(c->body, [&](const te::Expr& e) {
+    const auto* load = e.as<te::ProducerLoadNode>();
+    if (!load || load->indices.empty()) return;
+    along_reduce |= load->indices.back().same_as(r);
+    along_data |= inner.defined() && load->indices.back().same_as(inner);
+  });
+  return along_reduce && !along_data;
+}
+
 // What the space's options are made from: the shapes of the stages it tiles.
 struct GroupShape {
   std::vector<std::vector<int64_t>> injective, reduction;  // stage shapes
   bool small_reduce = false;         // some reduce loop is at most kSmallReduceExtent
   std::vector<int64_t> last_reduce;  // each reduction's innermost reduce extent
+  std::vector<int64_t> row_reduce;   // those of reductions along rows (reduces_along_rows)
 };
 
 GroupShape group_shape(const std::vector<te::Tensor>& outputs) {
@@ -37,7 +60,10 @@ GroupShape group_shape(const std::vector<te::Tensor>& outputs) {
     for (const IterVar& r : st.reduce_axis()) {
       const int64_t* extent = te::as_const_int(r->dom.extent);
       if (extent && *extent <= kSmallReduceExtent) g.small_reduce = true;
-      if (extent && r.same_as(st.reduce_axis().back())) g.last_reduce.push_back(*extent);
+      if (extent && r.same_as(st.reduce_axis().back())) {
+        g.last_reduce.push_back(*extent);
+        if (reduces_along_rows(st)) g.row_reduce.push_back(*extent);
+      }
     }
   }
   return g;
@@ -191,14 +217,23 @@ SearchSpace generic_template(const te::Tensor& /*anchor*/, const std::vector<te:
     if (std::any_of(g.last_reduce.begin(), g.last_reduce.end(),
                     [&](int64_t e) { return e % v == 0; }))
       rfactors.push_back(v);
+  // Rows reduced along their length split into one register of partial
+  // sums by default (the widest such split up to the register's lanes that
+  // divides every such row), the short combining loop unrolled.
+  int64_t row_rfactor = 0;
+  for (int64_t v : rfactors)
+    if (v > 0 && v <= register_lanes && !g.row_reduce.empty() &&
+        std::all_of(g.row_reduce.begin(), g.row_reduce.end(),
+                    [&](int64_t e) { return e % v == 0; }))
+      row_rfactor = v;
   if (rfactors.size() > 1) {
     space.knobs.push_back(choice_knob("rfactor_lanes", rfactors));
-    defaults.push_back({"rfactor_lanes", {0}});
+    defaults.push_back({"rfactor_lanes", {row_rfactor}});
   }
   // After rfactor the combining stage's reduce loop is short too.
   if (g.small_reduce || rfactors.size() > 1) {
     space.knobs.push_back(choice_knob("unroll_reduce", {0, 1}));
-    defaults.push_back({"unroll_reduce", {0}});
+    defaults.push_back({"unroll_reduce", {row_rfactor > 0 ? 1 : 0}});
   }
   if (std::any_of(g.reduction.begin(), g.reduction.end(),
                   [](const auto& s) { return s.size() > 1 && s.back() > 1; })) {

@@ -7,6 +7,7 @@
 #include <QtTest>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <random>
 
 #include "codegen/codegen.h"
@@ -303,6 +304,82 @@ class TestCodegenKernels : public QObject {
                               (a - std::floor(a / 0.75) * 0.75);
       QVERIFY2(std::abs(yb[t] - expected) < 1e-4 * std::max(1.0, std::abs(expected)),
                qPrintable(QString("x=%1: %2 vs %3").arg(a).arg(yb[t]).arg(expected)));
+    }
+  }
+
+  void vectorMathAcrossTheFloatRange_data() {
+    QTest::addColumn<int>("intrinsic");
+    QTest::newRow("exp") << int(te::Intrinsic::Exp);
+    QTest::newRow("erf") << int(te::Intrinsic::Erf);
+    QTest::newRow("tanh") << int(te::Intrinsic::Tanh);
+    QTest::newRow("sigmoid") << int(te::Intrinsic::Sigmoid);
+  }
+
+  void vectorMathAcrossTheFloatRange() {
+    // The inline vector polynomials, on AVX2 (16 registers) and on the host,
+    // from -inf to +inf: exp within 2 ulp where it is a normal float, +inf
+    // where it overflows, 0 or a denormal-sized value where it underflows;
+    // erf, tanh and the sigmoid within 8 ulp; NaN stays NaN.
+    QFETCH(int, intrinsic);
+    const auto op = static_cast<te::Intrinsic>(intrinsic);
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<float> xs = {-inf,   -1000.0f, -100.0f,  -88.5f,
+                             -87.9f, -87.3f,   -86.5f,   -20.0f,
+                             -7.95f, -4.5f,    -3.9f,    -1.0f,
+                             -1e-8f, 0.0f,     1e-8f,    1e-4f,
+                             0.5f,   1.0f,     3.9f,     4.5f,
+                             7.8f,   10.0f,    88.0f,    88.3f,
+                             88.5f,  88.72f,   88.7228f, 88.73f,
+                             89.5f,  1000.0f,  inf,      std::numeric_limits<float>::quiet_NaN()};
+    for (float v : random_floats(120, -90.0f, 90.0f, 4)) xs.push_back(v);
+    for (float v : random_floats(120, -5.0f, 5.0f, 5)) xs.push_back(v);
+    while (xs.size() % 8 != 0) xs.push_back(0.25f);
+    const int n = static_cast<int>(xs.size());
+    const DataType f32 = DataType::Float(32), f32x8 = DataType::Float(32, 8);
+    Buffer x = make_buffer("X", f32, {n});
+    Buffer y = make_buffer("Y", f32, {n});
+    Var v("v");
+    Expr lanes = te::ramp(v * 8, 1, 8);
+    Expr call = te::call(op, {te::load(f32x8, x.data, lanes)});
+    Stmt body = tir::make_for(v, 0, n / 8, ForKind::Serial, tir::make_store(y.data, call, lanes));
+    auto exact = [op](double a) {
+      switch (op) {
+        case te::Intrinsic::Exp:
+          return std::exp(a);
+        case te::Intrinsic::Erf:
+          return std::erf(a);
+        case te::Intrinsic::Tanh:
+          return std::tanh(a);
+        default:
+          return 1 / (1 + std::exp(-a));
+      }
+    };
+    const double ulps = op == te::Intrinsic::Exp ? 2 : 8;
+    for (const char* target : {"llvm -mcpu=haswell", "llvm"}) {
+      CompiledKernel kernel = jit_compile(PrimFunc{"vmath", {x, y}, body}, Target::parse(target));
+      AlignedBuffer<float> xb(n), yb(n);
+      std::copy(xs.begin(), xs.end(), xb.data);
+      kernel.run({xb.data, yb.data});
+      for (int i = 0; i < n; ++i) {
+        const double expected = exact(double(xs[i]));
+        const QString what = QString("%1: %2(%3) = %4, expected %5")
+                                 .arg(target)
+                                 .arg(QTest::currentDataTag())
+                                 .arg(double(xs[i]), 0, 'g', 9)
+                                 .arg(double(yb[i]), 0, 'g', 9)
+                                 .arg(expected, 0, 'g', 9);
+        if (std::isnan(xs[i]))
+          QVERIFY2(std::isnan(yb[i]), qPrintable(what));
+        else if (expected > std::numeric_limits<float>::max())
+          QVERIFY2(std::isinf(yb[i]) && yb[i] > 0, qPrintable(what));
+        else if (std::abs(expected) < 2 * double(std::numeric_limits<float>::min()))
+          QVERIFY2(std::abs(yb[i]) < 2 * std::numeric_limits<float>::min() &&
+                       std::signbit(yb[i]) == std::signbit(expected),
+                   qPrintable(what));
+        else
+          QVERIFY2(std::abs(yb[i] - expected) <= ulps * std::ldexp(1.0, -23) * std::abs(expected),
+                   qPrintable(what));
+      }
     }
   }
 
