@@ -2,6 +2,7 @@
 // batch_matmul x86 schedules; declared in topi/nn_schedule_x86.h.
 #include <algorithm>
 
+#include "support/int_math.h"
 #include "topi/default_schedule.h"
 #include "topi/generic_template.h"
 #include "topi/nn.h"
@@ -62,16 +63,24 @@ MatmulShape matmul_shape(const te::Tensor& mm, const std::vector<te::Tensor>& ou
 // once per batch.
 std::pair<int64_t, int64_t> default_tile(MatmulShape& s, const VectorUnit& vu) {
   const int64_t lanes = vu.lanes();
-  const int64_t nb = s.n % (2 * lanes) == 0 ? 2 * lanes : largest_divisor(s.n, lanes);
+  // Columns: two vectors or one where they divide; where the best divisor is
+  // under half a vector (197 tokens) a tile that does not divide: the
+  // accumulators compute whole vectors from a packed panel and only the last
+  // panel's store is guarded.
+  int64_t nb = s.n % (2 * lanes) == 0 ? 2 * lanes : largest_divisor(s.n, lanes);
+  if (2 * nb < lanes && s.n > lanes) nb = s.n >= 4 * lanes ? 2 * lanes : lanes;
   const int64_t vectors = vu.vectors_for(nb);
   const int64_t row_limit =
       std::max<int64_t>(1, std::min(vectors == 2 ? kMatmulRows : kMatmulRowsOneVector,
                                     (vu.registers - vectors - 1) / vectors));
   s.fold_batch = s.batch_dims > 0 && s.b.ndim() == 2 && s.m < row_limit;
   // Whole batches per tile when folded, so every tile is a box in (batch, row) space.
-  const int64_t mb = s.fold_batch
-                         ? s.m * largest_divisor(s.batch, std::max<int64_t>(1, row_limit / s.m))
-                         : largest_divisor(s.m, row_limit);
+  if (s.fold_batch)
+    return {s.m * largest_divisor(s.batch, std::max<int64_t>(1, row_limit / s.m)), nb};
+  // Rows likewise: where no divisor reaches half the limit, tiles of about
+  // the limit, the last one guarded (197 rows: 25 tiles of 8).
+  int64_t mb = largest_divisor(s.m, row_limit);
+  if (2 * mb <= row_limit && s.m > row_limit) mb = ceildiv(s.m, ceildiv(s.m, row_limit));
   return {mb, nb};
 }
 
@@ -173,9 +182,11 @@ SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs,
   add_unique(k_tiles, kf);
   // B can be packed when it is an input buffer or read through its transpose stage.
   const bool packable = s.b_stage || (!s.b.op().as_compute() && !is_output(outputs, s.b));
-  int64_t panels = s.n / nb;
+  int64_t panels = ceildiv(s.n, nb);
   if (!s.fold_batch) panels *= s.batch;
-  const bool pack = panels >= kMinParallelPanels;
+  // A panel past B's last column must be packed: the accumulators read whole
+  // vectors of it.
+  const bool pack = panels >= kMinParallelPanels || s.n % nb != 0;
 
   SearchSpace space;
   space.name = s.batch_dims > 0 ? "batch_matmul.x86" : "dense_pack.x86";

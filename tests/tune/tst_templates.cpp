@@ -2,6 +2,9 @@
 // each kind: the space has knobs and more than one point, its default config
 // is the group's default schedule, and seeded random configs lower, compile
 // and compute what the default schedule computes.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <QtTest>
 
 #include <algorithm>
@@ -302,6 +305,28 @@ double normalized_error(const Tensor& got, const Tensor& ref) {
   return max_diff / std::max(max_ref, 1e-30);
 }
 
+// A copy of a tensor's floats that ends less than 64 bytes before an
+// inaccessible page (it starts 64-byte aligned, as the kernels assume): a
+// kernel that reads a row past the end faults.
+struct PageEndCopy {
+  explicit PageEndCopy(const Tensor& t) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = static_cast<size_t>(t.numel()) * sizeof(float);
+    const size_t pages = (bytes + page - 1) / page;
+    total = (pages + 1) * page;
+    base = static_cast<char*>(
+        mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    mprotect(base + pages * page, page, PROT_NONE);
+    data = reinterpret_cast<float*>(base + (pages * page - bytes) / 64 * 64);
+    std::copy(t.data<float>(), t.data<float>() + t.numel(), data);
+  }
+  ~PageEndCopy() { munmap(base, total); }
+  PageEndCopy(const PageEndCopy&) = delete;
+  char* base;
+  float* data;
+  size_t total;
+};
+
 // A point of the space: random options until the space's constraint accepts them.
 topi::Config random_config(const topi::SearchSpace& space, std::mt19937& rng) {
   topi::Config config;
@@ -380,6 +405,72 @@ class TestTemplates : public QObject {
     QCOMPARE(compiled, kRandomConfigs);
     QVERIFY(refused < compiled);
     QVERIFY(texts.size() > 1);
+  }
+
+  // Rows and columns without a divisor near the register tile (a ViT's 197
+  // tokens): the default tiles them anyway, the last tile guarded, and B's
+  // last panel packed past its end; the product matches a plain loop, and no
+  // stage reads past an input (each input ends at an inaccessible page).
+  void matmulTilesThatDoNotDivide_data() {
+    QTest::addColumn<Shape>("a");
+    QTest::addColumn<Shape>("b");
+    QTest::addColumn<bool>("constant_b");
+    QTest::newRow("dense 37x24 * 24x53") << Shape{37, 24} << Shape{24, 53} << true;
+    QTest::newRow("batch 3x37x16 * 3x16x37") << Shape{3, 37, 16} << Shape{3, 16, 37} << false;
+    QTest::newRow("batch 2x23x37 * 2x37x16") << Shape{2, 23, 37} << Shape{2, 37, 16} << false;
+  }
+
+  void matmulTilesThatDoNotDivide() {
+    QFETCH(Shape, a);
+    QFETCH(Shape, b);
+    QFETCH(bool, constant_b);
+    const Group group = group_anchored_by(matmul_add(a, b, constant_b), "MatMul");
+    QVERIFY(group.index >= 0);
+    const Graph& graph = group.optimized.graph;
+    const tune::GroupComputation c = tune::build_group_computation(
+        graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+    const topi::SearchSpace space = tune::template_search_space(c);
+    const int64_t m = a[a.size() - 2], n = b.back();
+    const std::vector<int64_t>& rows = space.knobs[0].options[space.default_config[0]];
+    const std::vector<int64_t>& cols = space.knobs[1].options[space.default_config[1]];
+    QVERIFY2(m % rows[0] != 0 || n % cols[0] != 0,
+             qPrintable(QString::fromStdString(space.describe(space.default_config))));
+
+    std::vector<Tensor> inputs = kernel_inputs(graph, c);
+    std::vector<std::unique_ptr<PageEndCopy>> guarded;
+    std::vector<void*> buffers;
+    for (const Tensor& t : inputs) {
+      guarded.push_back(std::make_unique<PageEndCopy>(t));
+      buffers.push_back(guarded.back()->data);
+    }
+    auto sch = tune::apply_config(c, space, space.default_config);
+    tir::LoweredFunc lowered = tir::lower(*sch, c.args(), "kernel", {false});
+    codegen::CompiledKernel kernel = codegen::jit_compile(lowered.func, codegen::Target::host());
+    Tensor out(DType::Float32, c.outputs[0].shape());
+    buffers.push_back(out.raw());
+    kernel.run(buffers);
+
+    // x @ y + bias, from the inputs by name.
+    auto input = [&](const std::string& name) -> const Tensor& {
+      for (size_t i = 0; i < c.input_values.size(); ++i)
+        if (graph.value(c.input_values[i]).name == name) return inputs[i];
+      throw std::runtime_error("no input " + name);
+    };
+    const float* x = input("x").data<float>();
+    const float* y = input(constant_b ? "w" : "y").data<float>();
+    const float* bias = input("bias").data<float>();
+    const int64_t k = a.back(), batch = a.size() == 3 ? a[0] : 1;
+    double max_diff = 0;
+    for (int64_t bi = 0; bi < batch; ++bi)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double acc = bias[j];
+          for (int64_t r = 0; r < k; ++r)
+            acc +=
+                double(x[(bi * m + i) * k + r]) * y[(b.size() == 3 ? bi * k * n : 0) + r * n + j];
+          max_diff = std::max(max_diff, std::abs(acc - out.data<float>()[(bi * m + i) * n + j]));
+        }
+    QVERIFY2(max_diff < 1e-4, qPrintable(QString("max difference %1").arg(max_diff)));
   }
 
   // The default config of the 3x3 conv template on a plane too large for L1

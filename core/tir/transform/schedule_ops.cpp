@@ -1,6 +1,10 @@
 #include "tir/transform/schedule_ops.h"
 
+#include <unordered_set>
+
 #include "support/error.h"
+#include "te/expr_functor.h"
+#include "tir/arith/prove.h"
 #include "tir/transform/inject_prefetch.h"
 
 namespace lathe::tir {
@@ -12,7 +16,13 @@ using schedule::LoopAnnotation;
 class NestBuilder {
  public:
   NestBuilder(const std::vector<StageInfo>& stages, const IterVarRanges& ranges)
-      : stages_(stages), ranges_(ranges) {}
+      : stages_(stages), ranges_(ranges) {
+    te::VarMap<te::Range> loops;
+    for (const auto& [iv, range] : ranges) loops[iv.var()] = range;
+    loop_bounds_ = arith::bounds_of_ranges(loops);
+    for (const StageInfo& info : stages)
+      if (info.stage->attach_type == AttachType::Scope) attached_.insert(info.stage->op);
+  }
 
   Stmt build() {
     Stmt rest;
@@ -97,11 +107,71 @@ class NestBuilder {
     return make_if(cond, std::move(body));
   }
 
+  // TVM's MakeBoundCheck: an attached stage computes the region its consumer
+  // reads at the attach point, which a consumer split that does not divide
+  // its axis (197 rows in tiles of 4) pushes past the stage's own domain.
+  // Where a point out there would read an input out of bounds, the stage
+  // skips it (the consumer's own guard never reads it). Where every read
+  // stays in bounds (a column tile that reads a padded panel) the stage
+  // computes the whole tile into its buffer, which the region sizes, and the
+  // loop stays a vector loop.
+  void add_domain_guards(const StageRef& stage, const te::ComputeOpNode& c, const Expr& body,
+                         const te::VarMap<Expr>& roots, std::vector<Expr>& guards) const {
+    if (stage->attach_type != AttachType::Scope) return;
+    for (const IterVar& iv : c.axis) {
+      const te::Range& inferred = ranges_.at(iv);
+      const Expr lo = iv->dom.min, hi = iv->dom.min + iv->dom.extent;
+      const bool below = !arith::can_prove(inferred.min >= lo, loop_bounds_);
+      const bool above = !arith::can_prove(inferred.min + inferred.extent <= hi, loop_bounds_);
+      if ((!below && !above) || reads_in_bounds_past(c, iv, body, roots)) continue;
+      if (below) guards.push_back(roots.at(iv.var()) >= lo);
+      if (above) guards.push_back(roots.at(iv.var()) < hi);
+    }
+  }
+
+  // Whether the body's reads stay in bounds while `axis` runs over its
+  // inferred region and every other data axis within its own domain.
+  bool reads_in_bounds_past(const te::ComputeOpNode& c, const IterVar& axis, const Expr& body,
+                            const te::VarMap<Expr>& roots) const {
+    te::VarMap<Expr> values = roots;
+    arith::BoundMap bounds = loop_bounds_;
+    for (const IterVar& iv : c.axis) {
+      if (iv.same_as(axis)) continue;
+      const int64_t* min = te::as_const_int(iv->dom.min);
+      const int64_t* extent = te::as_const_int(iv->dom.extent);
+      if (!min || !extent) return false;
+      const te::Var inside(iv.var().name() + "_in_domain", iv.var().type());
+      values[iv.var()] = inside;
+      bounds[inside] = arith::IntBounds::from_extent(*min, *extent);
+    }
+    return reads_in_bounds(te::substitute(body, values), bounds);
+  }
+
+  // Whether every tensor read of `body` (in loop variables) is provably within
+  // its tensor's shape. An attached stage's buffer holds the region its
+  // readers read (bound inference sized it so), whatever its shape.
+  bool reads_in_bounds(const Expr& body, const arith::BoundMap& bounds) const {
+    bool in_bounds = true;
+    te::visit_expr(body, [&](const Expr& e) {
+      const auto* load = e.as<te::ProducerLoadNode>();
+      if (!load || !in_bounds || attached_.count(load->producer)) return;
+      const std::vector<int64_t>& shape = load->producer->shape;
+      for (size_t d = 0; d < load->indices.size() && in_bounds; ++d)
+        in_bounds =
+            d < shape.size() &&
+            arith::can_prove(load->indices[d] >= te::make_int(0, load->indices[d].type()) &&
+                                 load->indices[d] < te::make_int(shape[d], load->indices[d].type()),
+                             bounds);
+    });
+    return in_bounds;
+  }
+
   Stmt stage_nest(const StageInfo& info) {
     const StageRef& stage = info.stage;
     const te::ComputeOpNode* c = stage->op.as_compute();
     te::VarMap<Expr> roots = root_values(stage, ranges_);
     SplitGuards guards = split_guards(stage, ranges_);
+    add_domain_guards(stage, *c, info.body, roots, guards.data);
     std::vector<Expr> index;
     for (const IterVar& iv : c->axis) index.push_back(roots.at(iv.var()));
     const auto* reduce = info.body.as<te::ReduceNode>();
@@ -142,6 +212,8 @@ class NestBuilder {
   using Tensor = te::Tensor;
   const std::vector<StageInfo>& stages_;
   const IterVarRanges& ranges_;
+  arith::BoundMap loop_bounds_;  // every loop variable's values
+  std::unordered_set<te::Operation, te::OperationHash, te::OperationEqual> attached_;
 };
 
 }  // namespace
