@@ -297,14 +297,15 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   // Rows of padded input per output row: pad_rows copies each padded row
   // about kh / stride times, once for each output row that reads it.
   const te::Tensor pad = conv_pad(conv, outputs);
-  const int64_t stride_h = pad.defined() && shape[2] > 1
-                               ? std::max<int64_t>(1, (pad.shape()[2] - kh) / (shape[2] - 1))
-                               : 1;
-  // The input as the window reads it (padded or not): n, ic_chunk, ih, iw, ic_block.
+  // The window's strides, from the input as it reads it (padded or not):
+  // n, ic_chunk, ih, iw, ic_block.
   const std::vector<int64_t>& input = conv.op().input_tensors()[0].shape();
-  const int64_t stride_w = input.size() == 5 && shape[3] > 1
-                               ? std::max<int64_t>(1, (input[3] - kw) / (shape[3] - 1))
-                               : 1;
+  auto stride = [&](size_t axis, int64_t k) {
+    return input.size() == 5 && shape[axis] > 1
+               ? std::max<int64_t>(1, (input[axis] - k) / (shape[axis] - 1))
+               : 1;
+  };
+  const int64_t stride_h = stride(2, kh), stride_w = stride(3, kw);
   space.knobs = {split_knob("tile_ow", shape[3], 3, kMaxRegN),
                  choice_knob("tile_oc", divisors(shape[1], kMaxOcTile)),
                  choice_knob("tile_oh", divisors(shape[2], kMaxOhTile)),

@@ -157,11 +157,8 @@ class NestBuilder {
       if (!load || !in_bounds || attached_.count(load->producer)) return;
       const std::vector<int64_t>& shape = load->producer->shape;
       for (size_t d = 0; d < load->indices.size() && in_bounds; ++d)
-        in_bounds =
-            d < shape.size() &&
-            arith::can_prove(load->indices[d] >= te::make_int(0, load->indices[d].type()) &&
-                                 load->indices[d] < te::make_int(shape[d], load->indices[d].type()),
-                             bounds);
+        in_bounds = d < shape.size() &&
+                    arith::const_bounds(load->indices[d], bounds).within(0, shape[d] - 1);
     });
     return in_bounds;
   }
