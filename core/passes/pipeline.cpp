@@ -6,6 +6,7 @@
 #include "passes/cancel_layout_transforms.h"
 #include "passes/eliminate_dead_code.h"
 #include "passes/fold_constants.h"
+#include "passes/lower_conv_transpose.h"
 #include "passes/simplify.h"
 #include "support/error.h"
 #include "support/timer.h"
@@ -33,6 +34,7 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   run("fold_constants", fold_constants);
   run("simplify", simplify);
   run("fold_constants", fold_constants);
+  run("lower_conv_transpose", lower_conv_transpose);
   if (options.alter_layout)
     run("alter_conv_layout",
         [&](const Graph& g) { return alter_conv_layout(g, options.vector_unit); });

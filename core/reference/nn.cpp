@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "ir/ops/conv_transpose_geometry.h"
 #include "ir/ops/infer_util.h"
 #include "ir/ops/nn_dtypes.h"
 #include "reference/executor.h"
@@ -305,8 +306,7 @@ void scatter_plane(const RowPlan& plan, const T* wp, T* dst, const T* src) {
   }
 }
 
-// ConvTranspose's padding: explicit, or when output_shape or SAME padding
-// decides the output extent, whatever makes the full result land on it.
+// ConvTranspose's window; conv_transpose_pad_begin places its padding.
 Window make_transpose_window(const Attributes& attrs, const Shape& x, const Shape& y,
                              const Shape& kernel) {
   const size_t n = x.size() - 2;
@@ -316,26 +316,8 @@ Window make_transpose_window(const Attributes& attrs, const Shape& x, const Shap
   w.kernel = kernel;
   w.strides = spatial_ints(attrs, "strides", n, 1);
   w.dilations = spatial_ints(attrs, "dilations", n, 1);
-  const std::vector<int64_t> output_padding = spatial_ints(attrs, "output_padding", n, 0);
-  const std::string mode = attrs.get_string("auto_pad", "NOTSET");
-  std::vector<int64_t> pads = attrs.get_ints("pads");
-  if (pads.empty() || mode == "VALID") pads.assign(2 * n, 0);
-  const bool derived =
-      !attrs.get_ints("output_shape").empty() || mode == "SAME_UPPER" || mode == "SAME_LOWER";
-  w.pad_begin.resize(n);
-  w.pad_end.resize(n);
-  for (size_t d = 0; d < n; ++d) {
-    if (derived) {
-      int64_t full =
-          w.strides[d] * (w.in[d] - 1) + output_padding[d] + (kernel[d] - 1) * w.dilations[d] + 1;
-      int64_t total = full - w.out[d];
-      // As ONNX's reference: SAME_UPPER puts the smaller half first.
-      w.pad_begin[d] = mode == "SAME_UPPER" ? floordiv(total, 2) : total - floordiv(total, 2);
-    } else {
-      w.pad_begin[d] = pads[d];
-    }
-    w.pad_end[d] = 0;  // unused: the output extent bounds the scatter
-  }
+  w.pad_begin = conv_transpose_pad_begin(attrs, x, y, kernel);
+  w.pad_end.assign(n, 0);  // unused: the output extent bounds the scatter
   return w;
 }
 

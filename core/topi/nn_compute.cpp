@@ -6,6 +6,7 @@
 #include <functional>
 #include <tuple>
 
+#include "ir/ops/conv_transpose_geometry.h"
 #include "ir/ops/infer_util.h"
 #include "support/error.h"
 #include "topi/generic_template.h"
@@ -403,26 +404,8 @@ std::vector<te::Tensor> conv_transpose_compute(const ComputeContext& ctx) {
   const int64_t group = attrs.get_int("group", 1);
   const int64_t cg = xs[1] / group, mg = ws[1];
   const std::vector<int64_t> s = per_dim("strides", 1), d = per_dim("dilations", 1);
-  const std::vector<int64_t> op = per_dim("output_padding", 0);
-  const std::string mode = attrs.get_string("auto_pad", "NOTSET");
-  std::vector<int64_t> pads = attrs.get_ints("pads");
-  if (pads.empty() || mode == "VALID") pads.assign(2 * nd, 0);
-  if (pads.size() != 2 * nd)
-    throw UnsupportedError(describe_node(ctx.node()) + ": 'pads' needs " + std::to_string(2 * nd) +
-                           " values");
-  const bool derived =
-      !attrs.get_ints("output_shape").empty() || mode == "SAME_UPPER" || mode == "SAME_LOWER";
-  std::vector<int64_t> pad_begin(nd);
-  for (size_t k = 0; k < nd; ++k) {
-    if (derived) {
-      int64_t full = s[k] * (xs[2 + k] - 1) + op[k] + (ws[2 + k] - 1) * d[k] + 1;
-      int64_t total = full - ys[2 + k];
-      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-      pad_begin[k] = mode == "SAME_UPPER" ? half : total - half;
-    } else {
-      pad_begin[k] = pads[k];
-    }
-  }
+  const std::vector<int64_t> pad_begin =
+      conv_transpose_pad_begin(attrs, xs, ys, Shape(ws.begin() + 2, ws.end()));
   const bool two_d = nd == 2;
   IterVar rc = te::reduce_axis(cg, "rc");
   std::vector<IterVar> taps;

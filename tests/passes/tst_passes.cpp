@@ -13,12 +13,15 @@
 #include "passes/fold_constants.h"
 #include "passes/fuse_ops.h"
 #include "passes/graph_edit.h"
+#include "passes/lower_conv_transpose.h"
 #include "passes/pipeline.h"
 #include "passes/simplify.h"
 #include "reference/executor.h"
 #include "support/error.h"
 
 using namespace lathe;
+
+Q_DECLARE_METATYPE(lathe::Attributes)
 
 namespace {
 
@@ -626,6 +629,86 @@ class TestPasses : public QObject {
     QCOMPARE(groups[2].name, std::string("fused_softmax_2"));
   }
 
+  // Every ConvTranspose geometry ONNX allows with group 1 and unit dilation,
+  // lowered, against the reference ConvTranspose on the original graph.
+  void convTransposeBecomesSubpixelConv_data() {
+    QTest::addColumn<Shape>("x");
+    QTest::addColumn<Shape>("w");
+    QTest::addColumn<Attributes>("attrs");
+    QTest::addColumn<bool>("bias");
+    QTest::addColumn<int>("slices");
+    using V = std::vector<int64_t>;
+    QTest::newRow("unet 2x2 stride 2")
+        << Shape{1, 4, 5, 5} << Shape{4, 3, 2, 2} << attrs_of({{"strides", V{2, 2}}}) << true << 0;
+    QTest::newRow("3x3 stride 2 pad 1 output_padding 1")
+        << Shape{1, 4, 5, 6} << Shape{4, 3, 3, 3}
+        << attrs_of({{"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}, {"output_padding", V{1, 1}}})
+        << false << 1;
+    QTest::newRow("dcgan 4x4 stride 2 pad 1")
+        << Shape{2, 3, 4, 4} << Shape{3, 5, 4, 4}
+        << attrs_of({{"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}}) << true << 1;
+    QTest::newRow("stride 1") << Shape{1, 3, 6, 6} << Shape{3, 2, 3, 3}
+                              << attrs_of({{"pads", V{1, 0, 1, 2}}}) << true << 0;
+    QTest::newRow("uneven strides and kernels")
+        << Shape{1, 2, 4, 5} << Shape{2, 3, 3, 5}
+        << attrs_of({{"strides", V{2, 3}}, {"pads", V{0, 2, 1, 1}}}) << true << 1;
+    QTest::newRow("kernel below stride")
+        << Shape{1, 2, 3, 3} << Shape{2, 2, 2, 1} << attrs_of({{"strides", V{3, 2}}}) << false << 1;
+    QTest::newRow("same upper") << Shape{1, 2, 5, 5} << Shape{2, 3, 3, 3}
+                                << attrs_of({{"strides", V{2, 2}},
+                                             {"auto_pad", std::string("SAME_UPPER")}})
+                                << true << 0;
+    QTest::newRow("output_shape") << Shape{1, 2, 3, 3} << Shape{2, 2, 3, 3}
+                                  << attrs_of({{"strides", V{3, 2}}, {"output_shape", V{10, 8}}})
+                                  << false << 1;
+    QTest::newRow("1-d") << Shape{1, 4, 7} << Shape{4, 2, 5}
+                         << attrs_of({{"strides", V{3}}, {"pads", V{2, 1}}}) << true << 1;
+    QTest::newRow("3-d") << Shape{1, 2, 3, 4, 3} << Shape{2, 3, 2, 3, 2}
+                         << attrs_of({{"strides", V{2, 1, 2}}}) << true << 0;
+  }
+
+  void convTransposeBecomesSubpixelConv() {
+    QFETCH(Shape, x);
+    QFETCH(Shape, w);
+    QFETCH(Attributes, attrs);
+    QFETCH(bool, bias);
+    QFETCH(int, slices);
+    Builder b;
+    ValueId in = b.input("x", x);
+    std::vector<ValueId> inputs = {in, b.constant("w", random_tensor(w, 3))};
+    if (bias) inputs.push_back(b.constant("b", random_tensor({w[1]}, 4)));
+    ValueId y = b.node("ConvTranspose", "up", inputs, attrs);
+    ValueId r = b.node("Relu", "relu", {y});
+    Graph original = b.finish({r});
+    Graph g = passes::lower_conv_transpose(original);
+    g.verify();
+    QCOMPARE(count_op(g, "ConvTranspose"), 0);
+    QCOMPARE(count_op(g, "Conv"), 1);
+    QCOMPARE(count_op(g, "Slice"), slices);
+    // The output value keeps its name, type and reader.
+    QCOMPARE(g.type(g.find_value("up_out")), original.type(original.find_value("up_out")));
+    QVERIFY(g.find_node("up") >= 0);
+    Tensor tx = random_tensor(x, 5);
+    const double err = normalized_error(run(g, {{"x", tx}})[0], run(original, {{"x", tx}})[0]);
+    QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
+  }
+
+  void convTransposeOutsideTheFormStays() {
+    using V = std::vector<int64_t>;
+    Builder b;
+    ValueId x = b.input("x", {1, 4, 4, 4});
+    ValueId grouped =
+        b.node("ConvTranspose", "grouped", {x, b.constant("w1", random_tensor({4, 1, 2, 2}, 1))},
+               attrs_of({{"strides", V{2, 2}}, {"group", int64_t{2}}}));
+    ValueId dilated =
+        b.node("ConvTranspose", "dilated", {x, b.constant("w2", random_tensor({4, 2, 2, 2}, 2))},
+               attrs_of({{"dilations", V{2, 2}}}));
+    ValueId runtime_weight = b.node("ConvTranspose", "runtime", {x, b.input("w3", {4, 2, 2, 2})});
+    Graph g = passes::lower_conv_transpose(b.finish({grouped, dilated, runtime_weight}));
+    QCOMPARE(count_op(g, "ConvTranspose"), 3);
+    QCOMPARE(count_op(g, "Conv"), 0);
+  }
+
   void pipelineRecordsEveryPass() {
     Builder b;
     ValueId x = b.input("x", {1, 4, 4, 4});
@@ -638,8 +721,9 @@ class TestPasses : public QObject {
     QStringList passes_run;
     for (const auto& s : opt.snapshots) passes_run << QString::fromStdString(s.pass);
     QCOMPARE(passes_run.join(' '),
-             QString("eliminate_dead_code fold_constants simplify fold_constants alter_conv_layout "
-                     "fold_constants cancel_layout_transforms eliminate_dead_code fuse_ops"));
+             QString("eliminate_dead_code fold_constants simplify fold_constants "
+                     "lower_conv_transpose alter_conv_layout fold_constants "
+                     "cancel_layout_transforms eliminate_dead_code fuse_ops"));
     for (size_t k = 0; k + 1 < opt.snapshots.size(); ++k) QVERIFY(opt.snapshots[k].groups.empty());
     QCOMPARE(opt.snapshots.back().groups.size(), opt.groups.size());
     QCOMPARE(joined(ops_of(opt.graph)),
