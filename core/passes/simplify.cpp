@@ -37,6 +37,7 @@ Graph simplify(const Graph& input) {
     changed |= rules::fold_batch_norm(graph);
     changed |= rules::fold_scale_and_shift(graph);
     changed |= rules::matmul_of_transpose_to_gemm(graph);
+    changed |= rules::pretranspose_constant_gemm_weights(graph);
     if (!changed) break;
   }
   return eliminate_dead_code(graph);

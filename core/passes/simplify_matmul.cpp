@@ -1,5 +1,10 @@
-// Rule: MatMul of 2-D operands where one comes from Transpose(perm=[1,0])
-// becomes Gemm reading the untransposed matrix with transA / transB set.
+// Rules on matrix products:
+// - MatMul of 2-D operands where one comes from Transpose(perm=[1,0])
+//   becomes Gemm reading the untransposed matrix with transA / transB set.
+// - Gemm with transB and a constant float32 B (how PyTorch exports Linear)
+//   reads B transposed once, at compile time: the kernel then reads rows of
+//   B as they lie instead of gathering a column per element, and a product
+//   of a few rows need not repack B on every run.
 #include "passes/simplify_rules.h"
 
 namespace lathe::passes::rules {
@@ -41,6 +46,27 @@ bool matmul_of_transpose_to_gemm(Graph& graph) {
     changed = true;
   }
   // A transpose nothing reads any more goes with the dead code.
+  return changed;
+}
+
+bool pretranspose_constant_gemm_weights(Graph& graph) {
+  const std::vector<int> uses = graph.use_counts();
+  NameTable names(graph);
+  bool changed = false;
+  for (Node& node : graph.nodes) {
+    if (node.op != "Gemm" || node.attrs.get_int("transB", 0) == 0) continue;
+    const Tensor* b = constant_input(graph, node, 1);
+    if (!b || b->dtype() != DType::Float32 || b->rank() != 2) continue;
+    const int64_t rows = b->shape()[0], cols = b->shape()[1];
+    Tensor bt(DType::Float32, {cols, rows});
+    const float* src = b->data<float>();
+    float* dst = bt.data<float>();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) dst[c * rows + r] = src[r * cols + c];
+    set_constant_input(graph, node, 1, std::move(bt), "weight", uses, names);
+    node.attrs.set("transB", int64_t{0});
+    changed = true;
+  }
   return changed;
 }
 

@@ -11,10 +11,11 @@
 
 namespace lathe::passes::rules {
 
-bool remove_identities(Graph& graph);            // simplify_identity.cpp
-bool fold_batch_norm(Graph& graph);              // simplify_batch_norm.cpp
-bool fold_scale_and_shift(Graph& graph);         // simplify_scale_shift.cpp
-bool matmul_of_transpose_to_gemm(Graph& graph);  // simplify_matmul.cpp
+bool remove_identities(Graph& graph);                   // simplify_identity.cpp
+bool fold_batch_norm(Graph& graph);                     // simplify_batch_norm.cpp
+bool fold_scale_and_shift(Graph& graph);                // simplify_scale_shift.cpp
+bool matmul_of_transpose_to_gemm(Graph& graph);         // simplify_matmul.cpp
+bool pretranspose_constant_gemm_weights(Graph& graph);  // simplify_matmul.cpp
 
 // Sets input i of `node` to the constant `value`: in place when the old
 // constant there has no other reader, else as a new constant named after the

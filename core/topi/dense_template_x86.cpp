@@ -188,7 +188,11 @@ SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs,
   // vectors of it. Packed panels keep the rows serial even when they are few
   // (row tiles in parallel would pack the panel once per tile: 197x256x53
   // took 0.12 ms that way, 0.048 ms packed once per panel).
-  const bool pack = panels >= kMinParallelPanels || s.n % nb != 0;
+  // A panel read by one row tile only (a matrix-vector product) is read
+  // once either way: copying it first would double the traffic.
+  const int64_t rows_per_panel = s.fold_batch ? s.batch * s.m : s.m;
+  const bool reused = ceildiv(rows_per_panel, mb) > 1;
+  const bool pack = (panels >= kMinParallelPanels && reused) || s.n % nb != 0;
 
   SearchSpace space;
   space.name = s.batch_dims > 0 ? "batch_matmul.x86" : "dense_pack.x86";

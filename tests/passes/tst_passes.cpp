@@ -391,9 +391,29 @@ class TestPasses : public QObject {
     g.verify();
     QCOMPARE(joined(ops_of(g)), QString("Gemm"));
     QCOMPARE(g.value(g.outputs[0]).name, std::string("shift_out"));
+    // A constant B is read untransposed.
+    QCOMPARE(g.nodes[0].attrs.get_int("transB", 0), int64_t{0});
+    QCOMPARE(g.type(g.nodes[0].inputs[1]).shape, (Shape{4, 5}));
     Tensor tx = random_tensor({3, 4}, 7);
     const double err = normalized_error(run(g, {{"x", tx}})[0], run(original, {{"x", tx}})[0]);
     QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
+  }
+
+  void sharedGemmWeightIsTransposedForItsGemmOnly() {
+    Builder b;
+    ValueId x = b.input("x", {2, 4});
+    ValueId w = b.constant("w", random_tensor({4, 4}, 1));
+    ValueId g1 = b.node("Gemm", "g1", {x, w}, attrs_of({{"transB", int64_t{1}}}));
+    ValueId g2 = b.node("MatMul", "g2", {x, w});
+    Graph original = b.finish({g1, g2});
+    Graph g = passes::simplify(original);
+    QCOMPARE(g.nodes[0].attrs.get_int("transB", 0), int64_t{0});
+    QVERIFY(g.nodes[0].inputs[1] != g.nodes[1].inputs[1]);
+    Tensor tx = random_tensor({2, 4}, 7);
+    auto got = run(g, {{"x", tx}});
+    auto want = run(original, {{"x", tx}});
+    QVERIFY(normalized_error(got[0], want[0]) <= 1e-6);
+    QVERIFY(normalized_error(got[1], want[1]) <= 1e-6);
   }
 
   void matmulOfTransposeBecomesGemm() {
