@@ -27,6 +27,7 @@ class LayoutRewriter {
       if (convert_conv(node)) continue;
       if (sink_back_transforms(node)) continue;
       if (sink_through_pool(node)) continue;
+      if (sink_through_concat(node)) continue;
       emit(std::move(node));
     }
     reset_producers(graph_);
@@ -225,6 +226,42 @@ class LayoutRewriter {
     node.outputs.resize(1);
     node.attrs.set("layout", nchwc_layout(source.block));
     emit_blocked(std::move(node), source.block);
+    return true;
+  }
+
+  // A channel Concat of back transforms concatenates the blocked values
+  // along the channel-block axis instead: every input's channels are whole
+  // blocks, so block k of an input is block (offset / b + k) of the result.
+  // Inputs still in NCHW get a forward transform, when their channels
+  // divide into blocks; the blocked inputs must agree on the block.
+  bool sink_through_concat(Node& node) {
+    if (node.op != "Concat" || node.outputs.size() != 1 || node.outputs[0] == kNoValue)
+      return false;
+    const TensorType out = graph_.type(node.outputs[0]);
+    if (out.rank() != 4 || out.dtype != DType::Float32) return false;
+    int64_t axis = node.attrs.get_int("axis", 1);
+    if (axis < 0) axis += 4;
+    if (axis != 1) return false;
+    int64_t block = 0;
+    for (ValueId in : node.inputs) {
+      const auto it = in == kNoValue ? blocked_.end() : blocked_.find(in);
+      if (it == blocked_.end()) continue;
+      if (block != 0 && block != it->second.block) return false;
+      block = it->second.block;
+    }
+    if (block == 0) return false;
+    for (ValueId in : node.inputs)
+      if (in == kNoValue || graph_.type(in).shape[1] % block != 0) return false;
+    const std::string layout = nchwc_layout(block);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ValueId in = node.inputs[i];
+      const auto it = blocked_.find(in);
+      node.inputs[i] = it != blocked_.end() ? it->second.blocked
+                                            : transform(in, "NCHW", layout,
+                                                        node.name + "_input" + std::to_string(i));
+    }
+    node.attrs.set("axis", int64_t{1});
+    emit_blocked(std::move(node), block);
     return true;
   }
 

@@ -24,7 +24,10 @@ namespace lathe::passes {
 // a float32 2-D MaxPool, AveragePool, GlobalAveragePool or GlobalMaxPool of
 // such a back transform (not MaxPool with Indices): it gets the attribute
 // layout = "NCHW{b}c" (as TVM's pool2d layout), which its inference,
-// reference kernel and compute read. Run
+// reference kernel and compute read. A channel Concat reading such back
+// transforms (one block; its other inputs NCHW with whole blocks of
+// channels, which get a forward transform) concatenates the blocked values
+// along the block axis. Run
 // fold_constants after it to pack constant weights, and
 // cancel_layout_transforms to drop the pairs that meet.
 Graph alter_conv_layout(const Graph& graph, const VectorUnit& vector_unit = {});

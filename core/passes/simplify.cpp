@@ -35,6 +35,9 @@ Graph simplify(const Graph& input) {
   for (int round = 0; round < 16; ++round) {
     bool changed = rules::remove_identities(graph);
     changed |= rules::fold_batch_norm(graph);
+    // What fold_batch_norm left becomes a scale and shift, which may fold
+    // into a Conv or Gemm later in the round.
+    changed |= rules::batch_norm_to_scale_shift(graph);
     changed |= rules::fold_scale_and_shift(graph);
     changed |= rules::matmul_of_transpose_to_gemm(graph);
     changed |= rules::pretranspose_constant_gemm_weights(graph);

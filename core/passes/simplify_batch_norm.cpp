@@ -1,6 +1,11 @@
-// Rule: inference BatchNormalization after a Conv folds into the Conv's
-// weights and bias: y = (conv(x) - mean) * s + beta with s = scale / sqrt(var + eps)
-// is conv(x) with W' = W * s per output channel and B' = (B - mean) * s + beta.
+// Rules on inference BatchNormalization, y = (x - mean) * s + beta with
+// s = scale / sqrt(var + eps):
+// - after a Conv it folds into the Conv's weights and bias: conv(x) with
+//   W' = W * s per output channel and B' = (B - mean) * s + beta;
+// - elsewhere (after a Concat, a pool, an input) it becomes x * s + t with
+//   t = beta - mean * s, per-channel constants of shape [C, 1, ...]: the
+//   square root leaves the kernel, and the layout pass can run the Mul and
+//   Add channel-blocked like any other per-channel op.
 #include <cmath>
 
 #include "passes/simplify_rules.h"
@@ -16,7 +21,65 @@ bool float32_constants(const Graph& graph, const Node& node, size_t first, size_
   return true;
 }
 
+// True for a BatchNormalization in inference mode whose parameters are
+// float32 constants and whose running-statistics outputs nobody reads.
+bool inference_batch_norm(const Graph& graph, const Node& bn, const std::vector<int>& uses) {
+  if (bn.op != "BatchNormalization" || bn.attrs.get_int("training_mode", 0) != 0) return false;
+  if (bn.outputs.empty() || bn.outputs[0] == kNoValue || !bn.has_input(0) ||
+      !float32_constants(graph, bn, 1, 4))
+    return false;
+  for (size_t k = 1; k < bn.outputs.size(); ++k)  // running statistics, training mode only
+    if (bn.outputs[k] != kNoValue && uses[static_cast<size_t>(bn.outputs[k])] != 0) return false;
+  return true;
+}
+
 }  // namespace
+
+bool batch_norm_to_scale_shift(Graph& graph) {
+  const std::vector<int> uses = graph.use_counts();
+  NameTable names(graph);
+  std::vector<Node> nodes = std::move(graph.nodes);
+  graph.nodes.clear();
+  bool changed = false;
+  for (Node& bn : nodes) {
+    const TensorType x = bn.has_input(0) ? graph.type(bn.inputs[0]) : TensorType{};
+    if (!inference_batch_norm(graph, bn, uses) || x.dtype != DType::Float32 || x.rank() < 2) {
+      graph.nodes.push_back(std::move(bn));
+      continue;
+    }
+    const int64_t channels = x.shape[1];
+    Shape per_channel(x.rank() - 1, 1);
+    per_channel[0] = channels;
+    Tensor s(DType::Float32, per_channel), t(DType::Float32, per_channel);
+    const float* scale = constant_input(graph, bn, 1)->data<float>();
+    const float* beta = constant_input(graph, bn, 2)->data<float>();
+    const float* mean = constant_input(graph, bn, 3)->data<float>();
+    const float* var = constant_input(graph, bn, 4)->data<float>();
+    const double eps = bn.attrs.get_float("epsilon", 1e-5f);
+    for (int64_t c = 0; c < channels; ++c) {
+      const double sc = scale[c] / std::sqrt(static_cast<double>(var[c]) + eps);
+      s.data<float>()[c] = static_cast<float>(sc);
+      t.data<float>()[c] = static_cast<float>(beta[c] - mean[c] * sc);
+    }
+    Node mul;
+    mul.name = names.node(bn.name + "_scale");
+    mul.op = "Mul";
+    mul.inputs = {bn.inputs[0], graph.add_constant(names.value(bn.name + "_scale"), std::move(s))};
+    mul.outputs = {graph.add_value(names.value(bn.name + "_scaled"), x)};
+    Node add;
+    add.name = bn.name;
+    add.op = "Add";
+    add.inputs = {mul.outputs[0],
+                  graph.add_constant(names.value(bn.name + "_shift"), std::move(t))};
+    add.outputs = {bn.outputs[0]};
+    graph.nodes.push_back(std::move(mul));
+    graph.nodes.push_back(std::move(add));
+    changed = true;
+  }
+  reset_producers(graph);
+  graph.remove_unused_values();
+  return changed;
+}
 
 bool fold_batch_norm(Graph& graph) {
   const std::vector<int> uses = graph.use_counts();
@@ -25,13 +88,7 @@ bool fold_batch_norm(Graph& graph) {
   bool changed = false;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& bn = graph.nodes[i];
-    if (bn.op != "BatchNormalization" || bn.attrs.get_int("training_mode", 0) != 0) continue;
-    if (bn.outputs.empty() || bn.outputs[0] == kNoValue || !float32_constants(graph, bn, 1, 4))
-      continue;
-    bool extra_outputs = false;  // running statistics, training mode only
-    for (size_t k = 1; k < bn.outputs.size(); ++k)
-      extra_outputs |= bn.outputs[k] != kNoValue && uses[static_cast<size_t>(bn.outputs[k])] != 0;
-    if (extra_outputs || !bn.has_input(0)) continue;
+    if (!inference_batch_norm(graph, bn, uses)) continue;
     const ValueId x = bn.inputs[0];
     const int producer = graph.value(x).producer;
     if (producer < 0 || !keep[static_cast<size_t>(producer)] || !single_use(graph, x, uses))

@@ -13,6 +13,7 @@ namespace lathe::passes::rules {
 
 bool remove_identities(Graph& graph);                   // simplify_identity.cpp
 bool fold_batch_norm(Graph& graph);                     // simplify_batch_norm.cpp
+bool batch_norm_to_scale_shift(Graph& graph);           // simplify_batch_norm.cpp
 bool fold_scale_and_shift(Graph& graph);                // simplify_scale_shift.cpp
 bool matmul_of_transpose_to_gemm(Graph& graph);         // simplify_matmul.cpp
 bool pretranspose_constant_gemm_weights(Graph& graph);  // simplify_matmul.cpp

@@ -335,17 +335,27 @@ class TestPasses : public QObject {
     QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
   }
 
-  void batchNormStaysWhenConvOutputIsShared() {
+  // A BatchNormalization that cannot fold into a Conv (the Conv's output is
+  // read twice here) becomes a per-channel scale and shift.
+  void batchNormStaysApartWhenConvOutputIsShared() {
     Builder b;
     ValueId x = b.input("x", {1, 2, 4, 4});
     ValueId c = b.node("Conv", "conv", {x, b.constant("w", random_tensor({2, 2, 1, 1}, 1))});
-    Tensor one = Tensor::from_vector<float>({1, 1}, {2});
-    ValueId bn = b.node("BatchNormalization", "bn",
-                        {c, b.constant("s", one), b.constant("beta", one), b.constant("mean", one),
-                         b.constant("var", one)});
+    ValueId bn = b.node(
+        "BatchNormalization", "bn",
+        {c, b.constant("s", random_tensor({2}, 2)), b.constant("beta", random_tensor({2}, 3)),
+         b.constant("mean", random_tensor({2}, 4)),
+         b.constant("var", Tensor::from_vector<float>({0.5f, 2.0f}, {2}))});
     ValueId y = b.node("Add", "add", {bn, c});
-    Graph g = passes::simplify(b.finish({y}));
-    QCOMPARE(count_op(g, "BatchNormalization"), 1);
+    Graph original = b.finish({y});
+    Graph g = passes::simplify(original);
+    g.verify();
+    QCOMPARE(joined(ops_of(g)), QString("Conv Mul Add Add"));
+    QCOMPARE(g.type(g.nodes[1].inputs[1]).shape, (Shape{2, 1, 1}));
+    QVERIFY(g.find_node("bn") >= 0);
+    Tensor tx = random_tensor({1, 2, 4, 4}, 7);
+    const double err = normalized_error(run(g, {{"x", tx}})[0], run(original, {{"x", tx}})[0]);
+    QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
   }
 
   void scaleAndShiftFoldIntoConv() {
@@ -539,6 +549,45 @@ class TestPasses : public QObject {
     QCOMPARE(got[2].shape(), want[2].shape());
     QVERIFY(std::equal(want[2].data<int64_t>(), want[2].data<int64_t>() + want[2].numel(),
                        got[2].data<int64_t>()));
+  }
+
+  void concatRunsBlocked() {
+    // Two convs (16 channels each) and an NCHW input concatenated on
+    // channels, as in a dense block, then scaled per channel: all blocked. A
+    // Concat with an input of 4 channels (not whole blocks) stays NCHW.
+    Builder b;
+    ValueId x = b.input("x", {1, 8, 5, 5});
+    ValueId skip = b.input("skip", {1, 16, 5, 5});
+    ValueId narrow = b.input("narrow", {1, 4, 5, 5});
+    auto conv = [&](const std::string& name, uint32_t seed) {
+      return b.node("Conv", name, {x, b.constant(name + "_w", random_tensor({16, 8, 3, 3}, seed))},
+                    attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+    };
+    ValueId c1 = conv("conv1", 1), c2 = conv("conv2", 2);
+    ValueId cat = b.node("Concat", "cat", {c1, skip, c2}, attrs_of({{"axis", int64_t{-3}}}));
+    ValueId scaled = b.node("Mul", "scale", {cat, b.constant("k", random_tensor({48, 1, 1}, 3))});
+    ValueId mixed = b.node("Concat", "mixed", {c1, narrow}, attrs_of({{"axis", int64_t{1}}}));
+    Graph original = b.finish({scaled, mixed});
+
+    Graph g = passes::cancel_layout_transforms(
+        passes::fold_constants(passes::alter_conv_layout(original)));
+    g.verify();
+    auto node = [&](const char* name) -> const Node& {
+      return g.nodes[static_cast<size_t>(g.find_node(name))];
+    };
+    QCOMPARE(g.type(node("cat").outputs[0]).shape, Shape({1, 3, 5, 5, 16}));
+    QCOMPARE(node("cat").attrs.get_int("axis", 0), int64_t{1});
+    QCOMPARE(g.value(node("cat").inputs[0]).name, g.value(node("conv1").outputs[0]).name);
+    QCOMPARE(g.type(node("scale").outputs[0]).rank(), 5);
+    QCOMPARE(g.type(node("mixed").outputs[0]).shape, Shape({1, 20, 5, 5}));
+    Tensor tx = random_tensor({1, 8, 5, 5}, 7), ts = random_tensor({1, 16, 5, 5}, 8),
+           tn = random_tensor({1, 4, 5, 5}, 9);
+    const std::map<std::string, Tensor> in = {{"x", tx}, {"skip", ts}, {"narrow", tn}};
+    const std::vector<Tensor> want = run(original, in), got = run(g, in);
+    for (size_t k = 0; k < 2; ++k) {
+      const double err = normalized_error(got[k], want[k]);
+      QVERIFY2(err <= 1e-6, qPrintable(QString("output %1: %2").arg(k).arg(err)));
+    }
   }
 
   void blockedPoolInferenceChecksLayout() {
