@@ -65,31 +65,74 @@ class LayoutRewriter {
                     graph_.value(x).name + "_" + dst);
   }
 
-  // The back transform NCHW{block}c -> NCHW producing the existing value `y`.
+  // The back transform NCHW{block}c -> NCHW producing the existing value `y`;
+  // a 1-D value [N, C, W] is blocked as [N, C/b, 1, W, b] and comes back
+  // through [N, C, 1, W] and a Reshape.
   void transform_back(ValueId blocked, int64_t block, ValueId y, const std::string& node_name) {
+    const TensorType want = graph_.type(y);
     Node node;
     node.name = names_.node(node_name + "_to_NCHW");
     node.op = "LayoutTransform";
     node.inputs = {blocked};
     node.attrs.set("src_layout", nchwc_layout(block));
     node.attrs.set("dst_layout", std::string("NCHW"));
-    node.outputs = {y};
-    LATHE_CHECK(infer_types(graph_, node)[0] == graph_.type(y), "node ", describe_node(node),
-                ": back transform does not restore ", graph_.type(y).to_string());
-    emit(std::move(node));
+    node.outputs = {
+        want.rank() == 3 ? graph_.add_value(names_.value(graph_.value(y).name + "_4d"), {}) : y};
+    const TensorType back = infer_types(graph_, node)[0];
+    LATHE_CHECK(back.shape == with_unit_height(want.shape), "node ", describe_node(node),
+                ": back transform does not restore ", want.to_string());
+    graph_.value(node.outputs[0]).type = back;
+    const ValueId restored = emit(std::move(node));
+    if (want.rank() == 3) {
+      Node squeeze;
+      squeeze.name = names_.node(node_name + "_to_NCW");
+      squeeze.op = "Reshape";
+      squeeze.inputs = {restored, shape_constant(node_name + "_ncw_shape", want.shape)};
+      squeeze.outputs = {y};
+      emit(std::move(squeeze));
+    }
     blocked_[y] = {blocked, block};
+  }
+
+  // [N, C, W] -> [N, C, 1, W]: how a 1-D value runs on the 2-D kernels.
+  static Shape with_unit_height(Shape s) {
+    if (s.size() == 3) s.insert(s.begin() + 2, 1);
+    return s;
+  }
+
+  ValueId shape_constant(const std::string& name, const Shape& shape) {
+    return graph_.add_constant(
+        names_.value(name),
+        Tensor::from_vector<int64_t>(shape, {static_cast<int64_t>(shape.size())}));
+  }
+
+  // `x` (NCHW, or NCW seen as height 1) in NCHW{block}c: the blocked value it
+  // came from when there is one, else a forward transform.
+  ValueId to_blocked(ValueId x, int64_t block, const std::string& node_name) {
+    const auto it = blocked_.find(x);
+    if (it != blocked_.end() && it->second.block == block) return it->second.blocked;
+    ValueId nchw = x;
+    if (graph_.type(x).rank() == 3)
+      nchw = emit_new(
+          "Reshape", node_name + "_nchw",
+          {x, shape_constant(node_name + "_nchw_shape", with_unit_height(graph_.type(x).shape))},
+          {}, graph_.value(x).name + "_nchw");
+    return transform(nchw, "NCHW", nchwc_layout(block), node_name);
   }
 
   // Explicit [top, left, bottom, right] pads for the Conv, auto_pad resolved
   // as the reference kernel resolves it.
-  static std::vector<int64_t> explicit_pads(const Node& conv, const Shape& x, const Shape& w,
-                                            const Shape& y) {
+  // x, w and y are the 2-D shapes (a 1-D conv's with unit height), `nd` the
+  // Conv's own spatial rank, which its attributes have.
+  static std::vector<int64_t> explicit_pads(const Node& conv, size_t nd, const Shape& x,
+                                            const Shape& w, const Shape& y) {
     const std::string mode = conv.attrs.get_string("auto_pad", "NOTSET");
     std::vector<int64_t> pads = conv.attrs.get_ints("pads");
-    if (pads.empty() || mode != "NOTSET") pads.assign(4, 0);
+    if (pads.empty() || mode != "NOTSET") pads.assign(2 * nd, 0);
+    if (nd == 1) pads = {0, pads[0], 0, pads[1]};
     if (mode != "SAME_UPPER" && mode != "SAME_LOWER") return pads;
-    const std::vector<int64_t> strides = conv.attrs.get_ints("strides", {1, 1});
-    const std::vector<int64_t> dilations = conv.attrs.get_ints("dilations", {1, 1});
+    const std::vector<int64_t> strides = spatial_2d(conv, "strides");
+    const std::vector<int64_t> dilations = spatial_2d(conv, "dilations");
     for (size_t d = 0; d < 2; ++d) {
       const int64_t extent = (w[2 + d] - 1) * dilations[d] + 1;
       const int64_t total = std::max<int64_t>(0, (y[2 + d] - 1) * strides[d] + extent - x[2 + d]);
@@ -99,23 +142,38 @@ class LayoutRewriter {
     return pads;
   }
 
+  // A Conv's strides or dilations for the 2-D kernel: a 1-D conv's get a
+  // unit height in front.
+  static std::vector<int64_t> spatial_2d(const Node& conv, const char* name) {
+    std::vector<int64_t> v = conv.attrs.get_ints(name);
+    if (v.size() == 1) v.insert(v.begin(), 1);
+    if (v.empty()) v = {1, 1};
+    return v;
+  }
+
   bool convert_conv(Node& conv) {
     if (conv.op != "Conv" || conv.outputs.size() != 1 || !conv.has_input(0) || !conv.has_input(1))
       return false;
     const TensorType& xt = graph_.type(conv.inputs[0]);
     const TensorType& wt = graph_.type(conv.inputs[1]);
-    if (xt.dtype != DType::Float32 || xt.rank() != 4 || wt.rank() != 4) return false;
+    if (xt.dtype != DType::Float32 || (xt.rank() != 4 && xt.rank() != 3) || wt.rank() != xt.rank())
+      return false;
     const int64_t channels = xt.shape[1], filters = wt.shape[0];
     const int64_t group = conv.attrs.get_int("group", 1);
     if (group != 1 && !(group == channels && filters == channels)) return false;
-    const Shape x_shape = xt.shape, w_shape = wt.shape;
+    const size_t nd = xt.rank() - 2;
+    const Shape x_shape = with_unit_height(xt.shape), w_shape = with_unit_height(wt.shape);
     const ValueId y = conv.outputs[0];
     const int64_t xb = channel_block(channels, max_block_), ob = channel_block(filters, max_block_);
     const int64_t ib = channel_block(channels / group, max_block_);
 
-    const ValueId x = transform(conv.inputs[0], "NCHW", nchwc_layout(xb), conv.name + "_data");
-    const ValueId w =
-        transform(conv.inputs[1], "OIHW", oihwio_layout(ib, ob), conv.name + "_weight");
+    const ValueId x = to_blocked(conv.inputs[0], xb, conv.name + "_data");
+    ValueId w2d = conv.inputs[1];
+    if (nd == 1)
+      w2d = emit_new("Reshape", conv.name + "_weight_2d",
+                     {w2d, shape_constant(conv.name + "_weight_shape", w_shape)}, {},
+                     graph_.value(w2d).name + "_2d");
+    const ValueId w = transform(w2d, "OIHW", oihwio_layout(ib, ob), conv.name + "_weight");
     std::vector<ValueId> inputs = {x, w};
     if (conv.has_input(2)) {
       const ValueId shape =
@@ -125,9 +183,10 @@ class LayoutRewriter {
                                 graph_.value(conv.inputs[2]).name + "_blocked"));
     }
     Attributes attrs;
-    attrs.set("strides", conv.attrs.get_ints("strides", {1, 1}));
-    attrs.set("dilations", conv.attrs.get_ints("dilations", {1, 1}));
-    attrs.set("pads", explicit_pads(conv, x_shape, w_shape, graph_.type(y).shape));
+    attrs.set("strides", spatial_2d(conv, "strides"));
+    attrs.set("dilations", spatial_2d(conv, "dilations"));
+    attrs.set("pads",
+              explicit_pads(conv, nd, x_shape, w_shape, with_unit_height(graph_.type(y).shape)));
     attrs.set("group", group);
     Node blocked_conv;
     blocked_conv.name = conv.name;
@@ -142,13 +201,22 @@ class LayoutRewriter {
     return true;
   }
 
+  // [C, 1, ...] or [1, C, 1, ...] against an output [N, C, ...].
+  static bool is_per_channel(const Shape& s, const Shape& out) {
+    Shape trailing(out.size() - 2, 1);
+    Shape c = trailing, one_c = trailing;
+    c.insert(c.begin(), out[1]);
+    one_c.insert(one_c.begin(), {1, out[1]});
+    return s == c || s == one_c;
+  }
+
   bool sink_back_transforms(Node& node) {
     const FusionKind kind = op_kind(node.op);
     if ((kind != FusionKind::ElemWise && kind != FusionKind::Broadcast) ||
         node.op == "BatchNormalization" || node.outputs.size() != 1 || node.outputs[0] == kNoValue)
       return false;
     const TensorType out = graph_.type(node.outputs[0]);
-    if (out.rank() != 4) return false;
+    if (out.rank() != 4 && out.rank() != 3) return false;
     // The block of the back transforms read, which must agree.
     int64_t block = 0;
     for (ValueId in : node.inputs) {
@@ -172,8 +240,7 @@ class LayoutRewriter {
         roles.push_back(Role::Blocked);
       else if (v.type.numel() == 1 && v.type.rank() <= 4)
         roles.push_back(Role::Scalar);
-      else if (v.is_constant() &&
-               (s == Shape{out.shape[1], 1, 1} || s == Shape{1, out.shape[1], 1, 1}))
+      else if (v.is_constant() && is_per_channel(s, out.shape))
         roles.push_back(Role::PerChannel);
       else if (s == out.shape)
         roles.push_back(Role::Nchw);
@@ -197,7 +264,7 @@ class LayoutRewriter {
           break;
         }
         case Role::Nchw:
-          node.inputs[i] = transform(in, "NCHW", layout, node.name + "_input" + std::to_string(i));
+          node.inputs[i] = to_blocked(in, block, node.name + "_input" + std::to_string(i));
           break;
       }
     }

@@ -20,7 +20,6 @@ std::string canonical(const Node& node, const char* attr) {
 Graph cancel_layout_transforms(const Graph& input) {
   Graph graph = input;
   std::map<std::tuple<ValueId, std::string, std::string>, ValueId> seen;
-  bool changed = false;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];
     if (node.op != "LayoutTransform" || !node.has_input(0) || node.outputs.size() != 1) continue;
@@ -34,17 +33,16 @@ Graph cancel_layout_transforms(const Graph& input) {
       if (before.op == "LayoutTransform" && canonical(before, "src_layout") == dst &&
           canonical(before, "dst_layout") == src) {
         replace_uses(graph, y, before.inputs[0]);
-        changed = true;
         continue;
       }
     }
     auto [it, inserted] = seen.emplace(std::make_tuple(x, src, dst), y);
     if (!inserted) {
       replace_uses(graph, y, it->second);
-      changed = true;
     }
   }
-  return changed ? eliminate_dead_code(graph) : graph;
+  // Back transforms that the layout pass bypassed go too.
+  return eliminate_dead_code(graph);
 }
 
 }  // namespace lathe::passes

@@ -32,6 +32,9 @@ constexpr int64_t kMaxOcTile = 4, kMaxOhTile = 4;
 // The stationary order keeps the accumulators of a whole output plane (per
 // channel tile) in the L1 cache: at most this many bytes.
 constexpr int64_t kStationaryPlaneBytes = 32 * 1024, kStationaryRegN = 7;
+// The row-blocked order's default gives the threads at least this many
+// parallel rows where the rows' pixel chunks can be split that far.
+constexpr int64_t kMinParallelRows = 16;
 
 struct ConvKnobs {
   std::vector<int64_t> tile_ow;  // parallel part, chunks, reg_n
@@ -355,16 +358,27 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   const auto [reg_n, tile_oc] = default_micro_kernel(
       shape[3], shape[1], stationary ? kStationaryRegN : kConvRegN, block_vectors,
       overlap_broadcasts_per_pixel(kw, stride_w, reduce_extent(conv, 3)), vu);
-  space.default_config = require_config(
-      space, {{"tile_ow", {1, shape[3] / reg_n, reg_n}},
-              {"tile_oc", {tile_oc}},
-              {"tile_oh", {1}},
-              {"tile_ic", {ic_chunks, 1}},
-              {"unroll_kw", {0}},
-              {"unroll_kh", {0}},
-              {"stationary", {stationary ? 1 : 0}},
-              {"prefetch", {stationary && ic_chunks > 1 && kh * kw > 1 ? 1 : 0}},
-              {"pad_rows", {!stationary && pad.defined() && 2 * kh <= 3 * stride_h ? 1 : 0}}});
+  const bool pad_rows = !stationary && pad.defined() && 2 * kh <= 3 * stride_h;
+  // Rows too few to share among the threads (a 1-D conv has one) split
+  // their pixel chunks among them too.
+  const int64_t rows = shape[0] * shape[2] * (pad_rows ? 1 : shape[1]);
+  const int64_t chunks = shape[3] / reg_n;
+  int64_t ow_parts = 1;
+  if (!stationary)
+    for (int64_t d : divisors(chunks, chunks)) {
+      ow_parts = d;
+      if (rows * d >= kMinParallelRows) break;
+    }
+  space.default_config =
+      require_config(space, {{"tile_ow", {ow_parts, chunks / ow_parts, reg_n}},
+                             {"tile_oc", {tile_oc}},
+                             {"tile_oh", {1}},
+                             {"tile_ic", {ic_chunks, 1}},
+                             {"unroll_kw", {0}},
+                             {"unroll_kh", {0}},
+                             {"stationary", {stationary ? 1 : 0}},
+                             {"prefetch", {stationary && ic_chunks > 1 && kh * kw > 1 ? 1 : 0}},
+                             {"pad_rows", {pad_rows ? 1 : 0}}});
   space.apply = [conv, outputs, lanes = vu.lanes(), knobs = space.knobs](Schedule& sch,
                                                                          const Config& config) {
     ConvKnobs k = decode(knobs, config, false);

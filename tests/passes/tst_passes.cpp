@@ -590,6 +590,44 @@ class TestPasses : public QObject {
     }
   }
 
+  void conv1dRunsBlocked() {
+    // Dilated 1-D convs with a residual, as in a TCN: they run as 2-D
+    // convs of height 1, blocked, and so do the ops between them.
+    using V = std::vector<int64_t>;
+    Builder b;
+    ValueId x = b.input("x", {1, 16, 12});
+    ValueId c1 = b.node("Conv", "conv1",
+                        {x, b.constant("w1", random_tensor({16, 16, 3}, 1)),
+                         b.constant("b1", random_tensor({16}, 2))},
+                        attrs_of({{"dilations", V{2}}, {"pads", V{2, 2}}}));
+    ValueId r = b.node("Relu", "relu", {c1});
+    ValueId sc = b.node("Mul", "per_channel", {r, b.constant("k", random_tensor({16, 1}, 3))});
+    ValueId add = b.node("Add", "residual", {sc, x});
+    ValueId c2 = b.node("Conv", "conv2", {add, b.constant("w2", random_tensor({8, 16, 4}, 4))},
+                        attrs_of({{"strides", V{2}}, {"auto_pad", std::string("SAME_UPPER")}}));
+    Graph original = b.finish({c2});
+
+    Graph g = passes::cancel_layout_transforms(
+        passes::fold_constants(passes::alter_conv_layout(original)));
+    g.verify();
+    QCOMPARE(count_op(g, "Conv"), 0);
+    QCOMPARE(count_op(g, "Conv2dNCHWc"), 2);
+    auto node = [&](const char* name) -> const Node& {
+      return g.nodes[static_cast<size_t>(g.find_node(name))];
+    };
+    QCOMPARE(g.type(node("conv1").outputs[0]).shape, Shape({1, 1, 1, 12, 16}));
+    QCOMPARE(node("conv1").attrs.get_ints("dilations"), V({1, 2}));
+    QCOMPARE(node("conv2").attrs.get_ints("pads"), V({0, 1, 0, 1}));
+    for (const char* sunk : {"relu", "per_channel", "residual"})
+      QVERIFY2(g.type(node(sunk).outputs[0]).rank() == 5, sunk);
+    // conv2 reads the residual's blocked value directly.
+    QCOMPARE(node("conv2").inputs[0], node("residual").outputs[0]);
+    QCOMPARE(g.type(g.outputs[0]).shape, Shape({1, 8, 6}));
+    Tensor tx = random_tensor({1, 16, 12}, 9);
+    const double err = normalized_error(run(g, {{"x", tx}})[0], run(original, {{"x", tx}})[0]);
+    QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
+  }
+
   void blockedPoolInferenceChecksLayout() {
     Builder b;
     ValueId x = b.input("x", {1, 2, 4, 4, 8});
