@@ -270,13 +270,18 @@ std::pair<int64_t, int64_t> default_micro_kernel(int64_t ow, int64_t oc_chunks, 
     return micro_kernel_registers(reg_n, tile_oc, 1, block_vectors) + (reg_n - 1) * overlap;
   };
   std::pair<int64_t, int64_t> best = {1, 1};
-  for (int64_t tile_oc : {2, 1}) {
-    if (oc_chunks % tile_oc != 0) continue;
-    int64_t reg_n = largest_divisor(ow, max_reg_n);
-    while (reg_n > 1 && registers(reg_n, tile_oc) > vu.registers - 1)
-      reg_n = largest_divisor(ow, reg_n - 1);
-    if (reg_n * tile_oc > best.first * best.second) best = {reg_n, tile_oc};
-  }
+  // A row whose divisors under max_reg_n are poor (13 pixels: only 1) may
+  // take a wider divisor (the whole row) where the registers hold it.
+  const bool poor = 2 * largest_divisor(ow, max_reg_n) < max_reg_n;
+  for (int64_t limit :
+       poor ? std::vector<int64_t>{max_reg_n, kMaxRegN} : std::vector<int64_t>{max_reg_n})
+    for (int64_t tile_oc : {2, 1}) {
+      if (oc_chunks % tile_oc != 0) continue;
+      int64_t reg_n = largest_divisor(ow, limit);
+      while (reg_n > 1 && registers(reg_n, tile_oc) > vu.registers - 1)
+        reg_n = largest_divisor(ow, reg_n - 1);
+      if (reg_n * tile_oc > best.first * best.second) best = {reg_n, tile_oc};
+    }
   return best;
 }
 

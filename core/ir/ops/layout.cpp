@@ -139,9 +139,18 @@ int64_t TensorLayout::offset(const std::array<int64_t, 4>& i, const Shape& p) co
 }
 
 int64_t channel_block(int64_t channels, int64_t max_block) {
+  int64_t best = 1;
   for (int64_t b = max_block; b > 1; --b)
-    if (channels % b == 0) return b;
-  return 1;
+    if (channels % b == 0) {
+      best = b;
+      break;
+    }
+  // A block of whole half-vectors beats a larger odd one: 1000 channels in
+  // blocks of 10 made every vector op a 16-lane one with 6 lanes idle and
+  // ran a 1x1 conv at a third of the speed of blocks of 8.
+  const int64_t half = max_block / 2;
+  if (best % half != 0 && half >= 4 && channels % half == 0) best = half;
+  return best;
 }
 
 std::string nchwc_layout(int64_t block) {

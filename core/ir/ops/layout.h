@@ -39,7 +39,10 @@ struct TensorLayout {
 
 // The channel block the layout pass uses: the largest divisor of `channels`
 // that is at most `max_block`, one vector of the target (16 float32 lanes on
-// AVX-512: 3 -> 3, 24 -> 12, 64 -> 16, 1000 -> 10; 8 on AVX2: 24 -> 8).
+// AVX-512: 3 -> 3, 12 -> 12, 64 -> 16; 8 on AVX2), except that half a vector
+// replaces a divisor that is no multiple of it where half divides too
+// (24 -> 8, 1000 -> 8, not 12 and 10): odd-sized vectors load and store in
+// pieces.
 int64_t channel_block(int64_t channels, int64_t max_block = 16);
 
 std::string nchwc_layout(int64_t block);                         // "NCHW16c"
