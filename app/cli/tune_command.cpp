@@ -81,6 +81,10 @@ void print_task_table(const driver::TuningProgress& p) {
               << "x)";
   std::cout << "; " << p.total_trials << " trials in " << std::setprecision(1) << p.elapsed_s
             << " s\n";
+  if (p.unmeasured_tasks > 0)
+    std::cout << "the estimate leaves out " << p.unmeasured_tasks << " of " << p.tasks.size()
+              << " tasks whose default schedule was not measured (the budget ran out before "
+                 "them, or it failed)\n";
   int unconfirmed = 0;
   for (const driver::TaskStatus& s : p.tasks) unconfirmed += s.unconfirmed;
   if (unconfirmed)

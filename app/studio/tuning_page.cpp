@@ -580,6 +580,11 @@ QString TuningPage::describeProgress() const {
       estimate += tr(" (default %1 ms, %2×)")
                       .arg(p.estimated_default_ms, 0, 'f', 3)
                       .arg(p.estimated_default_ms / p.estimated_latency_ms, 0, 'f', 2);
+    // Said plainly: a sum over part of the model is no model latency.
+    if (p.unmeasured_tasks > 0)
+      estimate += tr(", leaving out %1 of %2 tasks not measured")
+                      .arg(p.unmeasured_tasks)
+                      .arg(p.tasks.size());
     parts << estimate;
   }
   int errors = 0;

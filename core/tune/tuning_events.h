@@ -34,10 +34,13 @@ struct TuningProgress {
   int total_trials = 0;
   int planned_trials = 0;    // --trials, 0 when only the time budget bounds the session
   double time_budget_s = 0;  // 0: none
-  // sum(weight * best latency) over the tasks measured so far, and the same
-  // with every task's default schedule.
+  // sum(weight * best latency) over the tasks whose default schedule has been
+  // measured, and the same with their default schedules; the session
+  // measures every default first, so only a budget smaller than the number
+  // of tasks leaves some out, and unmeasured_tasks says how many.
   double estimated_latency_ms = 0;
   double estimated_default_ms = 0;
+  int unmeasured_tasks = 0;
   std::vector<TaskStatus> tasks;
 };
 

@@ -199,12 +199,262 @@ struct TuningSession::Impl {
     if (options.time_budget_s > 0 && elapsed() >= options.time_budget_s) return true;
     return false;
   }
+
+  // The session's progress and bests, owned by TuningSession.
+  TuningProgress* progress = nullptr;
+  std::vector<TuningRecord>* bests = nullptr;
+  int loaded_task = -1;  // whose buffers the measure worker holds
+
+  // The whole model's estimate: every task whose default schedule has been
+  // measured, at its best; those not measured yet are counted apart, so a
+  // partial sum is never taken for the model's.
+  void refresh_estimate() {
+    TuningProgress& p = *progress;
+    p.elapsed_s = elapsed();
+    p.estimated_latency_ms = p.estimated_default_ms = 0;
+    p.unmeasured_tasks = 0;
+    for (const TaskStatus& s : p.tasks) {
+      if (!std::isfinite(s.default_ms)) {
+        ++p.unmeasured_tasks;
+        continue;
+      }
+      p.estimated_latency_ms += s.weight * std::min(s.best_ms, s.default_ms);
+      p.estimated_default_ms += s.weight * s.default_ms;
+    }
+  }
+
+  bool note_best(size_t ti, const TuningRecord& r) {
+    TaskStatus& s = progress->tasks[ti];
+    if (!(r.latency_ms() < s.best_ms)) return false;
+    s.best_ms = r.latency_ms();
+    s.best_gflops = gflops_of(s.flops, s.best_ms);
+    states[ti].best_ms = s.best_ms;
+    (*bests)[ti] = r;
+    return true;
+  }
+
+  // Prior records of the same task and target mark their configs tried,
+  // set the best and the default so far and teach the cost model.
+  void resume() {
+    const std::string target = options.target.to_string();
+    for (size_t ti = 0; ti < tasks.size(); ++ti) {
+      const TuningTask& t = tasks[ti];
+      TaskStatus& s = progress->tasks[ti];
+      const std::string workload = task_workload_id(t.task);
+      std::vector<topi::Config> configs;
+      std::vector<double> gflops;
+      for (const TuningRecord& r : options.prior_records) {
+        if (r.workload != workload || r.target != target) continue;
+        if (r.ok()) {
+          note_best(ti, r);
+          if (r.tuner == "default") s.default_ms = std::min(r.trial_ms(), r.latency_ms());
+          if (r.confirmation == Confirmation::Lost) ++s.unconfirmed;
+        }
+        if (r.space != t.space.name || !t.space.valid(r.config)) continue;
+        configs.push_back(r.config);
+        gflops.push_back(r.trial_gflops());
+      }
+      if (configs.empty()) continue;
+      strategies[ti]->update(configs, gflops);
+      states[ti].trials += static_cast<int>(configs.size());
+      s.trials += static_cast<int>(configs.size());
+      std::vector<Candidate> built(configs.size());
+      parallel_for_each(configs.size(), threads,
+                        [&](size_t k) { built[k] = instantiate(t, configs[k]); });
+      for (size_t k = 0; k < built.size(); ++k) {
+        if (!built[k].ok()) continue;
+        add_sample(built[k].features, gflops[k], static_cast<int>(ti));
+        std::lock_guard lock(cache_mutex);
+        feature_cache[ti][configs[k]] = built[k].features;
+      }
+    }
+    train();
+  }
+
+  // Measures every task's default schedule that no record gave yet, the
+  // tasks that take most of the model's time first: the estimate then covers
+  // the whole model from the start, and the search rounds go where the
+  // task scheduler sees the most time to win.
+  void measure_baselines(MeasureWorker& worker) {
+    std::vector<size_t> order;
+    for (size_t ti = 0; ti < tasks.size(); ++ti)
+      if (!std::isfinite(progress->tasks[ti].default_ms)) order.push_back(ti);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return tasks[a].task.weight() * tasks[a].task.flops >
+             tasks[b].task.weight() * tasks[b].task.flops;
+    });
+    for (size_t ti : order) {
+      if (out_of_budget(*progress) || !wait_while_paused()) return;
+      run_round(worker, ti, /*baseline_only=*/true);
+    }
+  }
+
+  // One round of task `ti`: its default schedule first while it has no
+  // measurement of it (the untuned baseline every speed-up is against: the
+  // template's default config, what `lathe compile` uses without records,
+  // also when the task searches sketches), then a batch of the search's
+  // configs unless `baseline_only`. The batch is built on every core and
+  // measured one by one.
+  void run_round(MeasureWorker& worker, size_t ti, bool baseline_only) {
+    TuningProgress& p = *progress;
+    TuningTask& t = tasks[ti];
+    TaskTuningState& state = states[ti];
+    SearchStrategy& strategy = *strategies[ti];
+    int n = baseline_only ? 1 : options.batch_size;
+    if (options.trials > 0) n = std::min(n, options.trials - p.total_trials);
+
+    const bool baseline_in_space = t.baseline.name == t.space.name;
+    const bool baseline = !std::isfinite(p.tasks[ti].default_ms) && state.rounds == 0;
+    std::vector<topi::Config> configs;
+    std::vector<std::string> tuners;
+    if (baseline) {
+      configs.push_back(t.baseline.default_config);
+      tuners.push_back("default");
+      if (baseline_in_space) strategy.mark_tried(t.baseline.default_config);
+    }
+    if (!baseline_only)
+      for (topi::Config& c : strategy.next_batch(n - static_cast<int>(configs.size()))) {
+        configs.push_back(std::move(c));
+        tuners.push_back(options.tuner);
+      }
+    if (configs.empty()) {
+      if (!baseline_only) state.finished = p.tasks[ti].finished = true;
+      return;
+    }
+    // Whether configs[k] is a point of the task's space (the baseline of a
+    // sketch search is not): only those go to the search strategy.
+    auto in_space = [&](size_t k) { return !(baseline && k == 0) || baseline_in_space; };
+
+    std::vector<Candidate> built(configs.size());
+    parallel_for_each(configs.size(), threads, [&](size_t k) {
+      built[k] = baseline && k == 0 ? build_baseline(t, options.target)
+                                    : build_candidate(t, configs[k], options.target);
+    });
+    if (loaded_task != static_cast<int>(ti)) {
+      worker.set_buffers(measure_buffers(t.data), static_cast<int>(t.data.num_inputs));
+      loaded_task = static_cast<int>(ti);
+    }
+
+    std::vector<topi::Config> measured;
+    std::vector<double> measured_gflops;
+    double round_best = 0;
+    for (size_t k = 0; k < built.size(); ++k) {
+      if (!wait_while_paused() || out_of_budget(p)) break;
+      Candidate& c = built[k];
+      const topi::SearchSpace& space = in_space(k) ? t.space : t.baseline;
+      TuningRecord r = measure_trial(worker, ti, c, space, tuners[k]);
+      const bool new_best = account(ti, c, r, tuners[k] == "default");
+      round_best = std::max(round_best, r.trial_gflops());
+      // The search and the cost model learn from first measurements only, as
+      // every candidate gets one.
+      if (in_space(k)) {
+        measured.push_back(c.config);
+        measured_gflops.push_back(r.trial_gflops());
+      }
+      if (c.ok()) {
+        add_sample(c.features, r.trial_gflops(), static_cast<int>(ti));
+        if (in_space(k)) {
+          std::lock_guard lock(cache_mutex);
+          feature_cache[ti][c.config] = c.features;
+        }
+      }
+      refresh_estimate();
+      notify_trial(ti, space, c, r, new_best);
+    }
+    strategy.update(measured, measured_gflops);
+    train();
+    ++state.rounds;
+    state.best_after_round.push_back(state.best_ms);
+    p.tasks[ti].current_gflops = round_best;
+    if (!baseline_only && (strategy.exhausted() || (options.early_stopping > 0 &&
+                                                    since_best[ti] >= options.early_stopping)))
+      state.finished = p.tasks[ti].finished = true;
+    refresh_estimate();
+    if (listener) listener->on_round(static_cast<int>(ti), p);
+  }
+
+  // Measures one built candidate, checks its outputs against the reference
+  // executor, confirms a first measurement faster than the best and writes
+  // the record.
+  TuningRecord measure_trial(MeasureWorker& worker, size_t ti, const Candidate& c,
+                             const topi::SearchSpace& space, const std::string& tuner) {
+    TuningTask& t = tasks[ti];
+    TuningRecord r = base_record(t, space, c, tuner);
+    r.started = utc_timestamp();
+    if (!c.ok()) {
+      r.error_kind = c.error_kind;
+      r.error_message = c.error_message;
+    } else {
+      MeasureResult result = measure(worker, ti, c.object, c.schedule_text, true);
+      if (result.error != ErrorKind::None) {
+        r.error_kind = to_string(result.error);
+        r.error_message = result.message;
+      } else {
+        r.costs_ms = result.costs_ms;
+        // Every result must compute what the reference executor computes:
+        // any record without an error may become some file's best.
+        try {
+          double error = output_error(t.data, result.outputs);
+          if (!(error <= options.max_error)) {
+            r.error_kind = to_string(ErrorKind::WrongAnswer);
+            r.error_message = str("normalized error ", error, " against the reference executor");
+          }
+        } catch (const Error& e) {
+          r.error_kind = to_string(ErrorKind::WrongAnswer);
+          r.error_message = e.what();
+        }
+      }
+    }
+    // Faster than the best at first: measured again against it before the
+    // record is written, so the file's choice of a best is the session's.
+    if (r.ok() && r.trial_ms() < progress->tasks[ti].best_ms)
+      confirm(worker, ti, c, (*bests)[ti], r);
+    r.finished = utc_timestamp();
+    if (writer.is_open()) writer.write(r);
+    return r;
+  }
+
+  // Counts the trial in the task's status; returns whether it is the new best.
+  bool account(size_t ti, const Candidate& c, const TuningRecord& r, bool is_default) {
+    TuningProgress& p = *progress;
+    TaskStatus& s = p.tasks[ti];
+    ++s.trials;
+    ++states[ti].trials;
+    ++p.total_trials;
+    if (!r.ok()) ++s.errors;
+    if (r.ok() && is_default) s.default_ms = std::min(r.trial_ms(), r.latency_ms());
+    if (r.confirmation == Confirmation::Lost) ++s.unconfirmed;
+    const bool new_best = r.ok() && note_best(ti, r);
+    if (new_best) {
+      best_object[ti] = c.object;
+      best_object_built[ti] = 1;
+    }
+    since_best[ti] = new_best ? 0 : since_best[ti] + 1;
+    return new_best;
+  }
+
+  void notify_trial(size_t ti, const topi::SearchSpace& space, const Candidate& c,
+                    const TuningRecord& r, bool new_best) {
+    if (!listener) return;
+    TrialEvent e;
+    e.task_index = static_cast<int>(ti);
+    e.trial = progress->tasks[ti].trials;
+    e.knobs = space.describe(c.config);
+    e.schedule = c.schedule_text;
+    e.latency_ms = r.trial_ms();
+    e.gflops = r.trial_gflops();
+    e.error_kind = r.error_kind;
+    e.error_message = r.error_message;
+    e.new_best = new_best;
+    e.unconfirmed = r.confirmation == Confirmation::Lost;
+    listener->on_trial(e, *progress);
+  }
 };
 
 TuningSession::TuningSession(std::vector<TuningTask> tasks, TuningOptions options,
                              TuningListener* listener)
     : impl_(std::make_unique<Impl>(std::move(tasks), std::move(options), listener)) {
-  const Impl& m = *impl_;
+  Impl& m = *impl_;
   LATHE_CHECK(m.options.trials > 0 || m.options.time_budget_s > 0,
               "a tuning session needs a number of trials or a time budget");
   LATHE_CHECK(m.options.batch_size > 0, "a tuning session needs a positive batch size, got ",
@@ -222,6 +472,8 @@ TuningSession::TuningSession(std::vector<TuningTask> tasks, TuningOptions option
     s.weight = t.task.weight();
     progress_.tasks.push_back(s);
   }
+  m.progress = &progress_;
+  m.bests = &best_;
 }
 
 TuningSession::~TuningSession() = default;
@@ -229,206 +481,20 @@ TuningSession::~TuningSession() = default;
 void TuningSession::run() {
   Impl& m = *impl_;
   m.clock.restart();
-  TuningProgress& p = progress_;
-  auto refresh_estimate = [&] {
-    p.elapsed_s = m.elapsed();
-    p.estimated_latency_ms = p.estimated_default_ms = 0;
-    for (const TaskStatus& s : p.tasks) {
-      if (std::isfinite(s.best_ms)) p.estimated_latency_ms += s.weight * s.best_ms;
-      if (std::isfinite(s.default_ms)) p.estimated_default_ms += s.weight * s.default_ms;
-    }
-  };
-  auto note_best = [&](size_t ti, const TuningRecord& r) {
-    TaskStatus& s = p.tasks[ti];
-    if (r.latency_ms() < s.best_ms) {
-      s.best_ms = r.latency_ms();
-      s.best_gflops = gflops_of(s.flops, s.best_ms);
-      m.states[ti].best_ms = s.best_ms;
-      best_[ti] = r;
-      return true;
-    }
-    return false;
-  };
-
-  // Resume: prior records of the same task and target mark their configs
-  // tried, set the best so far and teach the cost model.
-  const std::string target = m.options.target.to_string();
-  for (size_t ti = 0; ti < m.tasks.size(); ++ti) {
-    const TuningTask& t = m.tasks[ti];
-    const std::string workload = task_workload_id(t.task);
-    std::vector<topi::Config> configs;
-    std::vector<double> gflops;
-    for (const TuningRecord& r : m.options.prior_records) {
-      if (r.workload != workload || r.target != target) continue;
-      if (r.ok()) {
-        note_best(ti, r);
-        if (r.tuner == "default") p.tasks[ti].default_ms = std::min(r.trial_ms(), r.latency_ms());
-        if (r.confirmation == Confirmation::Lost) ++p.tasks[ti].unconfirmed;
-      }
-      if (r.space != t.space.name || !t.space.valid(r.config)) continue;
-      configs.push_back(r.config);
-      gflops.push_back(r.trial_gflops());
-    }
-    if (configs.empty()) continue;
-    m.strategies[ti]->update(configs, gflops);
-    m.states[ti].trials += static_cast<int>(configs.size());
-    p.tasks[ti].trials += static_cast<int>(configs.size());
-    std::vector<Candidate> built(configs.size());
-    parallel_for_each(configs.size(), m.threads,
-                      [&](size_t k) { built[k] = instantiate(t, configs[k]); });
-    for (size_t k = 0; k < built.size(); ++k) {
-      if (!built[k].ok()) continue;
-      m.add_sample(built[k].features, gflops[k], static_cast<int>(ti));
-      std::lock_guard lock(m.cache_mutex);
-      m.feature_cache[ti][configs[k]] = built[k].features;
-    }
-  }
-  m.train();
-  refresh_estimate();
-  if (m.listener) m.listener->on_start(p);
+  m.resume();
+  m.refresh_estimate();
+  if (m.listener) m.listener->on_start(progress_);
 
   MeasureWorker worker;
-  int loaded_task = -1;
-  while (!m.out_of_budget(p) && m.wait_while_paused()) {
+  m.loaded_task = -1;
+  m.measure_baselines(worker);
+  while (!m.out_of_budget(progress_) && m.wait_while_paused()) {
     const int ti = m.scheduler.next_task(m.states);
     if (ti < 0) break;
-    const size_t t_index = static_cast<size_t>(ti);
-    TuningTask& t = m.tasks[t_index];
-    TaskTuningState& state = m.states[t_index];
-    SearchStrategy& strategy = *m.strategies[t_index];
-    int n = m.options.batch_size;
-    if (m.options.trials > 0) n = std::min(n, m.options.trials - p.total_trials);
-
-    // The first round of a task measures its default schedule first: the
-    // untuned baseline every speed-up is against. That is the template's
-    // default config (what `lathe compile` uses without records), also when
-    // the task searches sketches.
-    const bool baseline_in_space = t.baseline.name == t.space.name;
-    const bool baseline = state.rounds == 0 && !std::isfinite(p.tasks[t_index].default_ms);
-    std::vector<topi::Config> configs;
-    std::vector<std::string> tuners;
-    if (baseline) {
-      configs.push_back(t.baseline.default_config);
-      tuners.push_back("default");
-      if (baseline_in_space) strategy.mark_tried(t.baseline.default_config);
-    }
-    for (topi::Config& c : strategy.next_batch(n - static_cast<int>(configs.size()))) {
-      configs.push_back(std::move(c));
-      tuners.push_back(m.options.tuner);
-    }
-    if (configs.empty()) {
-      state.finished = p.tasks[t_index].finished = true;
-      continue;
-    }
-    // Whether configs[k] is a point of the task's space (the baseline of a
-    // sketch search is not): only those go to the search strategy.
-    auto in_space = [&](size_t k) { return !(baseline && k == 0) || baseline_in_space; };
-
-    std::vector<Candidate> built(configs.size());
-    parallel_for_each(configs.size(), m.threads, [&](size_t k) {
-      built[k] = baseline && k == 0 ? build_baseline(t, m.options.target)
-                                    : build_candidate(t, configs[k], m.options.target);
-    });
-    if (loaded_task != ti) {
-      worker.set_buffers(measure_buffers(t.data), static_cast<int>(t.data.num_inputs));
-      loaded_task = ti;
-    }
-
-    std::vector<topi::Config> measured;
-    std::vector<double> measured_gflops;
-    double round_best = 0;
-    for (size_t k = 0; k < built.size(); ++k) {
-      if (!m.wait_while_paused() || m.out_of_budget(p)) break;
-      Candidate& c = built[k];
-      TuningRecord r = m.base_record(t, in_space(k) ? t.space : t.baseline, c, tuners[k]);
-      r.started = utc_timestamp();
-      if (!c.ok()) {
-        r.error_kind = c.error_kind;
-        r.error_message = c.error_message;
-      } else {
-        MeasureResult result = m.measure(worker, t_index, c.object, c.schedule_text, true);
-        if (result.error != ErrorKind::None) {
-          r.error_kind = to_string(result.error);
-          r.error_message = result.message;
-        } else {
-          r.costs_ms = result.costs_ms;
-          // Every result must compute what the reference executor computes:
-          // any record without an error may become some file's best.
-          try {
-            double error = output_error(t.data, result.outputs);
-            if (!(error <= m.options.max_error)) {
-              r.error_kind = to_string(ErrorKind::WrongAnswer);
-              r.error_message = str("normalized error ", error, " against the reference executor");
-            }
-          } catch (const Error& e) {
-            r.error_kind = to_string(ErrorKind::WrongAnswer);
-            r.error_message = e.what();
-          }
-        }
-      }
-      // Faster than the best at first: measured again against it before the
-      // record is written, so the file's choice of a best is the session's.
-      if (r.ok() && r.trial_ms() < p.tasks[t_index].best_ms)
-        m.confirm(worker, t_index, c, best_[t_index], r);
-      r.finished = utc_timestamp();
-      if (m.writer.is_open()) m.writer.write(r);
-
-      TaskStatus& s = p.tasks[t_index];
-      ++s.trials;
-      ++state.trials;
-      ++p.total_trials;
-      if (!r.ok()) ++s.errors;
-      if (r.ok() && tuners[k] == "default") s.default_ms = std::min(r.trial_ms(), r.latency_ms());
-      if (r.confirmation == Confirmation::Lost) ++s.unconfirmed;
-      const bool new_best = r.ok() && note_best(t_index, r);
-      if (new_best) {
-        m.best_object[t_index] = c.object;
-        m.best_object_built[t_index] = 1;
-      }
-      m.since_best[t_index] = new_best ? 0 : m.since_best[t_index] + 1;
-      // The search and the cost model learn from first measurements only, as
-      // every candidate gets one.
-      round_best = std::max(round_best, r.trial_gflops());
-      if (in_space(k)) {
-        measured.push_back(c.config);
-        measured_gflops.push_back(r.trial_gflops());
-      }
-      if (c.ok()) {
-        m.add_sample(c.features, r.trial_gflops(), ti);
-        if (in_space(k)) {
-          std::lock_guard lock(m.cache_mutex);
-          m.feature_cache[t_index][c.config] = c.features;
-        }
-      }
-      refresh_estimate();
-      if (m.listener) {
-        TrialEvent e;
-        e.task_index = ti;
-        e.trial = s.trials;
-        e.knobs = (in_space(k) ? t.space : t.baseline).describe(c.config);
-        e.schedule = c.schedule_text;
-        e.latency_ms = r.trial_ms();
-        e.gflops = r.trial_gflops();
-        e.error_kind = r.error_kind;
-        e.error_message = r.error_message;
-        e.new_best = new_best;
-        e.unconfirmed = r.confirmation == Confirmation::Lost;
-        m.listener->on_trial(e, p);
-      }
-    }
-    strategy.update(measured, measured_gflops);
-    m.train();
-    ++state.rounds;
-    state.best_after_round.push_back(state.best_ms);
-    p.tasks[t_index].current_gflops = round_best;
-    if (strategy.exhausted() ||
-        (m.options.early_stopping > 0 && m.since_best[t_index] >= m.options.early_stopping))
-      state.finished = p.tasks[t_index].finished = true;
-    refresh_estimate();
-    if (m.listener) m.listener->on_round(ti, p);
+    m.run_round(worker, static_cast<size_t>(ti), /*baseline_only=*/false);
   }
-  refresh_estimate();
-  if (m.listener) m.listener->on_finish(p);
+  m.refresh_estimate();
+  if (m.listener) m.listener->on_finish(progress_);
 }
 
 }  // namespace lathe::tune

@@ -121,6 +121,42 @@ class TestTuningSession : public QObject {
     }
   }
 
+  // Every task's default is measured before any search, the heaviest
+  // first, so a budget that runs out early still estimates the whole model,
+  // and one smaller than the task count says how many tasks it left out.
+  void defaultsCoverTheModelBeforeAnySearch() {
+    Model m = load_mlp();
+    const std::vector<TuningTask> tasks = tuning_tasks(m);
+    QVERIFY(tasks.size() >= 3);
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("records.json").toStdString();
+    TuningOptions o = quick_options(path);
+    o.trials = static_cast<int>(tasks.size());
+    TuningSession session(tasks, o);
+    session.run();
+    const TuningProgress& p = session.progress();
+    QCOMPARE(p.unmeasured_tasks, 0);
+    double sum = 0;
+    for (const TaskStatus& t : p.tasks) {
+      QVERIFY(std::isfinite(t.default_ms));
+      sum += t.weight * t.default_ms;
+    }
+    QCOMPARE(p.estimated_default_ms, sum);
+    const std::vector<TuningRecord> records = read_records(path).records;
+    QCOMPARE(records.size(), tasks.size());
+    for (size_t k = 0; k + 1 < records.size(); ++k) {
+      QCOMPARE(records[k].tuner, std::string("default"));
+      QVERIFY(records[k].flops >= records[k + 1].flops);
+    }
+
+    o.trials = static_cast<int>(tasks.size()) - 1;
+    o.records_path.clear();
+    TuningSession short_session(tasks, o);
+    short_session.run();
+    QCOMPARE(short_session.progress().unmeasured_tasks, 1);
+    QVERIFY(short_session.progress().estimated_latency_ms > 0);
+  }
+
   // The winner's curse: a candidate whose first measurement is lucky (10x
   // faster than the default) but which is 10x slower whenever measured again
   // next to the default never becomes the best, in the session or the file.
