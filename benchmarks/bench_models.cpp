@@ -19,8 +19,8 @@
 
 #include "driver/compiled_module.h"
 #include "driver/model_loader.h"
+#include "driver/onnx_runtime.h"
 #include "driver/tensor_files.h"
-#include "onnx_runtime.h"
 #include "peak_flops.h"
 #include "reference/executor.h"
 #include "support/timer.h"
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   std::string dir = LATHE_MODELS_DIR;
   int runs = 50;
   std::string only;
-  fs::path ort_dir = LATHE_ORT_DIR;
+  fs::path ort_dir = driver::onnx_runtime_dir();
   bool ort = true;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--models") && i + 1 < argc)
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
   }
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (ort) {
-    const std::string missing = bench::onnx_runtime_missing(ort_dir);
+    const std::string missing = driver::onnx_runtime_missing(ort_dir);
     if (!missing.empty()) {
       std::printf("ONNX Runtime is not timed: %s\n", missing.c_str());
       ort = false;
@@ -153,8 +153,8 @@ int main(int argc, char** argv) {
       if (ort && inputs.size() == 1) {
         const auto& [input_name, input] = *inputs.begin();
         for (int round = 0; round < 2; ++round) {
-          bench::OrtTiming t =
-              bench::time_onnx_runtime(ort_dir, model, input_name, input, threads, runs);
+          driver::OrtTiming t =
+              driver::time_onnx_runtime(ort_dir, model, input_name, input, threads, runs);
           row.ort_ms = round == 0 ? t.median_ms : std::min(row.ort_ms, t.median_ms);
           if (auto it = io.find("output"); it != io.end() && round == 0) {
             Tensor got(it->second.type());

@@ -133,6 +133,8 @@ void BenchmarkChart::setBuilds(const QList<BuildBenchmark>& builds) {
     const QString median = tr("median %1 ms").arg(milliseconds(build.times.median));
     if (i == baseline) {
       label->setText(tr("baseline\n%1").arg(median));
+    } else if (baseline < 0) {
+      label->setText(median);
     } else {
       const double factor = speedUp(builds_[baseline], build);
       const QLocale locale;

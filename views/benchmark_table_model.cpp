@@ -57,7 +57,7 @@ QString BenchmarkTableModel::toCsv() const {
                                 csvNumber(b.times.mean),
                                 csvNumber(b.times.std),
                                 csvNumber(b.gflops()),
-                                csvNumber(speedUp(builds_[baseline], b)),
+                                csvNumber(baseline < 0 ? 0 : speedUp(builds_[baseline], b)),
                                 QString::number(b.repeat),
                                 QString::number(b.number)};
     lines << fields.join(QLatin1Char(','));
@@ -91,13 +91,16 @@ QVariant BenchmarkTableModel::value(const BuildBenchmark& b, int column) const {
       return b.times.std;
     case GflopsColumn:
       return b.gflops();
-    case SpeedUpColumn:
-      return speedUp(builds_[baselineIndex(builds_)], b);
+    case SpeedUpColumn: {
+      const int baseline = baselineIndex(builds_);
+      return baseline < 0 ? 0.0 : speedUp(builds_[baseline], b);
+    }
   }
   return {};
 }
 
 QString BenchmarkTableModel::tunedText(const BuildBenchmark& b) const {
+  if (b.isExternal()) return tr("reference (%1)").arg(b.externalEngine);
   if (!b.usesRecords()) return tr("default schedules");
   const QString count = tr("%1 / %2").arg(b.tunedKernels).arg(b.totalKernels);
   // The build still ran; the row says that it equals the default one.
@@ -130,8 +133,11 @@ QVariant BenchmarkTableModel::data(const QModelIndex& index, int role) const {
       return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   } else if (role == Qt::ToolTipRole) {
     QStringList lines;
-    lines << (b.usesRecords() ? tr("Records: %1").arg(b.recordsPath)
-                              : tr("Every kernel on its default schedule"));
+    if (b.isExternal())
+      lines << tr("%1 on the same inputs and threads, in the same run").arg(b.externalEngine);
+    else
+      lines << (b.usesRecords() ? tr("Records: %1").arg(b.recordsPath)
+                                : tr("Every kernel on its default schedule"));
     if (!b.recordsNote.isEmpty()) lines << b.recordsNote;
     lines << tr("%1 sample(s), each the mean of %n run(s)", nullptr, b.number).arg(b.repeat);
     lines << b.inputs;

@@ -23,17 +23,23 @@ struct BuildBenchmark {
   runtime::TimeSummary times;                   // ms, one sample per repeat
   std::vector<runtime::KernelProfile> kernels;  // one row per kernel call, in node order
   QString inputs;                               // where the inputs came from
+  // Empty for Lathe's builds; the runtime's name for a reference timed
+  // alongside them (ONNX Runtime), which has no kernels and is no baseline.
+  QString externalEngine;
 
   bool usesRecords() const { return !recordsPath.isEmpty(); }
+  bool isExternal() const { return !externalEngine.isEmpty(); }
   double gflops() const { return times.median > 0 ? flops / (times.median * 1e6) : 0; }
 };
 
-// The build the others' speed-ups are measured against: the first on default
-// schedules, else the first; -1 when there is none.
+// The build the others' speed-ups are measured against: the first of
+// Lathe's on default schedules, else Lathe's first; -1 when there is none.
 inline int baselineIndex(const QList<BuildBenchmark>& builds) {
   for (int i = 0; i < builds.size(); ++i)
-    if (!builds[i].usesRecords()) return i;
-  return builds.isEmpty() ? -1 : 0;
+    if (!builds[i].usesRecords() && !builds[i].isExternal()) return i;
+  for (int i = 0; i < builds.size(); ++i)
+    if (!builds[i].isExternal()) return i;
+  return -1;
 }
 
 // Baseline median over the build's median: 2.0 means twice as fast.

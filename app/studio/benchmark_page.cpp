@@ -22,6 +22,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "driver/onnx_runtime.h"
 #include "studio/benchmark_runner.h"
 #include "views/benchmark_chart.h"
 #include "views/benchmark_table_model.h"
@@ -128,6 +129,21 @@ QWidget* BenchmarkPage::createBuildChooser() {
   fileRow(2, handEditedCheck_, journalEdit_, tr("Hand-edited"), QStringLiteral("handEdited"),
           tr("The fastest measured edit of each kernel in the schedule editor's journal; "
              "edits never measured have no cost and do not apply"));
+
+  // ONNX Runtime, the yardstick, where benchmarks/ort/setup.sh installed it.
+  onnxRuntimeCheck_ = new QCheckBox(tr("ONNX Runtime"));
+  onnxRuntimeCheck_->setObjectName(QStringLiteral("onnxRuntimeCheck"));
+  const std::string missing = driver::onnx_runtime_missing(driver::onnx_runtime_dir());
+  auto* ortLabel = new QLabel(
+      missing.empty() ? tr("its CPU provider on the same inputs and threads: a reference row")
+                      : tr("not available: %1").arg(QString::fromStdString(missing)));
+  ortLabel->setWordWrap(true);
+  onnxRuntimeCheck_->setEnabled(missing.empty());
+  onnxRuntimeCheck_->setToolTip(
+      tr("Times ONNX Runtime (npm's onnxruntime-node, from $LATHE_ORT_DIR or the checkout's "
+         "benchmarks/ort) after Lathe's builds, on the first build's inputs"));
+  grid->addWidget(onnxRuntimeCheck_, 3, 0);
+  grid->addWidget(ortLabel, 3, 1, 1, 2);
   grid->setColumnStretch(1, 1);
   return box;
 }
@@ -297,14 +313,15 @@ void BenchmarkPage::run() {
     request.builds.append(BenchmarkBuildSpec{build.name, records});
   }
   if (request.builds.isEmpty()) {
-    setStatus(tr("Check at least one build."), true);
+    setStatus(tr("Check at least one of Lathe's builds."), true);
     return;
   }
+  request.onnxRuntime = onnxRuntimeCheck_->isEnabled() && onnxRuntimeCheck_->isChecked();
   clearResults();
   failedBuilds_ = 0;
   runTimer_.start();
-  progress_->setRange(
-      0, BenchmarkRunner::stepCount(static_cast<int>(request.builds.size()), request.repeat));
+  progress_->setRange(0, BenchmarkRunner::stepCount(static_cast<int>(request.builds.size()),
+                                                    request.repeat, request.onnxRuntime));
   progress_->setValue(0);
   progress_->setFormat(tr("starting…"));
   setStatus(tr("Measuring %n build(s) of %1…", nullptr, static_cast<int>(request.builds.size()))
@@ -338,7 +355,10 @@ void BenchmarkPage::clearResults() {
 
 void BenchmarkPage::showBuild(const views::BuildBenchmark& build) {
   buildModel_->addBuild(build);
-  kernelModel_->setBuilds(buildModel_->builds());
+  // Per-kernel times exist for Lathe's builds only.
+  QList<views::BuildBenchmark> compiled = buildModel_->builds();
+  compiled.removeIf([](const views::BuildBenchmark& b) { return b.isExternal(); });
+  kernelModel_->setBuilds(compiled);
   chart_->setBuilds(buildModel_->builds());
   buildView_->resizeColumnToContents(views::BenchmarkTableModel::BuildColumn);
   buildView_->resizeColumnToContents(views::BenchmarkTableModel::TunedColumn);

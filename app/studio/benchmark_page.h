@@ -59,6 +59,7 @@ class BenchmarkPage : public QWidget {
   QCheckBox* untunedCheck() const { return untunedCheck_; }
   QCheckBox* tunedCheck() const { return tunedCheck_; }
   QCheckBox* handEditedCheck() const { return handEditedCheck_; }
+  QCheckBox* onnxRuntimeCheck() const { return onnxRuntimeCheck_; }
   QLineEdit* tuningRecordsEdit() const { return tuningRecordsEdit_; }
   QLineEdit* journalEdit() const { return journalEdit_; }
   QSpinBox* repeatSpin() const { return repeatSpin_; }
@@ -100,6 +101,7 @@ class BenchmarkPage : public QWidget {
   QCheckBox* untunedCheck_ = nullptr;
   QCheckBox* tunedCheck_ = nullptr;
   QCheckBox* handEditedCheck_ = nullptr;
+  QCheckBox* onnxRuntimeCheck_ = nullptr;
   QLineEdit* tuningRecordsEdit_ = nullptr;
   QLineEdit* journalEdit_ = nullptr;
   QSpinBox* repeatSpin_ = nullptr;

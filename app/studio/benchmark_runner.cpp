@@ -5,22 +5,31 @@
 // profiled together, a sample of each in turn.
 #include "studio/benchmark_runner.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QFutureWatcher>
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
+#include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
+#include "driver/onnx_runtime.h"
+#include "runtime/thread_pool.h"
 #include "studio/exception_text.h"
 #include "studio/executor_inputs.h"
 #include "studio/record_schedules.h"
+#include "support/error.h"
 
 namespace lathe::studio {
 
 namespace {
+
+const QString kOnnxRuntime = QStringLiteral("ONNX Runtime");
 
 // One report of the job. Results rather than QPromise progress, which Qt
 // throttles: a stage text dropped would sit on the bar through a long compile.
@@ -36,7 +45,8 @@ struct BenchmarkEvent {
 struct PreparedBuild {
   views::BuildBenchmark build;
   std::unique_ptr<driver::JitGraphModule> module;
-  std::vector<double> samples;  // ms
+  std::vector<double> samples;            // ms
+  std::vector<std::vector<char>> inputs;  // the bytes fed, per input
   bool failed = false;
 };
 
@@ -71,6 +81,25 @@ class BenchmarkJob {
             runtime::benchmark(p.module->executor(), 1, request_.number).results.front());
       });
     }
+    // ONNX Runtime between the timing and the profiling rounds, its row
+    // after Lathe's builds.
+    std::optional<BenchmarkEvent> reference;
+    if (request_.onnxRuntime) {
+      if (promise_.isCanceled()) return;
+      stage(stepCount() - 1, QStringLiteral("ONNX Runtime: timing %1 runs of %2")
+                                 .arg(request_.repeat * request_.number)
+                                 .arg(QFileInfo(request_.modelPath).fileName()));
+      try {
+        reference = BenchmarkEvent{
+            BenchmarkEvent::Kind::Measured, stepCount(), kOnnxRuntime, {}, timeOnnxRuntime()};
+      } catch (...) {
+        reference = BenchmarkEvent{BenchmarkEvent::Kind::Failed,
+                                   0,
+                                   kOnnxRuntime,
+                                   exceptionText(std::current_exception()),
+                                   {}};
+      }
+    }
     for (int r = 0; r < request_.repeat; ++r) {
       if (promise_.isCanceled()) return;
       stage(firstRound + request_.repeat + r,
@@ -86,11 +115,54 @@ class BenchmarkJob {
       promise_.addResult(
           BenchmarkEvent{BenchmarkEvent::Kind::Measured, stepCount(), p.build.name, {}, p.build});
     }
+    if (reference) promise_.addResult(*reference);
   }
 
  private:
   int stepCount() const {
-    return BenchmarkRunner::stepCount(static_cast<int>(request_.builds.size()), request_.repeat);
+    return BenchmarkRunner::stepCount(static_cast<int>(request_.builds.size()), request_.repeat,
+                                      request_.onnxRuntime);
+  }
+
+  // ONNX Runtime's CPU provider on the model file, fed what the first Lathe
+  // build was fed, on as many threads: repeat samples, each the mean of
+  // `number` runs, as Lathe's.
+  views::BuildBenchmark timeOnnxRuntime() const {
+    const std::filesystem::path dir = driver::onnx_runtime_dir();
+    if (const std::string missing = driver::onnx_runtime_missing(dir); !missing.empty())
+      throw Error(missing);
+    const PreparedBuild* fed = nullptr;
+    for (const PreparedBuild& p : prepared_)
+      if (!p.failed) fed = fed ? fed : &p;
+    if (!fed) throw Error("no Lathe build ran, so there are no inputs to give it");
+    const runtime::GraphExecutor& executor = fed->module->executor();
+    if (executor.num_inputs() != 1 ||
+        executor.input_dtype(0).to_string() != runtime::DataType::float32().to_string())
+      throw Error("the ONNX Runtime row times models with one float32 input only");
+    Tensor input(DType::Float32, executor.input_shape(0));
+    std::memcpy(input.raw(), fed->inputs[0].data(), input.nbytes());
+    const int runs = request_.repeat * request_.number;
+    const driver::OrtTiming timing = driver::time_onnx_runtime(
+        dir, QFile::encodeName(request_.modelPath).toStdString(), executor.input_name(0), input,
+        runtime::default_num_threads(), runs);
+    std::vector<double> samples;
+    for (size_t i = 0; i + static_cast<size_t>(request_.number) <= timing.samples_ms.size();
+         i += static_cast<size_t>(request_.number)) {
+      double sum = 0;
+      for (int k = 0; k < request_.number; ++k)
+        sum += timing.samples_ms[i + static_cast<size_t>(k)];
+      samples.push_back(sum / request_.number);
+    }
+    if (samples.empty()) samples.push_back(timing.median_ms);
+    views::BuildBenchmark build;
+    build.name = kOnnxRuntime;
+    build.externalEngine = QStringLiteral("onnxruntime-node");
+    build.flops = fed->build.flops;
+    build.repeat = request_.repeat;
+    build.number = request_.number;
+    build.inputs = fed->build.inputs;
+    build.times = runtime::TimeSummary::from_samples(std::move(samples));
+    return build;
   }
 
   void stage(int step, const QString& text) {
@@ -126,7 +198,7 @@ class BenchmarkJob {
 
     stage(firstStep + 1, QStringLiteral("%1: JIT-compiling").arg(spec.name));
     prepared.module = std::make_unique<driver::JitGraphModule>(compiled, target_);
-    build.inputs = feedInputs(prepared.module->executor(), request_.modelPath);
+    build.inputs = feedInputs(prepared.module->executor(), request_.modelPath, &prepared.inputs);
     return prepared;
   }
 
@@ -198,7 +270,8 @@ void BenchmarkRunner::cancel() {
 
 void BenchmarkRunner::launch(BenchmarkRequest request) {
   const quint64 id = ++latest_;
-  const int steps = stepCount(static_cast<int>(request.builds.size()), request.repeat);
+  const int steps =
+      stepCount(static_cast<int>(request.builds.size()), request.repeat, request.onnxRuntime);
   auto* watcher = new QFutureWatcher<BenchmarkEvent>(this);
   connect(watcher, &QFutureWatcherBase::resultReadyAt, this, [this, watcher, id, steps](int index) {
     if (id != latest_) return;

@@ -36,6 +36,9 @@ struct BenchmarkRequest {
   QList<BenchmarkBuildSpec> builds;
   int repeat = 10;  // samples
   int number = 1;   // runs averaged into one sample
+  // Also time ONNX Runtime (driver/onnx_runtime.h) on the same inputs and
+  // threads, after Lathe's builds: a reference row, not a build.
+  bool onnxRuntime = false;
 };
 
 class BenchmarkRunner : public QObject {
@@ -43,8 +46,10 @@ class BenchmarkRunner : public QObject {
 
  public:
   // Steps of the progress: compile and JIT-compile each build, then a
-  // timing round and a profiling round per repeat.
-  static constexpr int stepCount(int builds, int repeat) { return 2 * builds + 2 * repeat; }
+  // timing round and a profiling round per repeat, and ONNX Runtime's runs.
+  static constexpr int stepCount(int builds, int repeat, bool onnxRuntime = false) {
+    return 2 * builds + 2 * repeat + (onnxRuntime ? 1 : 0);
+  }
 
   explicit BenchmarkRunner(QObject* parent = nullptr);
   ~BenchmarkRunner() override;

@@ -39,7 +39,8 @@ std::vector<char> randomBytes(const runtime::DataType& dtype, int64_t elements,
 
 }  // namespace
 
-QString feedInputs(runtime::GraphExecutor& executor, const QString& modelPath) {
+QString feedInputs(runtime::GraphExecutor& executor, const QString& modelPath,
+                   std::vector<std::vector<char>>* fed) {
   const QString npz = ioNpzPathFor(modelPath);
   std::map<std::string, Tensor> given;
   if (!npz.isEmpty())
@@ -55,12 +56,17 @@ QString feedInputs(runtime::GraphExecutor& executor, const QString& modelPath) {
         driver::dltype_name(it->second.dtype()) == executor.input_dtype(i).to_string() &&
         it->second.shape() == executor.input_shape(i)) {
       executor.set_input(i, it->second.raw(), it->second.nbytes());
+      if (fed) {
+        const char* raw = static_cast<const char*>(it->second.raw());
+        fed->emplace_back(raw, raw + it->second.nbytes());
+      }
       fromFile << QString::fromStdString(name);
       continue;
     }
     const std::vector<char> bytes = randomBytes(
         executor.input_dtype(i), runtime::num_elements(executor.input_shape(i)), random);
     executor.set_input(i, bytes.data(), bytes.size());
+    if (fed) fed->push_back(bytes);
     randomInputs << QString::fromStdString(name);
   }
   if (randomInputs.isEmpty())

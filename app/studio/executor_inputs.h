@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QString>
+#include <vector>
 
 #include "runtime/graph_executor.h"
 
@@ -16,7 +17,9 @@ QString ioNpzPathFor(const QString& modelPath);
 // holds an array of that name, type and shape, else floats uniform in
 // [-1, 1] (seed 0) and zeros for integers, which stay valid indices. Returns
 // one line saying where the inputs came from. Throws lathe::Error for an
-// unreadable .npz.
-QString feedInputs(runtime::GraphExecutor& executor, const QString& modelPath);
+// unreadable .npz. With `fed`, also hands back each input's bytes, in input
+// order (for another runtime to run on the same values).
+QString feedInputs(runtime::GraphExecutor& executor, const QString& modelPath,
+                   std::vector<std::vector<char>>* fed = nullptr);
 
 }  // namespace lathe::studio

@@ -22,6 +22,7 @@
 
 #include "../test_models.h"
 #include "driver/model_loader.h"
+#include "driver/onnx_runtime.h"
 #include "driver/task_workbench.h"
 #include "runtime/package.h"
 #include "studio/benchmark_page.h"
@@ -275,6 +276,40 @@ class TestBenchmarkView : public QObject {
                 .data()
                 .toString()
                 .contains(QStringLiteral("no record applies")));
+  }
+
+  // With ONNX Runtime set up (benchmarks/ort/setup.sh), its row comes after
+  // Lathe's, on the same inputs, without becoming the baseline or adding a
+  // column to the kernel table; without it the check is disabled and says why.
+  void onnxRuntimeRowBesideTheBuilds() {
+    BenchmarkPage page(dir_.filePath(QStringLiteral("none.json")),
+                       dir_.filePath(QStringLiteral("no-journal.jsonl")));
+    const std::string missing = driver::onnx_runtime_missing(driver::onnx_runtime_dir());
+    QCOMPARE(page.onnxRuntimeCheck()->isEnabled(), missing.empty());
+    if (!missing.empty()) QSKIP(qPrintable(QString::fromStdString(missing)));
+    const Graph graph = driver::load_model(mlpPath().toStdString());
+    page.setModel(mlpPath(), std::make_shared<const Graph>(graph));
+    page.untunedCheck()->setChecked(true);
+    page.onnxRuntimeCheck()->setChecked(true);
+    runBenchmark(page, 2);
+    if (QTest::currentTestFailed()) return;
+    const QList<BuildBenchmark> builds = page.buildTable()->builds();
+    QCOMPARE(builds[0].name, QStringLiteral("untuned"));
+    QVERIFY(builds[1].isExternal());
+    QVERIFY(builds[1].times.median > 0);
+    QCOMPARE(builds[1].times.results.size(), size_t{5});
+    QCOMPARE(baselineIndex(builds), 0);
+    QVERIFY(page.buildTable()
+                ->index(1, BenchmarkTableModel::TunedColumn)
+                .data()
+                .toString()
+                .contains(QStringLiteral("reference")));
+    // One build's columns: the kernel table knows nothing of ONNX Runtime.
+    for (int c = 0; c < page.kernelTable()->columnCount(); ++c)
+      QVERIFY(!page.kernelTable()
+                   ->headerData(c, Qt::Horizontal)
+                   .toString()
+                   .contains(QStringLiteral("ONNX")));
   }
 
   void exportDialogWritesAndRunsPackage() {

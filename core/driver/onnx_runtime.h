@@ -1,6 +1,7 @@
-// ONNX Runtime as the benchmarks' anchor: runs benchmarks/ort/time_ort.js
-// (Node and npm's onnxruntime-node, installed by benchmarks/ort/setup.sh) on
-// a model with the same input and thread count Lathe runs with.
+// ONNX Runtime as the benchmarks' anchor, for bench_models and the studio's
+// Benchmark tab: runs benchmarks/ort/time_ort.js (Node and npm's
+// onnxruntime-node, installed by benchmarks/ort/setup.sh, outside the build)
+// on a model with the same input and thread count Lathe runs with.
 #pragma once
 
 #include <filesystem>
@@ -9,12 +10,17 @@
 
 #include "ir/tensor.h"
 
-namespace lathe::bench {
+namespace lathe::driver {
 
 struct OrtTiming {
   double median_ms = 0;
-  std::vector<float> output;  // the first output
+  std::vector<double> samples_ms;  // every timed run, in order
+  std::vector<float> output;       // the first output
 };
+
+// Where time_ort.js and its node_modules are: $LATHE_ORT_DIR, else the
+// checkout's benchmarks/ort.
+std::filesystem::path onnx_runtime_dir();
 
 // Empty when ONNX Runtime can be timed from `ort_dir`; else what is missing
 // and how to set it up.
@@ -26,4 +32,4 @@ OrtTiming time_onnx_runtime(const std::filesystem::path& ort_dir,
                             const std::filesystem::path& model, const std::string& input_name,
                             const Tensor& input, int threads, int runs);
 
-}  // namespace lathe::bench
+}  // namespace lathe::driver

@@ -1,4 +1,4 @@
-#include "onnx_runtime.h"
+#include "driver/onnx_runtime.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 
 #include "support/error.h"
 
-namespace lathe::bench {
+namespace lathe::driver {
 
 namespace fs = std::filesystem;
 
@@ -25,6 +25,11 @@ std::string quoted(const std::string& text) {
 }
 
 }  // namespace
+
+fs::path onnx_runtime_dir() {
+  if (const char* env = std::getenv("LATHE_ORT_DIR"); env && *env) return env;
+  return LATHE_DEFAULT_ORT_DIR;
+}
 
 std::string onnx_runtime_missing(const fs::path& ort_dir) {
   if (std::system("command -v node >/dev/null 2>&1") != 0)
@@ -61,7 +66,9 @@ OrtTiming time_onnx_runtime(const fs::path& ort_dir, const fs::path& model,
   }
   OrtTiming timing;
   try {
-    timing.median_ms = nlohmann::json::parse(text.substr(text.rfind('{'))).at("median_ms");
+    const nlohmann::json reply = nlohmann::json::parse(text.substr(text.rfind('{')));
+    timing.median_ms = reply.at("median_ms");
+    if (reply.contains("times")) timing.samples_ms = reply.at("times").get<std::vector<double>>();
   } catch (const std::exception& e) {
     fs::remove_all(scratch);
     fail(str("ONNX Runtime on ", model.filename().string(), ": unexpected reply '", text, "'"));
@@ -76,4 +83,4 @@ OrtTiming time_onnx_runtime(const fs::path& ort_dir, const fs::path& model,
   return timing;
 }
 
-}  // namespace lathe::bench
+}  // namespace lathe::driver
