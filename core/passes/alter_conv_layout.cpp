@@ -6,6 +6,7 @@
 #include "ir/ops/layout.h"
 #include "passes/graph_edit.h"
 #include "support/error.h"
+#include "support/int_math.h"
 
 namespace lathe::passes {
 namespace {
@@ -79,10 +80,38 @@ class LayoutRewriter {
     node.outputs = {
         want.rank() == 3 ? graph_.add_value(names_.value(graph_.value(y).name + "_4d"), {}) : y};
     const TensorType back = infer_types(graph_, node)[0];
-    LATHE_CHECK(back.shape == with_unit_height(want.shape), "node ", describe_node(node),
+    // Padded filters (padded_filters) come back with more channels.
+    const bool padded = back.shape[1] > want.shape[1];
+    Shape expected = with_unit_height(want.shape);
+    expected[1] = back.shape[1];
+    LATHE_CHECK(back.shape == expected, "node ", describe_node(node),
                 ": back transform does not restore ", want.to_string());
+    if (padded && want.rank() == 4)
+      node.outputs[0] = graph_.add_value(names_.value(graph_.value(y).name + "_padded"), {});
     graph_.value(node.outputs[0]).type = back;
-    const ValueId restored = emit(std::move(node));
+    ValueId restored = emit(std::move(node));
+    if (padded) {
+      auto ints = [&](const char* role, std::vector<int64_t> v) {
+        return graph_.add_constant(
+            names_.value(node_name + "_" + role),
+            Tensor::from_vector<int64_t>(v, {static_cast<int64_t>(v.size())}));
+      };
+      Node slice;
+      slice.name = names_.node(node_name + "_unpad");
+      slice.op = "Slice";
+      slice.inputs = {restored, ints("unpad_starts", {0}), ints("unpad_ends", {want.shape[1]}),
+                      ints("unpad_axes", {1})};
+      if (want.rank() == 4) {
+        slice.outputs = {y};
+        emit(std::move(slice));
+        return;  // the padded blocked value stands for no value of the graph
+      }
+      Shape sliced = back.shape;
+      sliced[1] = want.shape[1];
+      slice.outputs = {
+          graph_.add_value(names_.value(graph_.value(y).name + "_unpadded"), {back.dtype, sliced})};
+      restored = emit(std::move(slice));
+    }
     if (want.rank() == 3) {
       Node squeeze;
       squeeze.name = names_.node(node_name + "_to_NCW");
@@ -91,7 +120,7 @@ class LayoutRewriter {
       squeeze.outputs = {y};
       emit(std::move(squeeze));
     }
-    blocked_[y] = {blocked, block};
+    if (!padded) blocked_[y] = {blocked, block};
   }
 
   // [N, C, W] -> [N, C, 1, W]: how a 1-D value runs on the 2-D kernels.
@@ -164,21 +193,34 @@ class LayoutRewriter {
     const size_t nd = xt.rank() - 2;
     const Shape x_shape = with_unit_height(xt.shape), w_shape = with_unit_height(wt.shape);
     const ValueId y = conv.outputs[0];
-    const int64_t xb = channel_block(channels, max_block_), ob = channel_block(filters, max_block_);
+    const int64_t xb = channel_block(channels, max_block_);
+    int64_t ob = channel_block(filters, max_block_);
     const int64_t ib = channel_block(channels / group, max_block_);
+
+    // Filters that block only in slivers (58 = 29 x 2 would make 2-lane
+    // vectors) compute in whole vectors instead: zero filters pad them, and
+    // the back transform slices the padding off again.
+    const int64_t padded = padded_filters(conv, filters, group);
+    if (padded != filters) {
+      pad_filters(conv, padded);
+      ob = channel_block(padded, max_block_);
+    }
 
     const ValueId x = to_blocked(conv.inputs[0], xb, conv.name + "_data");
     ValueId w2d = conv.inputs[1];
-    if (nd == 1)
+    if (nd == 1) {
+      Shape shape = w_shape;
+      shape[0] = padded;
       w2d = emit_new("Reshape", conv.name + "_weight_2d",
-                     {w2d, shape_constant(conv.name + "_weight_shape", w_shape)}, {},
+                     {w2d, shape_constant(conv.name + "_weight_shape", shape)}, {},
                      graph_.value(w2d).name + "_2d");
+    }
     const ValueId w = transform(w2d, "OIHW", oihwio_layout(ib, ob), conv.name + "_weight");
     std::vector<ValueId> inputs = {x, w};
     if (conv.has_input(2)) {
       const ValueId shape =
           graph_.add_constant(names_.value(conv.name + "_bias_shape"),
-                              Tensor::from_vector<int64_t>({filters / ob, ob}, {2}));
+                              Tensor::from_vector<int64_t>({padded / ob, ob}, {2}));
       inputs.push_back(emit_new("Reshape", conv.name + "_bias", {conv.inputs[2], shape}, {},
                                 graph_.value(conv.inputs[2]).name + "_blocked"));
     }
@@ -199,6 +241,37 @@ class LayoutRewriter {
     const ValueId out = emit(std::move(blocked_conv));
     transform_back(out, ob, y, conv.name);
     return true;
+  }
+
+  // The filters a dense conv computes: `filters`, or, where their channel
+  // block would be under half a vector, the next multiple of a vector if
+  // that adds at most a quarter (58 -> 64, 116 -> 128 on AVX-512), the
+  // weights and bias being constants that can take zero filters.
+  int64_t padded_filters(const Node& conv, int64_t filters, int64_t group) const {
+    if (group != 1 || filters <= max_block_ || 2 * channel_block(filters, max_block_) >= max_block_)
+      return filters;
+    const int64_t padded = ceildiv(filters, max_block_) * max_block_;
+    if (4 * (padded - filters) > filters) return filters;
+    for (size_t i = 1; i < 3; ++i) {
+      if (i == 2 && !conv.has_input(2)) continue;
+      const Tensor* t = constant_input(graph_, conv, i);
+      if (!t || t->dtype() != DType::Float32) return filters;
+    }
+    return padded;
+  }
+
+  // Replaces the weight and bias of `conv` by copies with zero filters up to `padded`.
+  void pad_filters(Node& conv, int64_t padded) {
+    for (size_t i = 1; i < 3; ++i) {
+      if (i == 2 && !conv.has_input(2)) continue;
+      const Tensor t = *constant_input(graph_, conv, i);  // a copy: values move below
+      Shape shape = t.shape();
+      shape[0] = padded;
+      Tensor wide(DType::Float32, shape);  // zero-filled
+      std::copy(t.data<float>(), t.data<float>() + t.numel(), wide.data<float>());
+      conv.inputs[i] = graph_.add_constant(
+          names_.value(graph_.value(conv.inputs[i]).name + "_padded"), std::move(wide));
+    }
   }
 
   // [C, 1, ...] or [1, C, 1, ...] against an output [N, C, ...].

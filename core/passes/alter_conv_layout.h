@@ -17,6 +17,10 @@ namespace lathe::passes {
 //   -> LayoutTransform(NCHW{ob}c -> NCHW)
 // with xb = channel_block(C), ob = channel_block(OC), ib = channel_block(C / group),
 // blocks of at most one vector of `vector_unit` (16 channels on AVX-512, 8 on AVX2).
+// A dense conv whose filters would block under half a vector (58 = 29 x 2)
+// computes zero filters up to the next multiple of a vector when that adds
+// at most a quarter and its weight and bias are constants; a Slice after its
+// back transform drops them, and nothing sinks through that transform.
 // The Conv2dNCHWc keeps the Conv's node name and the back transform produces
 // the Conv's output value. An ElemWise or Broadcast op reading such back
 // transforms (all with one block; its other inputs scalars, per-channel

@@ -629,6 +629,44 @@ class TestPasses : public QObject {
     QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
   }
 
+  void slimFilterBlocksArePadded() {
+    // 58 filters would block by 2: they compute as 64 (4 zero filters), the
+    // back transform slices them off; 1-D likewise. 40 filters block by 8
+    // and a 58-filter depthwise conv cannot take zero filters: unpadded.
+    Builder b;
+    ValueId x = b.input("x", {1, 8, 6, 6});
+    ValueId wide = b.node("Conv", "wide",
+                          {x, b.constant("w1", random_tensor({58, 8, 1, 1}, 1)),
+                           b.constant("b1", random_tensor({58}, 2))});
+    ValueId r = b.node("Relu", "relu", {wide});
+    ValueId dw = b.node("Conv", "dw", {r, b.constant("w2", random_tensor({58, 1, 3, 3}, 3))},
+                        attrs_of({{"group", int64_t{58}}}));
+    ValueId narrow =
+        b.node("Conv", "narrow", {x, b.constant("w3", random_tensor({40, 8, 1, 1}, 4))});
+    ValueId x1 = b.input("x1", {1, 8, 10});
+    ValueId line = b.node("Conv", "line", {x1, b.constant("w4", random_tensor({58, 8, 3}, 5))});
+    Graph original = b.finish({dw, narrow, line});
+
+    Graph g = passes::cancel_layout_transforms(
+        passes::fold_constants(passes::alter_conv_layout(original)));
+    g.verify();
+    auto node = [&](const char* name) -> const Node& {
+      return g.nodes[static_cast<size_t>(g.find_node(name))];
+    };
+    QCOMPARE(g.type(node("wide").outputs[0]).shape, Shape({1, 4, 6, 6, 16}));
+    QCOMPARE(g.type(node("line").outputs[0]).shape, Shape({1, 4, 1, 8, 16}));
+    QCOMPARE(g.type(node("narrow").outputs[0]).shape, Shape({1, 5, 6, 6, 8}));
+    QCOMPARE(g.type(node("dw").outputs[0]).shape, Shape({1, 29, 4, 4, 2}));
+    QCOMPARE(count_op(g, "Slice"), 2);
+    Tensor tx = random_tensor({1, 8, 6, 6}, 7), tx1 = random_tensor({1, 8, 10}, 8);
+    const std::map<std::string, Tensor> in = {{"x", tx}, {"x1", tx1}};
+    const std::vector<Tensor> want = run(original, in), got = run(g, in);
+    for (size_t k = 0; k < want.size(); ++k) {
+      const double err = normalized_error(got[k], want[k]);
+      QVERIFY2(err <= 1e-6, qPrintable(QString("output %1: %2").arg(k).arg(err)));
+    }
+  }
+
   void blockedPoolInferenceChecksLayout() {
     Builder b;
     ValueId x = b.input("x", {1, 2, 4, 4, 8});
