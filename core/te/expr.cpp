@@ -201,6 +201,9 @@ Expr select(Expr cond, Expr t, Expr f) {
   LATHE_CHECK(cond.type().is_bool(), "select condition must be bool, got ",
               cond.type().to_string());
   DataType common = common_type(t, f);
+  // A vector condition picks lane by lane: scalar arms are broadcast (a
+  // vectorized Sign selects between the constants 1, -1 and 0).
+  if (cond.type().lanes > common.lanes) common = common.with_lanes(cond.type().lanes);
   return Expr(
       std::make_shared<const SelectNode>(std::move(cond), convert(t, common), convert(f, common)));
 }

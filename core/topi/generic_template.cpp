@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "support/int_math.h"
 #include "te/expr_functor.h"
 
 namespace lathe::topi {
@@ -89,7 +90,14 @@ GenericKnobs decode(const std::vector<Knob>& knobs, const Config& config) {
   return g;
 }
 
-// A reduction whose innermost reduce loop divides by `lanes` split into a
+// Whether a loop of `extent` splits into vectors of `lanes`: where they
+// divide it, or where it holds at least two of them, the rest a scalar tail
+// (loop partitioning peels it off: 197 = 12 x 16 + 5).
+bool splits_into_vectors(int64_t extent, int64_t lanes) {
+  return extent % lanes == 0 || extent >= 2 * lanes;
+}
+
+// A reduction whose innermost reduce loop splits into `lanes` split into a
 // stage of `lanes` partial results per output (the loop's inner part as a
 // vectorized data axis, as TVM's rfactor schedules of row reductions), which
 // the stage then combines: vectors even where the reduction runs along the
@@ -98,7 +106,7 @@ void rfactor_in_vectors(Schedule& sch, Stage st, int64_t lanes, int parallel_axe
   const te::ComputeOpNode* c = st.op().as_compute();
   const IterVar r = c->reduce_axis.back();
   const int64_t* extent = te::as_const_int(r->dom.extent);
-  if (!extent || *extent % lanes != 0) return;
+  if (!extent || !splits_into_vectors(*extent, lanes)) return;
   const IterVar inner = st.split(r, lanes).second;
   te::Tensor rf = sch.rfactor(te::Tensor(st.op()), inner, static_cast<int>(c->axis.size()));
   Stage rs = sch[rf];
@@ -125,11 +133,11 @@ void schedule_root_stage(Stage st, const StageKnobs& k) {
   std::vector<IterVar> axis = c->axis;
   int64_t inner_extent = c->shape.back();
   IterVar lanes, unrolled;
-  if (k.vector_lanes > 1 && inner_extent % k.vector_lanes == 0) {
+  if (k.vector_lanes > 1 && splits_into_vectors(inner_extent, k.vector_lanes)) {
     auto [o, i] = st.split(axis.back(), k.vector_lanes);
     axis.back() = o;
     lanes = i;
-    inner_extent /= k.vector_lanes;
+    inner_extent = ceildiv(inner_extent, k.vector_lanes);
   }
   if (!reduction && k.unroll_inner > 1 && inner_extent % k.unroll_inner == 0) {
     auto [o, i] = st.split(axis.back(), k.unroll_inner);
@@ -181,13 +189,14 @@ SearchSpace generic_template(const te::Tensor& /*anchor*/, const std::vector<te:
 
   SearchSpace space;
   space.name = g.reduction.empty() ? "injective.x86" : "reduction.x86";
-  // Vector widths that divide some stage's innermost axis; one register of
+  // Vector widths some stage's innermost axis splits into; one register of
   // the target (16 float32 lanes on AVX-512, 8 on AVX2, 4 on SSE), the
-  // default, only then (where none divides, the default is scalar: 1).
+  // default, only then (where none does, the default is scalar: 1).
   const int64_t register_lanes = vector_unit.lanes();
   std::vector<int64_t> lanes = {1};
   for (int64_t v : {4, 8, 16})
-    if (std::any_of(shapes.begin(), shapes.end(), [&](const auto& s) { return s.back() % v == 0; }))
+    if (std::any_of(shapes.begin(), shapes.end(),
+                    [&](const auto& s) { return splits_into_vectors(s.back(), v); }))
       lanes.push_back(v);
   int max_depth = 0;
   for (const auto& s : shapes) max_depth = std::max(max_depth, std::max(1, int(s.size()) - 1));
@@ -215,16 +224,16 @@ SearchSpace generic_template(const te::Tensor& /*anchor*/, const std::vector<te:
   std::vector<int64_t> rfactors = {0};
   for (int64_t v : {4, 8, 16})
     if (std::any_of(g.last_reduce.begin(), g.last_reduce.end(),
-                    [&](int64_t e) { return e % v == 0; }))
+                    [&](int64_t e) { return splits_into_vectors(e, v); }))
       rfactors.push_back(v);
   // Rows reduced along their length split into one register of partial
   // sums by default (the widest such split up to the register's lanes that
-  // divides every such row), the short combining loop unrolled.
+  // every such row splits into), the short combining loop unrolled.
   int64_t row_rfactor = 0;
   for (int64_t v : rfactors)
     if (v > 0 && v <= register_lanes && !g.row_reduce.empty() &&
         std::all_of(g.row_reduce.begin(), g.row_reduce.end(),
-                    [&](int64_t e) { return e % v == 0; }))
+                    [&](int64_t e) { return splits_into_vectors(e, v); }))
       row_rfactor = v;
   if (rfactors.size() > 1) {
     space.knobs.push_back(choice_knob("rfactor_lanes", rfactors));
