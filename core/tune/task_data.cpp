@@ -12,29 +12,49 @@
 namespace lathe::tune {
 namespace {
 
-Tensor random_tensor(const TensorType& type, std::mt19937& rng) {
+// Floats uniform in [-1, 1); integers (indices, masks) uniform in
+// [0, int_bound), zero when int_bound is 0.
+Tensor random_tensor(const TensorType& type, std::mt19937& rng, int64_t int_bound) {
   Tensor t(type);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::uniform_int_distribution<int64_t> ints(0, std::max<int64_t>(0, int_bound - 1));
   for (int64_t i = 0; i < t.numel(); ++i) {
-    double v = dist(rng);
     switch (type.dtype) {
       case DType::Float32:
-        t.data<float>()[i] = static_cast<float>(v);
+        t.data<float>()[i] = static_cast<float>(dist(rng));
         break;
       case DType::Float64:
-        t.data<double>()[i] = v;
+        t.data<double>()[i] = dist(rng);
         break;
       case DType::Bool:
-        t.data<bool>()[i] = v > 0;
+        t.data<bool>()[i] = dist(rng) > 0;
+        break;
+      case DType::Int64:
+        t.data<int64_t>()[i] = int_bound > 0 ? ints(rng) : 0;
+        break;
+      case DType::Int32:
+        t.data<int32_t>()[i] = static_cast<int32_t>(int_bound > 0 ? ints(rng) : 0);
         break;
       default:
-        // Integer activations (indices, masks): small non-negative values keep
-        // gathers in range.
         std::memset(t.raw(), 0, t.nbytes());
         return t;
     }
   }
   return t;
+}
+
+// Integer activations index something of the group: the shortest axis
+// (longer than 1) of its float inputs bounds them, so that they stay valid
+// indices into whichever axis they address.
+int64_t index_bound(const Graph& graph, const passes::FusedGroup& group) {
+  int64_t bound = 0;
+  for (ValueId v : group.inputs) {
+    const TensorType& t = graph.type(v);
+    if (t.dtype != DType::Float32 && t.dtype != DType::Float64) continue;
+    for (int64_t d : t.shape)
+      if (d > 1) bound = bound == 0 ? d : std::min(bound, d);
+  }
+  return bound;
 }
 
 }  // namespace
@@ -70,13 +90,16 @@ double normalized_error(const Tensor& got, const Tensor& want) {
   return ref == 0 ? diff : diff / ref;
 }
 
-TaskData make_task_data(const Graph& graph, const passes::FusedGroup& group,
-                        const GroupComputation& computation, unsigned seed) {
+namespace {
+
+// The task's data with integer inputs drawn below `int_bound` (0: zeros).
+TaskData task_data(const Graph& graph, const passes::FusedGroup& group,
+                   const GroupComputation& computation, unsigned seed, int64_t int_bound) {
   std::mt19937 rng(seed);
   std::map<ValueId, Tensor> values;
   for (ValueId v : group.inputs) {
     const Value& value = graph.value(v);
-    values[v] = value.is_constant() ? value.constant : random_tensor(value.type, rng);
+    values[v] = value.is_constant() ? value.constant : random_tensor(value.type, rng, int_bound);
   }
   TaskData data;
   for (ValueId v : computation.input_values) data.buffers.push_back(values.at(v).clone());
@@ -96,6 +119,21 @@ TaskData make_task_data(const Graph& graph, const passes::FusedGroup& group,
   }
   for (ValueId v : computation.output_values) data.expected.push_back(values.at(v));
   return data;
+}
+
+}  // namespace
+
+TaskData make_task_data(const Graph& graph, const passes::FusedGroup& group,
+                        const GroupComputation& computation, unsigned seed) {
+  const int64_t bound = index_bound(graph, group);
+  if (bound == 0) return task_data(graph, group, computation, seed, 0);
+  try {
+    return task_data(graph, group, computation, seed, bound);
+  } catch (const Error&) {
+    // Integers that are no indices into these inputs (a shape, a count the
+    // reference rejects): zeros, which every such use accepts.
+    return task_data(graph, group, computation, seed, 0);
+  }
 }
 
 std::vector<BufferData> measure_buffers(const TaskData& data) {

@@ -14,7 +14,7 @@
 namespace lathe::tune {
 
 struct TaskData {
-  std::vector<Tensor> buffers;   // kernel parameters: inputs (filled), then outputs (zeroed)
+  std::vector<Tensor> buffers;   // kernel parameters: inputs (filled), then outputs (by shape)
   std::vector<Tensor> expected;  // the reference's value of each kernel output
   size_t num_inputs = 0;
 };

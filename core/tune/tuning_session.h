@@ -48,8 +48,10 @@ struct TuningOptions {
   // candidate ...), and replaces the best only if the minimum of its costs
   // there is below the best's. 0: a first measurement decides.
   int confirm_rounds = 3;
-  double max_error = 1e-3;   // normalized error a result may have against the reference
-  std::string records_path;  // appended; empty: records are not written
+  // Normalized error a result may have against the reference: the bound
+  // `lathe schedule --measure` and the studio's schedule editor hold kernels to.
+  double max_error = 1e-4;
+  std::string records_path;                 // appended; empty: records are not written
   std::vector<TuningRecord> prior_records;  // --prior-records: resume
   uint64_t seed = 1;
   TuningControl* control = nullptr;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <QtTest>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -157,6 +158,20 @@ class TestMeasure : public QObject {
     QVERIFY2(again.error == ErrorKind::None, error_of(again).c_str());
     QVERIFY(again.outputs.empty());
     QCOMPARE(worker.restarts(), 1);
+  }
+
+  // Outputs the kernel never writes come back as NaN, not as zeros a
+  // reference output could share: `report` writes C[0] only.
+  void unwrittenOutputsComeBackAsNaN() {
+    MeasureWorker worker;
+    give_buffers(worker);
+    MeasureRequest request = reporting_kernel();
+    request.return_outputs = true;
+    const MeasureResult r = worker.measure(request, MeasureOptions{});
+    QVERIFY2(r.error == ErrorKind::None, error_of(r).c_str());
+    const auto* c = reinterpret_cast<const float*>(r.outputs.at(0).data());
+    QCOMPARE(c[0], a_[0]);
+    for (int64_t i = 1; i < kSize; ++i) QVERIFY(std::isnan(c[i]));
   }
 
   void numberAndMinRepeatMsAreHonoured() {

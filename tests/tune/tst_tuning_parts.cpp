@@ -8,9 +8,13 @@
 #include <fstream>
 #include <set>
 
+#include "passes/fuse_ops.h"
+#include "passes/graph_edit.h"
 #include "support/error.h"
+#include "tune/group_computation.h"
 #include "tune/records.h"
 #include "tune/search_strategy.h"
+#include "tune/task_data.h"
 #include "tune/task_scheduler.h"
 
 using namespace lathe;
@@ -58,6 +62,38 @@ class TestTuningParts : public QObject {
   Q_OBJECT
 
  private slots:
+  // Integer inputs of a task are drawn as indices within the group's float
+  // inputs (here below 4, the table's shorter axis), not all zeros, so a
+  // kernel that gathers the wrong row cannot pass on row 0.
+  void taskDataDrawsIndicesInRange() {
+    Graph g;
+    const ValueId table = g.add_value("table", {DType::Float32, {10, 4}});
+    const ValueId indices = g.add_value("indices", {DType::Int64, {64}});
+    g.inputs = {table, indices};
+    Node gather;
+    gather.name = "gather";
+    gather.op = "Gather";
+    gather.inputs = {table, indices};
+    gather.outputs = {g.add_value("rows", {})};
+    g.value(gather.outputs[0]).type = passes::infer_types(g, gather)[0];
+    g.add_node(gather);
+    g.outputs = {gather.outputs[0]};
+    const std::vector<passes::FusedGroup> groups = passes::fuse_ops(g);
+    QCOMPARE(groups.size(), size_t{1});
+    const TaskData data = make_task_data(g, groups[0], build_group_computation(g, groups[0]));
+    const Tensor* drawn = nullptr;
+    for (size_t i = 0; i < data.num_inputs; ++i)
+      if (data.buffers[i].dtype() == DType::Int64) drawn = &data.buffers[i];
+    QVERIFY(drawn);
+    std::set<int64_t> seen;
+    for (int64_t i = 0; i < drawn->numel(); ++i) {
+      const int64_t v = drawn->data<int64_t>()[i];
+      QVERIFY(v >= 0 && v < 4);
+      seen.insert(v);
+    }
+    QVERIFY(seen.size() > 1);
+  }
+
   void recordRoundTrip() {
     TuningRecord r = sample_record(2.0);
     TuningRecord back = record_from_json_line(to_json_line(r));
