@@ -3,6 +3,9 @@
 // group compiles them), a MobileNetV2 depthwise layer and the transformer
 // block's matrix products: GFLOPS and the fraction of the machine's peak FMA
 // throughput measured just before each layer, on LATHE_NUM_THREADS threads.
+// The timings are warm-cache: each layer runs back to back on the same
+// buffers, so weights and activations that fit stay in cache (tuning and
+// `lathe schedule --measure --cache-flush` time them cold).
 //   bench_conv [--repeat N] [--print-schedule] [--print-ir LAYER]
 #include <algorithm>
 #include <cstdio>
@@ -110,6 +113,7 @@ int main(int argc, char** argv) {
         matmul_layer("transformer [64,256]x[256,768]", {64, 256}, {256, 768}),
         matmul_layer("transformer [4,64,64]x[4,64,64]", {4, 64, 64}, {4, 64, 64}),
     };
+    std::printf("warm cache: each layer runs back to back on the same buffers\n");
     std::printf("\n%-34s %10s %10s %9s %11s\n", "layer", "ms", "GFLOPS", "% peak", "compile ms");
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> dist(-1, 1);

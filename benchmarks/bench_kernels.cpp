@@ -99,13 +99,22 @@ int main(int argc, char** argv) {
       fractions.push_back(2.0 * n * n * n / times.back() / 1e9 / round_peak);
     }
     // Spot-check a few entries against a double-precision dot product.
-    double worst = 0;
+    double worst = 0, largest = 0;
     for (int probe = 0; probe < 16; ++probe) {
       int64_t i = rng() % n, j = rng() % n;
       double ref = 0;
       for (int64_t k = 0; k < n; ++k)
         ref += double(ta.data<float>()[i * n + k]) * tb.data<float>()[k * n + j];
       worst = std::max(worst, std::abs(ref - tc.data<float>()[i * n + j]));
+      largest = std::max(largest, std::abs(ref));
+    }
+    // A wrong product fails the benchmark, as a wrong model fails bench_models.
+    if (!(worst <= 1e-4 * largest)) {
+      std::fprintf(stderr,
+                   "bench_kernels: matmul is wrong: max abs error %.2e against entries up to "
+                   "%.2e (normalized %.2e, above 1e-4)\n",
+                   worst, largest, worst / largest);
+      return 1;
     }
     double secs = median(times);
     double best = *std::min_element(times.begin(), times.end());

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "support/error.h"
 #include "te/tensor.h"
 
 namespace lathe::schedule {
@@ -21,9 +22,9 @@ using te::Tensor;
 
 // Thrown for an illegal schedule: vectorizing a reduction axis, compute_at into
 // a stage that does not consume the tensor, split by 0, an unknown axis ...
-class ScheduleError : public std::runtime_error {
+class ScheduleError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 struct SplitRelation {

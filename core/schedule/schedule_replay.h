@@ -15,9 +15,9 @@ namespace lathe::schedule::detail {
 
 // A step that does not replay; `field` is the ScheduleStep field at fault
 // (1 primitive, 2 stage, 3 axes, 4 ints, 5 strings, 6 results; 0 the step).
-class ReplayError : public std::runtime_error {
+class ReplayError : public Error {
  public:
-  ReplayError(int field, const std::string& message) : std::runtime_error(message), field_(field) {}
+  ReplayError(int field, const std::string& message) : Error(message), field_(field) {}
   int field() const { return field_; }
 
  private:
