@@ -4,10 +4,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "driver/compiled_module.h"
 #include "frontend/onnx/onnx_import.h"
+#include "passes/pipeline.h"
 #include "reference/executor.h"
 #include "support/error.h"
 
@@ -132,6 +134,7 @@ CaseResult run_case(const std::string& case_dir, const std::string& folder, Exec
         driver::CompileOptions compile;
         compile.passes.record_snapshots = false;
         got = driver::run_compiled(graph, feed, compile);
+        result.folded = passes::optimize_graph(graph, compile.passes).groups.empty();
       } else {
         got = reference::Executor(graph).run(feed);
       }
@@ -187,6 +190,47 @@ std::vector<CaseResult> run_all(const RunOptions& options,
   return results;
 }
 
+std::vector<std::string> load_case_list(const std::string& path) {
+  std::ifstream in(path);
+  LATHE_CHECK(in, path, ": cannot read the list of cases");
+  std::vector<std::string> cases;
+  std::string line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string name;
+    if (words >> name) cases.push_back(name);
+  }
+  return cases;
+}
+
+std::vector<std::string> expected_pass_differences(const std::vector<CaseResult>& results,
+                                                   const std::vector<std::string>& expected) {
+  std::set<std::string> folders, passing;
+  std::map<std::string, const CaseResult*> by_name;
+  for (const CaseResult& r : results) {
+    const std::string name = r.folder + "/" + r.name;
+    folders.insert(r.folder);
+    by_name[name] = &r;
+    if (r.outcome == Outcome::Passed) passing.insert(name);
+  }
+  std::vector<std::string> lines;
+  std::set<std::string> listed;
+  for (const std::string& name : expected) {
+    if (!folders.count(name.substr(0, name.find('/')))) continue;
+    listed.insert(name);
+    if (passing.count(name)) continue;
+    const auto it = by_name.find(name);
+    lines.push_back(it == by_name.end()
+                        ? name + ": expected to pass, but there is no such case"
+                        : name + ": expected to pass, now " + outcome_name(it->second->outcome) +
+                              ": " + it->second->message);
+  }
+  for (const std::string& name : passing)
+    if (!listed.count(name)) lines.push_back(name + ": passes but is not in the list; add it");
+  return lines;
+}
+
 std::map<std::string, FolderSummary> summarize(const std::vector<CaseResult>& results) {
   std::map<std::string, FolderSummary> summary;
   for (const CaseResult& r : results) {
@@ -194,6 +238,7 @@ std::map<std::string, FolderSummary> summarize(const std::vector<CaseResult>& re
     switch (r.outcome) {
       case Outcome::Passed:
         ++s.passed;
+        s.folded += r.folded ? 1 : 0;
         break;
       case Outcome::Failed:
         ++s.failed;

@@ -16,14 +16,26 @@ struct CaseResult {
   std::string name;    // "test_add_bcast"
   Outcome outcome = Outcome::Failed;
   std::string message;  // why it failed or is unsupported
+  // Compiled only: the graph folded to constants, so no kernel ran.
+  bool folded = false;
 };
 
 struct FolderSummary {
   int passed = 0, failed = 0, unsupported = 0, known = 0, unexpected_pass = 0;
+  int folded = 0;  // of the passed: compiled cases that ran no kernel
 };
 
 // Known exceptions: "folder/test_name  reason" lines; '#' starts a comment.
 std::map<std::string, std::string> load_exceptions(const std::string& path);
+
+// The cases expected to pass: "folder/test_name" lines; '#' starts a comment.
+std::vector<std::string> load_case_list(const std::string& path);
+
+// Where the passing cases of `results` differ from `expected` (folders not
+// in `results` are not compared): one line per case that no longer passes
+// (and why) or that passes unlisted.
+std::vector<std::string> expected_pass_differences(const std::vector<CaseResult>& results,
+                                                   const std::vector<std::string>& expected);
 
 // Which executor runs the cases: the reference kernels, or the graph
 // compiler (passes, fusion, TOPI, LLVM JIT) and the graph executor.

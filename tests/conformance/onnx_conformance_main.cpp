@@ -1,6 +1,7 @@
 // Command-line front of the conformance runner, for working on one operator:
 //   onnx_conformance [--filter SUBSTRING] [--folder NAME]... [--compiled] [--verbose]
-//                    [--exceptions FILE]
+//                    [--exceptions FILE] [--list-passing]
+// --list-passing prints the passing cases as expected_passes*.txt lists them.
 #include <cstring>
 #include <iostream>
 
@@ -10,7 +11,7 @@ using namespace lathe::conformance;
 
 int main(int argc, char** argv) {
   RunOptions options;
-  bool verbose = false;
+  bool verbose = false, list_passing = false;
   std::vector<std::string> folders;
   std::string exceptions = LATHE_CONFORMANCE_EXCEPTIONS;
   for (int i = 1; i < argc; ++i) {
@@ -32,9 +33,12 @@ int main(int argc, char** argv) {
       options.executor = ExecutorKind::Compiled;
     else if (a == "--verbose" || a == "-v")
       verbose = true;
+    else if (a == "--list-passing")
+      list_passing = true;
     else {
       std::cout << "usage: onnx_conformance [--filter SUBSTRING] [--folder node|pytorch-converted|"
                    "pytorch-operator|simple]... [--compiled] [--verbose] [--exceptions FILE]\n"
+                   "                       [--list-passing]\n"
                    "Runs ONNX backend test cases through the reference executor (or with\n"
                    "--compiled through the graph compiler and graph executor); prints each\n"
                    "non-passing case (all cases with --verbose) and counts per folder.\n";
@@ -44,17 +48,23 @@ int main(int argc, char** argv) {
   if (!folders.empty()) options.folders = folders;
   options.exceptions = load_exceptions(exceptions);
   auto results = run_all(options, [&](const CaseResult& r) {
+    if (list_passing) {
+      if (r.outcome == Outcome::Passed) std::cout << r.folder << "/" << r.name << "\n";
+      return;
+    }
     if (verbose || (r.outcome != Outcome::Passed && r.outcome != Outcome::KnownFailure))
       std::cout << outcome_name(r.outcome) << "  " << r.folder << "/" << r.name << "  " << r.message
                 << "\n";
   });
   int bad = 0;
   for (const auto& [folder, s] : summarize(results)) {
+    bad += s.failed + s.unexpected_pass;
+    if (list_passing) continue;
     std::cout << folder << ": " << s.passed << " passed, " << s.failed << " failed, "
               << s.unsupported << " unsupported, " << s.known << " known failures";
     if (s.unexpected_pass) std::cout << ", " << s.unexpected_pass << " unexpected passes";
+    if (s.folded) std::cout << "; " << s.folded << " of the passes folded to constants";
     std::cout << "\n";
-    bad += s.failed + s.unexpected_pass;
   }
   return bad == 0 ? 0 : 1;
 }

@@ -1,6 +1,9 @@
 // Every case of ONNX's backend test data shipped by Debian's libonnx-testdata,
-// through the importer and the reference executor. Fails when a case whose
-// operators are all supported fails, unless known_exceptions.txt lists it.
+// through the importer and the reference executor, and through the graph
+// compiler. Fails when a case whose operators are all supported fails,
+// unless known_exceptions*.txt lists it, and when the passing cases differ
+// from expected_passes*.txt: a regression that turns a case "unsupported"
+// fails too. `tests/onnx_conformance [--compiled] --list-passing` prints a list.
 #include <QtTest>
 
 #include <iostream>
@@ -11,6 +14,15 @@ using namespace lathe::conformance;
 
 class TestOnnxConformance : public QObject {
   Q_OBJECT
+
+  static void checkExpectedPasses(const std::vector<CaseResult>& results, const char* list) {
+    QStringList lines;
+    for (const std::string& line : expected_pass_differences(results, load_case_list(list)))
+      lines << QString::fromStdString(line);
+    QVERIFY2(lines.isEmpty(),
+             qPrintable(
+                 QStringLiteral("against %1:\n%2").arg(QString::fromUtf8(list), lines.join("\n"))));
+  }
 
  private slots:
   void referenceExecutorPassesEverySupportedCase_data() {
@@ -34,6 +46,7 @@ class TestOnnxConformance : public QObject {
               << s.unsupported << " unsupported, " << s.known << " known failures" << std::endl;
     QVERIFY2(s.passed > 0, "no case passed: is libonnx-testdata installed?");
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
+    checkExpectedPasses(results, LATHE_CONFORMANCE_EXPECTED);
   }
 
   // The same cases through the graph compiler: every case whose ops all have
@@ -55,11 +68,12 @@ class TestOnnxConformance : public QObject {
         failures << QString::fromStdString(r.folder + "/" + r.name + ": " + r.message);
     });
     const FolderSummary s = summarize(results)[folder.toStdString()];
-    std::cout << folder.toStdString() << " (compiled): " << s.passed << " passed, " << s.failed
-              << " failed, " << s.unsupported << " unsupported, " << s.known << " known failures"
-              << std::endl;
+    std::cout << folder.toStdString() << " (compiled): " << s.passed << " passed (" << s.folded
+              << " of them folded to constants, no kernel run), " << s.failed << " failed, "
+              << s.unsupported << " unsupported, " << s.known << " known failures" << std::endl;
     QVERIFY2(s.passed > 0, "no case passed through the compiler");
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
+    checkExpectedPasses(results, LATHE_CONFORMANCE_COMPILED_EXPECTED);
   }
 };
 
