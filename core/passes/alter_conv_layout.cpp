@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "ir/ops/layout.h"
+#include "ir/ops/window_geometry.h"
 #include "passes/graph_edit.h"
 #include "support/error.h"
 #include "support/int_math.h"
@@ -149,35 +150,23 @@ class LayoutRewriter {
     return transform(nchw, "NCHW", nchwc_layout(block), node_name);
   }
 
-  // Explicit [top, left, bottom, right] pads for the Conv, auto_pad resolved
-  // as the reference kernel resolves it.
-  // x, w and y are the 2-D shapes (a 1-D conv's with unit height), `nd` the
-  // Conv's own spatial rank, which its attributes have.
-  static std::vector<int64_t> explicit_pads(const Node& conv, size_t nd, const Shape& x,
-                                            const Shape& w, const Shape& y) {
-    const std::string mode = conv.attrs.get_string("auto_pad", "NOTSET");
-    std::vector<int64_t> pads = conv.attrs.get_ints("pads");
-    if (pads.empty() || mode != "NOTSET") pads.assign(2 * nd, 0);
-    if (nd == 1) pads = {0, pads[0], 0, pads[1]};
-    if (mode != "SAME_UPPER" && mode != "SAME_LOWER") return pads;
-    const std::vector<int64_t> strides = spatial_2d(conv, "strides");
-    const std::vector<int64_t> dilations = spatial_2d(conv, "dilations");
-    for (size_t d = 0; d < 2; ++d) {
-      const int64_t extent = (w[2 + d] - 1) * dilations[d] + 1;
-      const int64_t total = std::max<int64_t>(0, (y[2 + d] - 1) * strides[d] + extent - x[2 + d]);
-      pads[d] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[2 + d] = total - pads[d];
+  // The Conv's window as the 2-D kernel reads it, auto_pad resolved as the
+  // reference kernel resolves it: a 1-D conv's gets a unit height in front.
+  SpatialWindow window_2d(const Node& conv) const {
+    const Shape& x = graph_.type(conv.inputs[0]).shape;
+    const Shape& w = graph_.type(conv.inputs[1]).shape;
+    const Shape& y = graph_.type(conv.outputs[0]).shape;
+    SpatialWindow win =
+        resolve_window(conv.attrs, Shape(x.begin() + 2, x.end()), Shape(y.begin() + 2, y.end()),
+                       Shape(w.begin() + 2, w.end()));
+    if (win.kernel.size() == 1) {
+      win.kernel.insert(win.kernel.begin(), 1);
+      win.strides.insert(win.strides.begin(), 1);
+      win.dilations.insert(win.dilations.begin(), 1);
+      win.pad_begin.insert(win.pad_begin.begin(), 0);
+      win.pad_end.insert(win.pad_end.begin(), 0);
     }
-    return pads;
-  }
-
-  // A Conv's strides or dilations for the 2-D kernel: a 1-D conv's get a
-  // unit height in front.
-  static std::vector<int64_t> spatial_2d(const Node& conv, const char* name) {
-    std::vector<int64_t> v = conv.attrs.get_ints(name);
-    if (v.size() == 1) v.insert(v.begin(), 1);
-    if (v.empty()) v = {1, 1};
-    return v;
+    return win;
   }
 
   bool convert_conv(Node& conv) {
@@ -191,7 +180,8 @@ class LayoutRewriter {
     const int64_t group = conv.attrs.get_int("group", 1);
     if (group != 1 && !(group == channels && filters == channels)) return false;
     const size_t nd = xt.rank() - 2;
-    const Shape x_shape = with_unit_height(xt.shape), w_shape = with_unit_height(wt.shape);
+    // A copy: the graph's values move as this pass adds new ones.
+    const Shape w_shape = with_unit_height(wt.shape);
     const ValueId y = conv.outputs[0];
     const int64_t xb = channel_block(channels, max_block_);
     int64_t ob = channel_block(filters, max_block_);
@@ -224,11 +214,13 @@ class LayoutRewriter {
       inputs.push_back(emit_new("Reshape", conv.name + "_bias", {conv.inputs[2], shape}, {},
                                 graph_.value(conv.inputs[2]).name + "_blocked"));
     }
+    const SpatialWindow window = window_2d(conv);
+    std::vector<int64_t> pads = window.pad_begin;
+    pads.insert(pads.end(), window.pad_end.begin(), window.pad_end.end());
     Attributes attrs;
-    attrs.set("strides", spatial_2d(conv, "strides"));
-    attrs.set("dilations", spatial_2d(conv, "dilations"));
-    attrs.set("pads",
-              explicit_pads(conv, nd, x_shape, w_shape, with_unit_height(graph_.type(y).shape)));
+    attrs.set("strides", window.strides);
+    attrs.set("dilations", window.dilations);
+    attrs.set("pads", pads);
     attrs.set("group", group);
     Node blocked_conv;
     blocked_conv.name = conv.name;

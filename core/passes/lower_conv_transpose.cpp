@@ -4,7 +4,7 @@
 #include <functional>
 #include <numeric>
 
-#include "ir/ops/conv_transpose_geometry.h"
+#include "ir/ops/window_geometry.h"
 #include "passes/graph_edit.h"
 #include "support/int_math.h"
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "ir/ops/infer_util.h"
 #include "reference/executor.h"
 #include "reference/kernel_util.h"
 
@@ -17,17 +18,6 @@ namespace {
 
 #define LATHE_NUMERIC_TYPES \
   float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
-
-int64_t prod(const Shape& s, size_t begin, size_t end) {
-  int64_t n = 1;
-  for (size_t i = begin; i < end; ++i) n *= s[i];
-  return n;
-}
-
-int normalize(int64_t axis, int rank) {
-  LATHE_CHECK(axis >= -rank && axis < rank, "axis ", axis, " is out of range for rank ", rank);
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
 
 // An index into an axis of size n; negative indices count from the back.
 int64_t wrap_index(int64_t k, int64_t n, size_t axis) {
@@ -53,7 +43,7 @@ struct AxisLoop {
 };
 AxisLoop around_axis(const Shape& s, int axis) {
   size_t a = static_cast<size_t>(axis);
-  return {prod(s, 0, a), s[a], prod(s, a + 1, s.size())};
+  return {dims_product(s, 0, a), s[a], dims_product(s, a + 1, s.size())};
 }
 
 // ---- Gathers and scatters -------------------------------------------------
@@ -102,10 +92,10 @@ std::vector<int64_t> nd_offsets(const Shape& data, const Tensor& indices, int64_
                 shape_to_string(data), " and indices ", shape_to_string(is));
   std::vector<int64_t> idx = indices.to_int64_vector();
   std::vector<int64_t> strides = shape_strides(data);
-  const int64_t tuples = prod(is, 0, is.size() - 1);
-  const int64_t batches = prod(is, 0, bs);
+  const int64_t tuples = dims_product(is, 0, is.size() - 1);
+  const int64_t batches = dims_product(is, 0, bs);
   const int64_t per_batch = batches == 0 ? 0 : tuples / batches;
-  const int64_t batch_size = prod(data, bs, data.size());
+  const int64_t batch_size = dims_product(data, bs, data.size());
   std::vector<int64_t> offsets(static_cast<size_t>(tuples));
   for (int64_t t = 0; t < tuples; ++t) {
     int64_t off = (t / per_batch) * batch_size;
@@ -201,13 +191,13 @@ void scatter_blocks(KernelContext& ctx, const std::vector<int64_t>& offsets, int
 
 void gather_elements(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  int axis = normalize(ctx.attrs().get_int("axis", 0), x.rank());
+  int axis = normalize_axis(ctx.attrs().get_int("axis", 0), x.rank());
   gather_blocks(x, ctx.output(0), element_offsets(x.shape(), ctx.input(1), axis), 1);
 }
 
 void scatter_elements(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  int axis = normalize(ctx.attrs().get_int("axis", 0), x.rank());
+  int axis = normalize_axis(ctx.attrs().get_int("axis", 0), x.rank());
   scatter_blocks(ctx, element_offsets(x.shape(), ctx.input(1), axis), 1);
 }
 
@@ -217,7 +207,7 @@ void gather_nd(KernelContext& ctx) {
   int64_t b = ctx.attrs().get_int("batch_dims", 0);
   std::vector<int64_t> offsets = nd_offsets(x.shape(), indices, b);
   size_t sliced = static_cast<size_t>(b + indices.shape().back());
-  gather_blocks(x, ctx.output(0), offsets, prod(x.shape(), sliced, x.shape().size()));
+  gather_blocks(x, ctx.output(0), offsets, dims_product(x.shape(), sliced, x.shape().size()));
 }
 
 void scatter_nd(KernelContext& ctx) {
@@ -225,7 +215,7 @@ void scatter_nd(KernelContext& ctx) {
   const Tensor& indices = ctx.input(1);
   std::vector<int64_t> offsets = nd_offsets(x.shape(), indices, 0);
   size_t sliced = static_cast<size_t>(indices.shape().back());
-  scatter_blocks(ctx, offsets, prod(x.shape(), sliced, x.shape().size()));
+  scatter_blocks(ctx, offsets, dims_product(x.shape(), sliced, x.shape().size()));
 }
 
 // ---- OneHot, Trilu, EyeLike -----------------------------------------------
@@ -234,7 +224,7 @@ void one_hot(KernelContext& ctx) {
   const Tensor& indices = ctx.input(0);
   const Tensor& values = ctx.input(2);
   Tensor& y = ctx.output(0);
-  int axis = normalize(ctx.attrs().get_int("axis", -1), indices.rank() + 1);
+  int axis = normalize_axis(ctx.attrs().get_int("axis", -1), indices.rank() + 1);
   const int64_t depth = y.shape()[static_cast<size_t>(axis)];
   LATHE_CHECK(values.numel() == 2 && values.dtype() == y.dtype(), "values ",
               values.type().to_string(), " must be [off_value, on_value] of the output's dtype");
@@ -249,8 +239,9 @@ void one_hot(KernelContext& ctx) {
     int64_t k = static_cast<int64_t>(t);
     cls[i] = k < 0 ? k + depth : k;
   }
-  const int64_t outer = prod(indices.shape(), 0, static_cast<size_t>(axis));
-  const int64_t inner = prod(indices.shape(), static_cast<size_t>(axis), indices.shape().size());
+  const int64_t outer = dims_product(indices.shape(), 0, static_cast<size_t>(axis));
+  const int64_t inner =
+      dims_product(indices.shape(), static_cast<size_t>(axis), indices.shape().size());
   const size_t elem = dtype_size(y.dtype());
   const auto* off = static_cast<const std::byte*>(values.raw());
   const auto* on = off + elem;
@@ -312,7 +303,7 @@ void eye_like(KernelContext& ctx) {
 void top_k(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& values = ctx.output(0);
-  int axis = normalize(ctx.attrs().get_int("axis", -1), x.rank());
+  int axis = normalize_axis(ctx.attrs().get_int("axis", -1), x.rank());
   const AxisLoop l = around_axis(x.shape(), axis);
   const int64_t k = values.shape()[static_cast<size_t>(axis)];
   LATHE_CHECK(ctx.input(1).numel() == 1 && ctx.input(1).to_int64_vector()[0] == k, "K ",
@@ -360,7 +351,7 @@ void cumsum(KernelContext& ctx) {
   const Tensor& axis_t = ctx.input(1);
   LATHE_CHECK(axis_t.numel() == 1 && is_integer(axis_t.dtype()),
               "axis must be a single integer, got ", axis_t.type().to_string());
-  const AxisLoop l = around_axis(x.shape(), normalize(axis_t.to_int64_vector()[0], x.rank()));
+  const AxisLoop l = around_axis(x.shape(), normalize_axis(axis_t.to_int64_vector()[0], x.rank()));
   const bool exclusive = ctx.attrs().get_int("exclusive", 0) != 0;
   const bool reverse = ctx.attrs().get_int("reverse", 0) != 0;
   dispatch_types<LATHE_NUMERIC_TYPES>(x.dtype(), "CumSum", [&](auto tag) {
@@ -385,7 +376,8 @@ void cumsum(KernelContext& ctx) {
 void hardmax(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& y = ctx.output(0);
-  const AxisLoop l = around_axis(x.shape(), normalize(ctx.attrs().get_int("axis", -1), x.rank()));
+  const AxisLoop l =
+      around_axis(x.shape(), normalize_axis(ctx.attrs().get_int("axis", -1), x.rank()));
   dispatch_types<float, double>(x.dtype(), "Hardmax", [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();
@@ -412,7 +404,7 @@ void mean_variance_normalization(KernelContext& ctx) {
   const size_t rank = x.shape().size();
   std::vector<bool> reduced(rank, false);
   for (int64_t a : ctx.attrs().get_ints("axes", {0, 2, 3}))
-    reduced[static_cast<size_t>(normalize(a, static_cast<int>(rank)))] = true;
+    reduced[static_cast<size_t>(normalize_axis(a, static_cast<int>(rank)))] = true;
   // Elements sharing their index off the reduced axes form one group.
   Shape kept = x.shape();
   for (size_t d = 0; d < rank; ++d)

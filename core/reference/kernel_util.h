@@ -12,6 +12,13 @@
 
 namespace lathe::reference {
 
+// The number of elements in dimensions [begin, end) of `s`.
+inline int64_t dims_product(const Shape& s, size_t begin, size_t end) {
+  int64_t n = 1;
+  for (size_t i = begin; i < end; ++i) n *= s[i];
+  return n;
+}
+
 // Element strides of a tensor of shape `in` read as if broadcast to `out`
 // (stride 0 along broadcast dimensions).
 std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);

@@ -44,6 +44,22 @@ struct BlockedConv {
   std::vector<int64_t> x_offset, w_offset;
 };
 
+// Calls f(offset of the input value in its channel plane, tap index ky * kw
+// + kx) for each tap of output position (oy, ox) that lies inside the input,
+// kernel row by kernel row: positions in the padding would add zero.
+template <typename F>
+inline void for_each_tap(const BlockedConv& g, int64_t oy, int64_t ox, F&& f) {
+  for (int64_t ky = 0; ky < g.kh; ++ky) {
+    const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dilation_h;
+    if (iy < 0 || iy >= g.height) continue;
+    for (int64_t kx = 0; kx < g.kw; ++kx) {
+      const int64_t ix = ox * g.stride_w - g.pad_left + kx * g.dilation_w;
+      if (ix < 0 || ix >= g.width) continue;
+      f((iy * g.width + ix) * g.in_block, ky * g.kw + kx);
+    }
+  }
+}
+
 // One output position (n, of, oy, ox): the ob accumulators of the block sum
 // over input channel, then kernel row, then kernel column, in that order
 // (the order of the NCHW reference's patch matrix, so both round alike).
@@ -63,17 +79,11 @@ void conv_position(const BlockedConv& g, const T* px, const T* pw, const T* pb, 
       const int64_t c = group * g.group_channels + rc;
       const T* x_plane = px + n * g.in_blocks * plane + g.x_offset[c];
       const T* w_tap = pw + of * g.w_in_blocks * g.kh * g.kw * g.w_block * ob + g.w_offset[rc];
-      for (int64_t ky = 0; ky < g.kh; ++ky) {
-        const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dilation_h;
-        if (iy < 0 || iy >= g.height) continue;
-        for (int64_t kx = 0; kx < g.kw; ++kx) {
-          const int64_t ix = ox * g.stride_w - g.pad_left + kx * g.dilation_w;
-          if (ix < 0 || ix >= g.width) continue;
-          const T xv = x_plane[(iy * g.width + ix) * g.in_block];
-          const T* wv = w_tap + (ky * g.kw + kx) * g.w_block * ob;
-          for (int64_t l = l0; l < l1; ++l) acc[l] += xv * wv[l];
-        }
-      }
+      for_each_tap(g, oy, ox, [&](int64_t x_at, int64_t tap) {
+        const T xv = x_plane[x_at];
+        const T* wv = w_tap + tap * g.w_block * ob;
+        for (int64_t l = l0; l < l1; ++l) acc[l] += xv * wv[l];
+      });
     }
   }
   std::copy(acc, acc + ob, py + (((n * g.out_blocks + of) * g.out_h + oy) * g.out_w + ox) * ob);
@@ -97,18 +107,12 @@ void conv_position_shared(const BlockedConv& g, const T* px, const T* pw, const 
     const int64_t c = first_channel + rc;
     const T* x_plane = px + n * g.in_blocks * plane + g.x_offset[c];
     const T* w_tap = pw + of * g.w_in_blocks * g.kh * g.kw * g.w_block * LANES + g.w_offset[rc];
-    for (int64_t ky = 0; ky < g.kh; ++ky) {
-      const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dilation_h;
-      if (iy < 0 || iy >= g.height) continue;
-      for (int64_t kx = 0; kx < g.kw; ++kx) {
-        const int64_t ix = ox * g.stride_w - g.pad_left + kx * g.dilation_w;
-        if (ix < 0 || ix >= g.width) continue;
-        const T xv = x_plane[(iy * g.width + ix) * g.in_block];
-        Lanes w;
-        std::memcpy(&w, w_tap + (ky * g.kw + kx) * g.w_block * LANES, sizeof(Lanes));
-        acc += xv * w;
-      }
-    }
+    for_each_tap(g, oy, ox, [&](int64_t x_at, int64_t tap) {
+      const T xv = x_plane[x_at];
+      Lanes w;
+      std::memcpy(&w, w_tap + tap * g.w_block * LANES, sizeof(Lanes));
+      acc += xv * w;
+    });
   }
   std::memcpy(py + (((n * g.out_blocks + of) * g.out_h + oy) * g.out_w + ox) * LANES, &acc,
               sizeof(Lanes));

@@ -6,21 +6,15 @@
 #include <string>
 #include <utility>
 
-#include "ir/ops/conv_transpose_geometry.h"
 #include "ir/ops/infer_util.h"
 #include "ir/ops/nn_dtypes.h"
+#include "ir/ops/window_geometry.h"
 #include "reference/executor.h"
 #include "reference/kernel_util.h"
 #include "support/int_math.h"
 
 namespace lathe::reference {
 namespace {
-
-int64_t product(const Shape& s, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i) p *= s[i];
-  return p;
-}
 
 // dispatch() instantiates its body for bool too, whatever the allowed set;
 // kernels with scratch vectors skip that instantiation (std::vector<bool> has
@@ -36,44 +30,16 @@ bool has_output(const KernelContext& ctx, size_t i) {
   return i < ctx.num_outputs() && ctx.node().outputs[i] != kNoValue;
 }
 
-// Inference has validated the attributes; kernels only read them.
-std::vector<int64_t> spatial_ints(const Attributes& attrs, const std::string& name, size_t n,
-                                  int64_t fallback) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  return v.empty() ? std::vector<int64_t>(n, fallback) : v;
-}
-
-// The geometry of a sliding window over the spatial dimensions, resolved
-// against the actual input and output extents.
-struct Window {
-  Shape in, out, kernel;  // spatial extents; kernel undilated
-  std::vector<int64_t> strides, dilations, pad_begin, pad_end;
+// A window resolved against the actual input and output extents: the
+// allocated output shape already reflects auto_pad and ceil_mode.
+struct Window : SpatialWindow {
+  Shape in, out;  // spatial extents
 };
 
-// Conv and the pools: the allocated output shape already reflects auto_pad
-// and ceil_mode, so SAME padding is recovered from it.
 Window make_window(const Attributes& attrs, const Shape& x, const Shape& y, const Shape& kernel) {
-  const size_t n = x.size() - 2;
-  Window w;
-  w.in.assign(x.begin() + 2, x.end());
-  w.out.assign(y.begin() + 2, y.end());
-  w.kernel = kernel;
-  w.strides = spatial_ints(attrs, "strides", n, 1);
-  w.dilations = spatial_ints(attrs, "dilations", n, 1);
-  const std::string mode = attrs.get_string("auto_pad", "NOTSET");
-  std::vector<int64_t> pads = attrs.get_ints("pads");
-  if (pads.empty() || mode != "NOTSET") pads.assign(2 * n, 0);
-  for (size_t d = 0; d < n; ++d) {
-    if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
-      int64_t extent = (w.kernel[d] - 1) * w.dilations[d] + 1;
-      int64_t total = std::max<int64_t>(0, (w.out[d] - 1) * w.strides[d] + extent - w.in[d]);
-      pads[d] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[n + d] = total - pads[d];
-    }
-  }
-  w.pad_begin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(n));
-  w.pad_end.assign(pads.begin() + static_cast<std::ptrdiff_t>(n), pads.end());
-  return w;
+  Shape in(x.begin() + 2, x.end()), out(y.begin() + 2, y.end());
+  SpatialWindow resolved = resolve_window(attrs, in, out, kernel);
+  return Window{std::move(resolved), std::move(in), std::move(out)};
 }
 
 // ---------------------------------------------------------------------------
@@ -256,7 +222,7 @@ RowPlan plan_rows(const Window& w) {
   RowPlan plan;
   plan.kernel_last = w.kernel[last];
   plan.stride = w.strides[last];
-  const int64_t kernel_outer = product(w.kernel, 0, last), a_outer = product(a, 0, last);
+  const int64_t kernel_outer = dims_product(w.kernel, 0, last), a_outer = dims_product(a, 0, last);
   plan.rows.resize(static_cast<size_t>(kernel_outer));
   std::vector<int64_t> k(last);
   for (int64_t ko = 0; ko < kernel_outer; ++ko) {
@@ -504,7 +470,7 @@ void global_pool(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& y = ctx.output(0);
   const int64_t planes = x.shape()[0] * x.shape()[1];
-  const int64_t plane = product(x.shape(), 2, x.shape().size());
+  const int64_t plane = dims_product(x.shape(), 2, x.shape().size());
   dispatch(x.dtype(), kFloatTypes, kMax ? "GlobalMaxPool" : "GlobalAveragePool", [&](auto tag) {
     using T = decltype(tag);
     for (int64_t p = 0; p < planes; ++p) {
@@ -524,12 +490,19 @@ void global_pool(KernelContext& ctx) {
 // Normalizations. Statistics accumulate in double: these kernels are the
 // oracle, and float sums over large planes drift.
 
+// N x C x D1 x ... as batch x channels x planes of D1 x ... elements.
+struct ChannelPlanes {
+  int64_t batch, channels, plane;
+};
+ChannelPlanes channel_planes(const Tensor& x) {
+  return {x.shape()[0], x.shape()[1], dims_product(x.shape(), 2, x.shape().size())};
+}
+
 void batch_norm(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& y = ctx.output(0);
   const double epsilon = ctx.attrs().get_float("epsilon", 1e-5f);
-  const int64_t batch = x.shape()[0], channels = x.shape()[1];
-  const int64_t plane = product(x.shape(), 2, x.shape().size());
+  const auto [batch, channels, plane] = channel_planes(x);
   dispatch(x.dtype(), kFloatTypes, "BatchNormalization", [&](auto tag) {
     using T = decltype(tag);
     const T* scale = ctx.input(1).data<T>();
@@ -567,8 +540,7 @@ void instance_norm(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& y = ctx.output(0);
   const double epsilon = ctx.attrs().get_float("epsilon", 1e-5f);
-  const int64_t batch = x.shape()[0], channels = x.shape()[1];
-  const int64_t plane = product(x.shape(), 2, x.shape().size());
+  const auto [batch, channels, plane] = channel_planes(x);
   dispatch(x.dtype(), kFloatTypes, "InstanceNormalization", [&](auto tag) {
     using T = decltype(tag);
     const T* scale = ctx.input(1).data<T>();
@@ -600,7 +572,7 @@ void layer_norm(KernelContext& ctx) {
   const double epsilon = ctx.attrs().get_float("epsilon", 1e-5f);
   const int axis = normalize_axis(ctx.attrs().get_int("axis", -1), x.rank());
   const Shape normalized(x.shape().begin() + axis, x.shape().end());
-  const int64_t rows = product(x.shape(), 0, static_cast<size_t>(axis));
+  const int64_t rows = dims_product(x.shape(), 0, static_cast<size_t>(axis));
   const int64_t cols = shape_numel(normalized);
   // Scale and bias broadcast over the normalized dimensions: one offset per column.
   auto column_offsets = [&](const Tensor& t) {
@@ -643,7 +615,7 @@ void lrn(KernelContext& ctx) {
   const double beta = ctx.attrs().get_float("beta", 0.75f);
   const double bias = ctx.attrs().get_float("bias", 1.0f);
   const int64_t batch = x.shape()[0], channels = x.shape()[1];
-  const int64_t plane = product(x.shape(), 2, x.shape().size());
+  const int64_t plane = dims_product(x.shape(), 2, x.shape().size());
   // The window spans channels [c - floor((size-1)/2), c + ceil((size-1)/2)].
   const int64_t before = (size - 1) / 2, after = size - 1 - before;
   dispatch(x.dtype(), kFloatTypes, "LRN", [&](auto tag) {
@@ -747,9 +719,9 @@ void softmax(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& y = ctx.output(0);
   const int axis = normalize_axis(ctx.attrs().get_int("axis", -1), x.rank());
-  const int64_t outer = product(x.shape(), 0, static_cast<size_t>(axis));
+  const int64_t outer = dims_product(x.shape(), 0, static_cast<size_t>(axis));
   const int64_t len = x.shape()[axis];
-  const int64_t inner = product(x.shape(), static_cast<size_t>(axis) + 1, x.shape().size());
+  const int64_t inner = dims_product(x.shape(), static_cast<size_t>(axis) + 1, x.shape().size());
   dispatch(x.dtype(), kFloatTypes, kLog ? "LogSoftmax" : "Softmax", [&](auto tag) {
     using T = decltype(tag);
     for (int64_t o = 0; o < outer; ++o) {

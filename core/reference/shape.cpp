@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ir/ops/infer_util.h"
 #include "ir/ops/resize_geometry.h"
 #include "reference/executor.h"
 #include "reference/kernel_util.h"
@@ -39,17 +40,6 @@ void copy_all(KernelContext& ctx) {
   if (x.nbytes()) std::memcpy(y.raw(), x.raw(), x.nbytes());
 }
 
-int64_t prod(const Shape& s, size_t begin, size_t end) {
-  int64_t n = 1;
-  for (size_t i = begin; i < end; ++i) n *= s[i];
-  return n;
-}
-
-int normalize(int64_t axis, int rank) {
-  LATHE_CHECK(axis >= -rank && axis < rank, "axis ", axis, " is out of range for rank ", rank);
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
-
 void dropout(KernelContext& ctx) {
   if (ctx.has_input(2) && ctx.input(2).numel() > 0 && ctx.input(2).element_as_double(0) != 0) {
     double ratio = ctx.has_input(1) ? ctx.input(1).element_as_double(0) : 0.5;
@@ -72,14 +62,15 @@ void transpose(KernelContext& ctx) {
     for (int d = x.rank() - 1; d >= 0; --d) perm.push_back(d);
   std::vector<int64_t> in_strides = shape_strides(x.shape());
   std::vector<int64_t> strides;
-  for (int64_t p : perm) strides.push_back(in_strides[static_cast<size_t>(normalize(p, x.rank()))]);
+  for (int64_t p : perm)
+    strides.push_back(in_strides[static_cast<size_t>(normalize_axis(p, x.rank()))]);
   copy_view(x, y, y.shape(), strides, 0);
 }
 
 void concat(KernelContext& ctx) {
   Tensor& y = ctx.output(0);
-  int axis = normalize(ctx.attrs().get_int("axis", 0), y.rank());
-  int64_t outer = prod(y.shape(), 0, static_cast<size_t>(axis));
+  int axis = normalize_axis(ctx.attrs().get_int("axis", 0), y.rank());
+  int64_t outer = dims_product(y.shape(), 0, static_cast<size_t>(axis));
   size_t elem = dtype_size(y.dtype());
   auto* out = static_cast<std::byte*>(y.raw());
   // Row by row of the outer dimensions, each input contributes one block.
@@ -87,8 +78,9 @@ void concat(KernelContext& ctx) {
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor& x = ctx.input(i);
       LATHE_CHECK(x.dtype() == y.dtype(), "input ", i, " has dtype ", dtype_name(x.dtype()));
-      size_t block =
-          static_cast<size_t>(prod(x.shape(), static_cast<size_t>(axis), x.shape().size())) * elem;
+      size_t block = static_cast<size_t>(
+                         dims_product(x.shape(), static_cast<size_t>(axis), x.shape().size())) *
+                     elem;
       if (block == 0) continue;
       std::memcpy(out, static_cast<const std::byte*>(x.raw()) + static_cast<size_t>(o) * block,
                   block);
@@ -99,16 +91,17 @@ void concat(KernelContext& ctx) {
 
 void split(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  int axis = normalize(ctx.attrs().get_int("axis", 0), x.rank());
-  int64_t outer = prod(x.shape(), 0, static_cast<size_t>(axis));
+  int axis = normalize_axis(ctx.attrs().get_int("axis", 0), x.rank());
+  int64_t outer = dims_product(x.shape(), 0, static_cast<size_t>(axis));
   size_t elem = dtype_size(x.dtype());
   const auto* in = static_cast<const std::byte*>(x.raw());
   // The output shapes, from inference, carry the split sizes.
   for (int64_t o = 0; o < outer; ++o) {
     for (size_t i = 0; i < ctx.num_outputs(); ++i) {
       Tensor& y = ctx.output(i);
-      size_t block =
-          static_cast<size_t>(prod(y.shape(), static_cast<size_t>(axis), y.shape().size())) * elem;
+      size_t block = static_cast<size_t>(
+                         dims_product(y.shape(), static_cast<size_t>(axis), y.shape().size())) *
+                     elem;
       if (block == 0) continue;
       std::memcpy(static_cast<std::byte*>(y.raw()) + static_cast<size_t>(o) * block, in, block);
       in += block;
@@ -142,7 +135,7 @@ void slice(KernelContext& ctx) {
   std::vector<int64_t> strides = in_strides;
   int64_t offset = 0;
   for (size_t i = 0; i < starts.size(); ++i) {
-    size_t a = static_cast<size_t>(normalize(axes[i], x.rank()));
+    size_t a = static_cast<size_t>(normalize_axis(axes[i], x.rank()));
     LATHE_CHECK(steps[i] != 0, "step 0");
     // An empty result reads nothing, and its start may lie past the end.
     if (y.shape()[a] == 0) return;
@@ -155,13 +148,13 @@ void slice(KernelContext& ctx) {
 void gather(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& y = ctx.output(0);
-  int axis = normalize(ctx.attrs().get_int("axis", 0), x.rank());
+  int axis = normalize_axis(ctx.attrs().get_int("axis", 0), x.rank());
   std::vector<int64_t> indices = ctx.input(1).to_int64_vector();
   int64_t n = x.shape()[static_cast<size_t>(axis)];
-  int64_t outer = prod(x.shape(), 0, static_cast<size_t>(axis));
-  size_t inner =
-      static_cast<size_t>(prod(x.shape(), static_cast<size_t>(axis) + 1, x.shape().size())) *
-      dtype_size(x.dtype());
+  int64_t outer = dims_product(x.shape(), 0, static_cast<size_t>(axis));
+  size_t inner = static_cast<size_t>(
+                     dims_product(x.shape(), static_cast<size_t>(axis) + 1, x.shape().size())) *
+                 dtype_size(x.dtype());
   const auto* in = static_cast<const std::byte*>(x.raw());
   auto* out = static_cast<std::byte*>(y.raw());
   for (int64_t& k : indices) {
@@ -257,7 +250,7 @@ void pad(KernelContext& ctx) {
   LATHE_CHECK(pads.size() == 2 * axes.size(), "pads does not match the axes");
   std::vector<int64_t> begin(static_cast<size_t>(x.rank()), 0);
   for (size_t i = 0; i < axes.size(); ++i)
-    begin[static_cast<size_t>(normalize(axes[i], x.rank()))] = pads[i];
+    begin[static_cast<size_t>(normalize_axis(axes[i], x.rank()))] = pads[i];
   if (y.numel() == 0) return;
   // Per axis, the source index of every output position (-1: padding value).
   const int rank = x.rank();
@@ -386,14 +379,8 @@ double resize_accumulate(const T* in, const std::vector<const std::vector<Tap>*>
 void resize(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& y = ctx.output(0);
-  const Attributes& a = ctx.attrs();
-  ResizeParams p;
-  p.mode = a.get_string("mode", "nearest");
-  p.transform = a.get_string("coordinate_transformation_mode", "half_pixel");
-  p.nearest_mode = a.get_string("nearest_mode", "round_prefer_floor");
-  p.cubic_a = a.get_float("cubic_coeff_a", -0.75f);
-  p.exclude_outside = a.get_int("exclude_outside", 0) != 0;
-  double extrapolation = a.get_float("extrapolation_value", 0.0f);
+  const ResizeParams p = resize_params(ctx.attrs());
+  const double extrapolation = p.extrapolation;
   const int rank = x.rank();
   if (y.numel() == 0) return;
   LATHE_CHECK(x.numel() > 0, "cannot resize an empty input to ", y.type().to_string());

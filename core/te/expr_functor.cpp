@@ -133,15 +133,20 @@ Expr ExprMutator::visit_call(const CallNode* n, const Expr& e) {
   return changed ? call(n->op, args) : e;
 }
 
-Expr ExprMutator::visit_producer_load(const ProducerLoadNode* n, const Expr& e) {
+Expr map_load_indices(const ProducerLoadNode* n, const Expr& e,
+                      const std::function<Expr(const Expr&)>& f) {
   std::vector<Expr> indices;
   bool changed = false;
   for (const Expr& i : n->indices) {
-    indices.push_back(mutate(i));
+    indices.push_back(f(i));
     changed |= !indices.back().same_as(i);
   }
   if (!changed) return e;
   return Expr(std::make_shared<const ProducerLoadNode>(n->type, n->producer, std::move(indices)));
+}
+
+Expr ExprMutator::visit_producer_load(const ProducerLoadNode* n, const Expr& e) {
+  return map_load_indices(n, e, [this](const Expr& i) { return mutate(i); });
 }
 
 Expr ExprMutator::visit_reduce(const ReduceNode* n, const Expr& e) {

@@ -32,6 +32,11 @@ class ExprMutator {
   virtual Expr visit_let(const LetNode* n, const Expr& e);
 };
 
+// The load `e` (whose node is `n`) with every index mapped by f; `e` itself
+// when no index changes.
+Expr map_load_indices(const ProducerLoadNode* n, const Expr& e,
+                      const std::function<Expr(const Expr&)>& f);
+
 // Replaces variables by expressions.
 Expr substitute(const Expr& e, const VarMap<Expr>& map);
 // Whether e reads the variable.

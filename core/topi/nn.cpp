@@ -351,6 +351,16 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b
       name, names, ra > 1 && rb > 1 ? "matmul" : "matvec");
 }
 
+Expr window_tap_count(Expr o, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t kernel,
+                      int64_t lo, int64_t hi) {
+  Expr base = o * te::make_int(stride) - te::make_int(pad_begin);
+  Expr first =
+      te::max((te::make_int(lo + dilation - 1) - base) / te::make_int(dilation), te::make_int(0));
+  Expr last =
+      te::min((te::make_int(hi - 1) - base) / te::make_int(dilation), te::make_int(kernel - 1));
+  return te::max(last - first + te::make_int(1), te::make_int(0));
+}
+
 Tensor pool2d_window(const Tensor& input, PoolKind kind, const PoolWindow& w,
                      const std::string& name) {
   LATHE_CHECK(input.ndim() == 4 || input.ndim() == 5,
@@ -395,29 +405,18 @@ Tensor pool2d_window(const Tensor& input, PoolKind kind, const PoolWindow& w,
         return te::sum(window(i), {ry, rx});
       },
       name + "_sum", names, "pool_sum");
-  // Taps k in [0, kernel) of one dimension whose input coordinate
-  // o*stride + k*dilation - pad lies in [lo, hi): a closed form per output position.
-  auto taps = [](Expr o, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t kernel,
-                 int64_t lo, int64_t hi) {
-    Expr base = o * te::make_int(stride) - te::make_int(pad_begin);
-    Expr first =
-        te::max((te::make_int(lo + dilation - 1) - base) / te::make_int(dilation), te::make_int(0));
-    Expr last =
-        te::min((te::make_int(hi - 1) - base) / te::make_int(dilation), te::make_int(kernel - 1));
-    return te::max(last - first + te::make_int(1), te::make_int(0));
-  };
   return te::compute(
       out_shape,
       [&](const std::vector<Var>& i) {
         Expr count;
         if (w.count_include_pad)
-          count = taps(i[2], w.stride_h, w.dilation_h, w.pad_top, w.kernel_h, -w.pad_top,
-                       s[2] + w.pad_bottom) *
-                  taps(i[3], w.stride_w, w.dilation_w, w.pad_left, w.kernel_w, -w.pad_left,
-                       s[3] + w.pad_right);
+          count = window_tap_count(i[2], w.stride_h, w.dilation_h, w.pad_top, w.kernel_h,
+                                   -w.pad_top, s[2] + w.pad_bottom) *
+                  window_tap_count(i[3], w.stride_w, w.dilation_w, w.pad_left, w.kernel_w,
+                                   -w.pad_left, s[3] + w.pad_right);
         else
-          count = taps(i[2], w.stride_h, w.dilation_h, w.pad_top, w.kernel_h, 0, s[2]) *
-                  taps(i[3], w.stride_w, w.dilation_w, w.pad_left, w.kernel_w, 0, s[3]);
+          count = window_tap_count(i[2], w.stride_h, w.dilation_h, w.pad_top, w.kernel_h, 0, s[2]) *
+                  window_tap_count(i[3], w.stride_w, w.dilation_w, w.pad_left, w.kernel_w, 0, s[3]);
         return total(std::vector<Expr>(i.begin(), i.end())) /
                te::cast(input.dtype(), te::max(count, te::make_int(1)));
       },

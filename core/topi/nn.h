@@ -74,6 +74,12 @@ Tensor conv2d_nchwc(const Tensor& data, const Tensor& kernel, const Conv2dParams
 Tensor batch_matmul(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans_b = false,
                     const std::string& name = "matmul");
 
+// How many taps k in [0, kernel) of one window dimension read an input
+// coordinate o * stride + k * dilation - pad_begin inside [lo, hi): a closed
+// form per output position `o` (average pooling's divisor).
+te::Expr window_tap_count(te::Expr o, int64_t stride, int64_t dilation, int64_t pad_begin,
+                          int64_t kernel, int64_t lo, int64_t hi);
+
 // Pools on NCHW, or NCHWc (5-D, the channel block innermost), over the two
 // spatial dimensions, with dilations and explicit
 // begin/end padding; the output extents are given (ceil_mode and auto_pad are

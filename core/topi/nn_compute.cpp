@@ -6,8 +6,8 @@
 #include <functional>
 #include <tuple>
 
-#include "ir/ops/conv_transpose_geometry.h"
 #include "ir/ops/infer_util.h"
+#include "ir/ops/window_geometry.h"
 #include "support/error.h"
 #include "topi/generic_template.h"
 #include "topi/nn.h"
@@ -54,40 +54,21 @@ struct Window2d {
 
 Window2d resolve_window(const ComputeContext& ctx, int64_t in_h, int64_t in_w, int64_t out_h,
                         int64_t out_w, int64_t kernel_h, int64_t kernel_w) {
-  const Attributes& attrs = ctx.attrs();
-  auto pair = [&](const char* name, int64_t fallback) {
-    std::vector<int64_t> v = attrs.get_ints(name);
-    if (v.empty()) return std::vector<int64_t>{fallback, fallback};
-    if (v.size() != 2)
+  for (const char* name : {"strides", "dilations"}) {
+    if (const size_t n = ctx.attrs().get_ints(name).size(); n != 0 && n != 2)
       throw UnsupportedError(describe_node(ctx.node()) + ": '" + name + "' needs 2 values");
-    return v;
-  };
-  Window2d w;
-  std::vector<int64_t> s = pair("strides", 1), d = pair("dilations", 1);
-  w.stride_h = s[0];
-  w.stride_w = s[1];
-  w.dilation_h = d[0];
-  w.dilation_w = d[1];
-  const std::string mode = attrs.get_string("auto_pad", "NOTSET");
-  if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
-    auto split = [&](int64_t in, int64_t out, int64_t stride, int64_t k, int64_t dil) {
-      int64_t total = std::max<int64_t>(0, (out - 1) * stride + (k - 1) * dil + 1 - in);
-      int64_t begin = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
-      return std::pair{begin, total - begin};
-    };
-    std::tie(w.pad_top, w.pad_bottom) = split(in_h, out_h, w.stride_h, kernel_h, w.dilation_h);
-    std::tie(w.pad_left, w.pad_right) = split(in_w, out_w, w.stride_w, kernel_w, w.dilation_w);
-  } else if (mode != "VALID") {
-    std::vector<int64_t> p = attrs.get_ints("pads");
-    if (!p.empty()) {
-      if (p.size() != 4)
-        throw UnsupportedError(describe_node(ctx.node()) + ": 'pads' needs 4 values");
-      w.pad_top = p[0];
-      w.pad_left = p[1];
-      w.pad_bottom = p[2];
-      w.pad_right = p[3];
-    }
   }
+  const SpatialWindow s =
+      lathe::resolve_window(ctx.attrs(), {in_h, in_w}, {out_h, out_w}, {kernel_h, kernel_w});
+  Window2d w;
+  w.stride_h = s.strides[0];
+  w.stride_w = s.strides[1];
+  w.dilation_h = s.dilations[0];
+  w.dilation_w = s.dilations[1];
+  w.pad_top = s.pad_begin[0];
+  w.pad_left = s.pad_begin[1];
+  w.pad_bottom = s.pad_end[0];
+  w.pad_right = s.pad_end[1];
   return w;
 }
 
@@ -119,60 +100,19 @@ te::Tensor add_bias(const ComputeContext& ctx, const te::Tensor& out,
 // window of each spatial dimension resolved as resolve_window does for two,
 // then one reduction stage over the padded input. Their tags are not the 2-D
 // ones, so the x86 conv schedule leaves them to the default schedule.
-// An attribute with one value per spatial dimension (strides, dilations ...),
-// `fallback` in each when absent.
-std::vector<int64_t> spatial_attribute(const ComputeContext& ctx, const char* name, size_t nd,
-                                       int64_t fallback) {
-  std::vector<int64_t> v = ctx.attrs().get_ints(name);
-  if (v.empty()) return std::vector<int64_t>(nd, fallback);
-  if (v.size() != nd)
-    throw UnsupportedError(describe_node(ctx.node()) + ": '" + name + "' needs " +
-                           std::to_string(nd) + " values");
-  return v;
-}
-
-struct WindowNd {
-  std::vector<int64_t> kernel, stride, dilation, pad_begin, pad_end, out;
+struct WindowNd : SpatialWindow {
+  Shape out;  // spatial extents
 };
 
 WindowNd resolve_window_nd(const ComputeContext& ctx, const Shape& x, const Shape& y,
-                           std::vector<int64_t> kernel) {
-  const size_t nd = x.size() - 2;
-  const Attributes& attrs = ctx.attrs();
-  auto per_dim = [&](const char* name, int64_t fallback) {
-    return spatial_attribute(ctx, name, nd, fallback);
-  };
-  if (kernel.size() != nd)
-    throw UnsupportedError(describe_node(ctx.node()) + ": the kernel needs " + std::to_string(nd) +
-                           " spatial dimensions");
-  WindowNd w;
-  w.kernel = std::move(kernel);
-  w.stride = per_dim("strides", 1);
-  w.dilation = per_dim("dilations", 1);
-  w.pad_begin.assign(nd, 0);
-  w.pad_end.assign(nd, 0);
-  w.out.assign(y.begin() + 2, y.end());
-  const std::string mode = attrs.get_string("auto_pad", "NOTSET");
-  if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
-    for (size_t d = 0; d < nd; ++d) {
-      int64_t total = std::max<int64_t>(
-          0, (w.out[d] - 1) * w.stride[d] + (w.kernel[d] - 1) * w.dilation[d] + 1 - x[2 + d]);
-      w.pad_begin[d] = mode == "SAME_UPPER" ? total / 2 : total - total / 2;
-      w.pad_end[d] = total - w.pad_begin[d];
-    }
-  } else if (mode != "VALID") {
-    std::vector<int64_t> p = attrs.get_ints("pads");
-    if (!p.empty()) {
-      if (p.size() != 2 * nd)
-        throw UnsupportedError(describe_node(ctx.node()) + ": 'pads' needs " +
-                               std::to_string(2 * nd) + " values");
-      for (size_t d = 0; d < nd; ++d) {
-        w.pad_begin[d] = p[d];
-        w.pad_end[d] = p[nd + d];
-      }
-    }
-  }
-  return w;
+                           const Shape& kernel) {
+  if (kernel.size() != x.size() - 2)
+    throw UnsupportedError(describe_node(ctx.node()) + ": the kernel needs " +
+                           std::to_string(x.size() - 2) + " spatial dimensions");
+  Shape out(y.begin() + 2, y.end());
+  SpatialWindow resolved =
+      lathe::resolve_window(ctx.attrs(), Shape(x.begin() + 2, x.end()), out, kernel);
+  return WindowNd{std::move(resolved), std::move(out)};
 }
 
 // `x` padded with `value` so that every window (ceil-mode overhang included)
@@ -181,7 +121,7 @@ te::Tensor pad_windows(const te::Tensor& x, const WindowNd& w, double value,
                        const std::string& name) {
   std::vector<int64_t> before = {0, 0}, after = {0, 0};
   for (size_t d = 0; d < w.kernel.size(); ++d) {
-    const int64_t need = (w.out[d] - 1) * w.stride[d] + (w.kernel[d] - 1) * w.dilation[d] + 1;
+    const int64_t need = (w.out[d] - 1) * w.strides[d] + (w.kernel[d] - 1) * w.dilations[d] + 1;
     before.push_back(w.pad_begin[d]);
     after.push_back(std::max<int64_t>(0, need - w.pad_begin[d] - x.shape()[2 + d]));
   }
@@ -200,7 +140,7 @@ std::vector<Expr> window_point(const WindowNd& w, const std::vector<Var>& i,
                                const std::vector<IterVar>& r) {
   std::vector<Expr> at;
   for (size_t d = 0; d < w.kernel.size(); ++d)
-    at.push_back(i[2 + d] * te::make_int(w.stride[d]) + r[d].var() * te::make_int(w.dilation[d]));
+    at.push_back(i[2 + d] * te::make_int(w.strides[d]) + r[d].var() * te::make_int(w.dilations[d]));
   return at;
 }
 
@@ -263,17 +203,6 @@ std::vector<te::Tensor> pool_nd_compute(const ComputeContext& ctx, PoolKind kind
   te::Tensor total = te::compute(
       ys, [&](const std::vector<Var>& i) { return te::sum(window(i), taps); }, ctx.name("sum"),
       names, "pool_nd_sum");
-  // Per dimension, the taps whose input coordinate o*stride + k*dilation - pad
-  // lies in [lo, hi), as pool2d_window counts them.
-  auto taps_in = [](Expr o, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t kernel,
-                    int64_t lo, int64_t hi) {
-    Expr base = o * te::make_int(stride) - te::make_int(pad_begin);
-    Expr first =
-        te::max((te::make_int(lo + dilation - 1) - base) / te::make_int(dilation), te::make_int(0));
-    Expr last =
-        te::min((te::make_int(hi - 1) - base) / te::make_int(dilation), te::make_int(kernel - 1));
-    return te::max(last - first + te::make_int(1), te::make_int(0));
-  };
   const bool include_pad = ctx.attrs().get_int("count_include_pad", 0) != 0;
   return {te::compute(
       ys,
@@ -282,8 +211,8 @@ std::vector<te::Tensor> pool_nd_compute(const ComputeContext& ctx, PoolKind kind
         for (size_t d = 0; d < win.kernel.size(); ++d) {
           const int64_t lo = include_pad ? -win.pad_begin[d] : 0;
           const int64_t hi = include_pad ? xs[2 + d] + win.pad_end[d] : xs[2 + d];
-          count = count * taps_in(i[2 + d], win.stride[d], win.dilation[d], win.pad_begin[d],
-                                  win.kernel[d], lo, hi);
+          count = count * window_tap_count(i[2 + d], win.strides[d], win.dilations[d],
+                                           win.pad_begin[d], win.kernel[d], lo, hi);
         }
         return total(exprs(i)) / te::cast(x.dtype(), te::max(count, te::make_int(1)));
       },
@@ -318,8 +247,8 @@ te::Tensor max_pool_indices(const ComputeContext& ctx, const te::Tensor& values)
         std::vector<Expr> at = {i[0], i[1]};
         Expr inside, offset = wide(0);
         for (size_t d = 0; d < nd; ++d) {
-          Expr c = i[2 + d] * te::make_int(win.stride[d]) +
-                   taps[d].var() * te::make_int(win.dilation[d]) - te::make_int(win.pad_begin[d]);
+          Expr c = i[2 + d] * te::make_int(win.strides[d]) +
+                   taps[d].var() * te::make_int(win.dilations[d]) - te::make_int(win.pad_begin[d]);
           Expr ok = c >= 0 && c < te::make_int(xs[2 + d]);
           inside = d == 0 ? ok : inside && ok;
           // Clamped, so that the read stays inside even where the tap does not.
@@ -336,11 +265,11 @@ te::Tensor max_pool_indices(const ComputeContext& ctx, const te::Tensor& values)
         // The window's first tap inside the input (offset 0 for an empty window).
         Expr start = wide(0), nonempty;
         for (size_t d = 0; d < nd; ++d) {
-          Expr base = i[2 + d] * te::make_int(win.stride[d]) - te::make_int(win.pad_begin[d]);
+          Expr base = i[2 + d] * te::make_int(win.strides[d]) - te::make_int(win.pad_begin[d]);
           Expr k =
-              te::max((te::make_int(win.dilation[d] - 1) - base) / te::make_int(win.dilation[d]),
+              te::max((te::make_int(win.dilations[d] - 1) - base) / te::make_int(win.dilations[d]),
                       te::make_int(0));
-          Expr c = base + k * te::make_int(win.dilation[d]);
+          Expr c = base + k * te::make_int(win.dilations[d]);
           Expr ok = k < te::make_int(win.kernel[d]) && c < te::make_int(xs[2 + d]);
           nonempty = d == 0 ? ok : nonempty && ok;
           start = start + te::cast(i64, c) * wide(row[d]);
@@ -398,12 +327,10 @@ std::vector<te::Tensor> conv_transpose_compute(const ComputeContext& ctx) {
     throw UnsupportedError(describe_node(ctx.node()) + ": needs N x C x spatial data and kernel");
   const size_t nd = xs.size() - 2;
   const Attributes& attrs = ctx.attrs();
-  auto per_dim = [&](const char* name, int64_t fallback) {
-    return spatial_attribute(ctx, name, nd, fallback);
-  };
   const int64_t group = attrs.get_int("group", 1);
   const int64_t cg = xs[1] / group, mg = ws[1];
-  const std::vector<int64_t> s = per_dim("strides", 1), d = per_dim("dilations", 1);
+  const std::vector<int64_t> s = spatial_ints(attrs, "strides", nd, 1),
+                             d = spatial_ints(attrs, "dilations", nd, 1);
   const std::vector<int64_t> pad_begin =
       conv_transpose_pad_begin(attrs, xs, ys, Shape(ws.begin() + 2, ws.end()));
   const bool two_d = nd == 2;

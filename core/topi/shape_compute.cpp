@@ -363,14 +363,8 @@ struct AxisTables {
 
 std::vector<te::Tensor> resize(const ComputeContext& ctx) {
   te::Tensor x = ctx.input(0);
-  const Attributes& a = ctx.attrs();
-  ResizeParams p;
-  p.mode = a.get_string("mode", "nearest");
-  p.transform = a.get_string("coordinate_transformation_mode", "half_pixel");
-  p.nearest_mode = a.get_string("nearest_mode", "round_prefer_floor");
-  p.cubic_a = a.get_float("cubic_coeff_a", -0.75f);
-  p.exclude_outside = a.get_int("exclude_outside", 0) != 0;
-  const double extrapolation = a.get_float("extrapolation_value", 0.0f);
+  const ResizeParams p = resize_params(ctx.attrs());
+  const double extrapolation = p.extrapolation;
   const std::vector<int64_t> out = detail::out_shape(ctx);
   const size_t rank = out.size();
   DataType t = detail::out_dtype(ctx);

@@ -6,64 +6,11 @@
 #include "ir/ops/infer_util.h"
 #include "ir/ops/layout.h"
 #include "ir/ops/nn_dtypes.h"
+#include "ir/ops/window_geometry.h"
 #include "support/int_math.h"
 
 namespace lathe {
 namespace {
-
-// A per-spatial-dimension attribute such as strides: `fallback` repeated when
-// absent (or empty, as some exporters write it), otherwise exactly n values.
-std::vector<int64_t> spatial_ints(const Attributes& attrs, const std::string& name, size_t n,
-                                  int64_t fallback, int64_t min_value) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  if (v.empty()) return std::vector<int64_t>(n, fallback);
-  LATHE_CHECK(v.size() == n, "attribute '", name, "' has ", v.size(), " values, expected ", n,
-              " (one per spatial dimension)");
-  for (int64_t x : v)
-    LATHE_CHECK(x >= min_value, "attribute '", name, "' has value ", x,
-                ", expected >= ", min_value);
-  return v;
-}
-
-std::vector<int64_t> pads_attr(const Attributes& attrs, size_t n) {
-  std::vector<int64_t> pads = attrs.get_ints("pads");
-  if (pads.empty()) return std::vector<int64_t>(2 * n, 0);
-  LATHE_CHECK(pads.size() == 2 * n, "attribute 'pads' has ", pads.size(), " values, expected ",
-              2 * n);
-  return pads;
-}
-
-std::string auto_pad_attr(const Attributes& attrs) {
-  std::string mode = attrs.get_string("auto_pad", "NOTSET");
-  if (mode != "NOTSET" && mode != "SAME_UPPER" && mode != "SAME_LOWER" && mode != "VALID")
-    fail(str("unknown auto_pad '", mode, "'"));
-  return mode;
-}
-
-// Output extents of a sliding window (Conv and the pools) over the spatial
-// dimensions `in`, for window extents `kernel` (already dilated).
-Shape window_output(const Attributes& attrs, const Shape& in, const Shape& kernel,
-                    const std::vector<int64_t>& strides, bool ceil_mode) {
-  const size_t n = in.size();
-  const std::string mode = auto_pad_attr(attrs);
-  std::vector<int64_t> pads = pads_attr(attrs, n);
-  Shape out(n);
-  for (size_t d = 0; d < n; ++d) {
-    if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
-      out[d] = ceildiv(in[d], strides[d]);
-      continue;
-    }
-    int64_t padded = in[d] + (mode == "VALID" ? 0 : pads[d] + pads[n + d]);
-    LATHE_CHECK(padded >= kernel[d], "spatial dimension ", d, ": padded input extent ", padded,
-                " is smaller than the window extent ", kernel[d]);
-    int64_t span = padded - kernel[d];
-    out[d] = (ceil_mode ? ceildiv(span, strides[d]) : span / strides[d]) + 1;
-    // As PyTorch: the last window must start inside the input or its left
-    // padding, else ceil mode would add a window made only of padding.
-    if (ceil_mode && mode == "NOTSET" && (out[d] - 1) * strides[d] >= in[d] + pads[d]) --out[d];
-  }
-  return out;
-}
 
 // The checks every N x C x D1 x ... x Dn input of this family shares.
 void check_spatial_input(const TensorType& x, const char* what) {
@@ -105,7 +52,8 @@ void infer_conv(InferContext& ctx) {
   for (size_t d = 0; d < n; ++d) dilated[d] = (kernel[d] - 1) * dilations[d] + 1;
   Shape in(x.shape.begin() + 2, x.shape.end());
   Shape out = {x.shape[0], filters};
-  for (int64_t e : window_output(ctx.attrs(), in, dilated, strides, false)) out.push_back(e);
+  for (int64_t e : window_output_extents(ctx.attrs(), in, dilated, strides, false))
+    out.push_back(e);
   ctx.set_output(0, {x.dtype, out});
 }
 
@@ -133,8 +81,8 @@ void infer_conv_transpose(InferContext& ctx) {
   std::vector<int64_t> strides = spatial_ints(ctx.attrs(), "strides", n, 1, 1);
   std::vector<int64_t> dilations = spatial_ints(ctx.attrs(), "dilations", n, 1, 1);
   std::vector<int64_t> output_padding = spatial_ints(ctx.attrs(), "output_padding", n, 0, 0);
-  const std::string mode = auto_pad_attr(ctx.attrs());
-  std::vector<int64_t> pads = pads_attr(ctx.attrs(), n);
+  const AutoPad mode = auto_pad(ctx.attrs());
+  const std::vector<int64_t> pads = explicit_pads(ctx.attrs(), mode, n);
   std::vector<int64_t> output_shape = ctx.attrs().get_ints("output_shape");
   // output_shape may name the spatial extents only or, as some exporters
   // write it, the whole output shape.
@@ -150,11 +98,11 @@ void infer_conv_transpose(InferContext& ctx) {
     int64_t in = x.shape[2 + d];
     if (!output_shape.empty()) {
       out.push_back(output_shape[d]);
-    } else if (mode == "SAME_UPPER" || mode == "SAME_LOWER") {
+    } else if (is_same_padding(mode)) {
       out.push_back(in * strides[d]);
     } else {
       int64_t full = strides[d] * (in - 1) + output_padding[d] + (kernel[d] - 1) * dilations[d] + 1;
-      out.push_back(full - (mode == "VALID" ? 0 : pads[d] + pads[n + d]));
+      out.push_back(full - pads[d] - pads[n + d]);
     }
     LATHE_CHECK(out.back() > 0, "ConvTranspose output extent ", out.back(),
                 " of spatial dimension ", d, " is not positive");
@@ -195,7 +143,8 @@ void infer_pool(InferContext& ctx) {
   const bool ceil_mode = ctx.attrs().get_int("ceil_mode", 0) != 0;
   Shape in(x.shape.begin() + 2, x.shape.end());
   Shape out = {x.shape[0], x.shape[1]};
-  for (int64_t e : window_output(ctx.attrs(), in, dilated, strides, ceil_mode)) out.push_back(e);
+  for (int64_t e : window_output_extents(ctx.attrs(), in, dilated, strides, ceil_mode))
+    out.push_back(e);
   const int64_t storage_order = ctx.attrs().get_int("storage_order", 0);
   LATHE_CHECK(storage_order == 0 || storage_order == 1, "storage_order must be 0 or 1, got ",
               storage_order);

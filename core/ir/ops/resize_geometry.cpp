@@ -7,6 +7,17 @@
 
 namespace lathe {
 
+ResizeParams resize_params(const Attributes& attrs) {
+  ResizeParams p;
+  p.mode = attrs.get_string("mode", "nearest");
+  p.transform = attrs.get_string("coordinate_transformation_mode", "half_pixel");
+  p.nearest_mode = attrs.get_string("nearest_mode", "round_prefer_floor");
+  p.cubic_a = attrs.get_float("cubic_coeff_a", -0.75f);
+  p.exclude_outside = attrs.get_int("exclude_outside", 0) != 0;
+  p.extrapolation = attrs.get_float("extrapolation_value", 0.0f);
+  return p;
+}
+
 double resize_source_coord(const ResizeParams& p, int64_t x, double scale, int64_t in_n,
                            double roi_start, double roi_end, bool& outside) {
   double xd = static_cast<double>(x);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/attributes.h"
+
 namespace lathe {
 
 struct ResizeTap {
@@ -21,7 +23,11 @@ struct ResizeParams {
   std::string mode, transform, nearest_mode;
   double cubic_a = -0.75;
   bool exclude_outside = false;
+  double extrapolation = 0;  // tf_crop_and_resize's value outside the input
 };
+
+// The Resize node's attributes, with ONNX's defaults.
+ResizeParams resize_params(const Attributes& attrs);
 
 // The input coordinate of output coordinate `x` along an axis of `in_n`
 // elements; `outside` is set for tf_crop_and_resize coordinates that need the

@@ -87,15 +87,8 @@ Expr Simplifier::mutate(const Expr& e) {
       return changed ? te::call(n->op, args) : e;
     }
     case ExprKind::ProducerLoad: {
-      const auto* n = e.as<te::ProducerLoadNode>();
-      std::vector<Expr> indices;
-      bool changed = false;
-      for (const Expr& i : n->indices) {
-        indices.push_back(mutate(i));
-        changed |= !indices.back().same_as(i);
-      }
-      if (!changed) return e;
-      return Expr(std::make_shared<const te::ProducerLoadNode>(n->type, n->producer, indices));
+      return te::map_load_indices(e.as<te::ProducerLoadNode>(), e,
+                                  [this](const Expr& i) { return mutate(i); });
     }
     case ExprKind::Reduce:
       return visit_reduce(e.as<te::ReduceNode>(), e);
