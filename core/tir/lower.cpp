@@ -70,24 +70,24 @@ LoweredFunc lower(schedule::Schedule& sch, const std::vector<te::Tensor>& args,
   Timer t;
   std::vector<StageInfo> stages = analyze_stages(sch);
   IterVarRanges ranges = infer_bound(stages);
-  pipeline.record("InferBound", print_ranges(stages, ranges), t.milliseconds());
+  pipeline.record("infer_bound", print_ranges(stages, ranges), t.milliseconds());
 
   t.restart();
   Stmt nest = schedule_ops(stages, ranges);
-  pipeline.record("ScheduleOps", to_string(nest, 1), t.milliseconds());
+  pipeline.record("schedule_ops", to_string(nest, 1), t.milliseconds());
 
   t.restart();
   result.func = storage_flatten(nest, args, sch, name);
-  pipeline.record("StorageFlatten", to_string(result.func), t.milliseconds());
+  pipeline.record("storage_flatten", to_string(result.func), t.milliseconds());
 
   PrimFunc& f = result.func;
-  pipeline.run("InjectPrefetch", f, inject_prefetch);
-  pipeline.run("Simplify", f, [](const Stmt& s) { return arith::simplify(s); });
-  pipeline.run("LoopPartition", f, loop_partition);
-  pipeline.run("VectorizeLoop", f, vectorize_loop);
-  pipeline.run("UnrollLoop", f, unroll_loop);
-  pipeline.run("Simplify", f, [](const Stmt& s) { return arith::simplify(s); });
-  pipeline.run("LowerParallel", f, lower_parallel);
+  pipeline.run("inject_prefetch", f, inject_prefetch);
+  pipeline.run("simplify", f, [](const Stmt& s) { return arith::simplify(s); });
+  pipeline.run("loop_partition", f, loop_partition);
+  pipeline.run("vectorize_loop", f, vectorize_loop);
+  pipeline.run("unroll_loop", f, unroll_loop);
+  pipeline.run("simplify", f, [](const Stmt& s) { return arith::simplify(s); });
+  pipeline.run("lower_parallel", f, lower_parallel);
   return result;
 }
 

@@ -60,13 +60,13 @@ class TestLowering : public QObject {
     tir::LoweredFunc f = tir::lower(sch, m.args(), "kernel");
     QStringList names;
     for (const auto& p : f.passes) names << QString::fromStdString(p.pass);
-    QCOMPARE(names.first(), QString("InferBound"));
-    QVERIFY(names.contains("ScheduleOps"));
-    QVERIFY(names.contains("StorageFlatten"));
-    QVERIFY(names.contains("Simplify"));
-    QVERIFY(names.contains("LoopPartition"));
-    QVERIFY(names.contains("VectorizeLoop"));
-    QVERIFY(names.contains("UnrollLoop"));
+    QCOMPARE(names.first(), QString("infer_bound"));
+    QVERIFY(names.contains("schedule_ops"));
+    QVERIFY(names.contains("storage_flatten"));
+    QVERIFY(names.contains("simplify"));
+    QVERIFY(names.contains("loop_partition"));
+    QVERIFY(names.contains("vectorize_loop"));
+    QVERIFY(names.contains("unroll_loop"));
     for (const auto& p : f.passes) QVERIFY(!p.ir.empty());
   }
 
@@ -88,7 +88,7 @@ class TestLowering : public QObject {
     tir::LoweredFunc f = tir::lower(sch, m.args(), "kernel");
     std::string flattened;
     for (const auto& p : f.passes)
-      if (p.pass == "StorageFlatten") flattened = p.ir;
+      if (p.pass == "storage_flatten") flattened = p.ir;
     QVERIFY2(contains(flattened, "if j_outer * 5 + j_inner < 48:"), flattened.c_str());
     std::string ir = tir::to_string(f.func);
     // The main loop runs 9 whole tiles without a guard; the tail is separate.
