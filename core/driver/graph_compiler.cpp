@@ -1,13 +1,10 @@
 #include "driver/graph_compiler.h"
 
-#include <algorithm>
 #include <cstring>
 #include <map>
-#include <sstream>
-#include <unordered_map>
+#include <memory>
 
-#include "driver/memory_plan.h"
-#include "ir/op_registry.h"
+#include "driver/graph_module_description.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
 #include "support/timer.h"
@@ -15,31 +12,6 @@
 #include "tune/group_computation.h"
 
 namespace lathe::driver {
-namespace {
-
-// Groups in an order where each runs after the groups producing its inputs.
-std::vector<int> topological_group_order(const Graph& graph,
-                                         const std::vector<passes::FusedGroup>& groups) {
-  std::unordered_map<ValueId, int> producer_group;
-  for (size_t g = 0; g < groups.size(); ++g)
-    for (ValueId v : groups[g].outputs) producer_group[v] = static_cast<int>(g);
-  std::vector<int> state(groups.size(), 0), order;  // 0 new, 1 visiting, 2 done
-  std::function<void(int)> visit = [&](int g) {
-    if (state[static_cast<size_t>(g)] == 2) return;
-    LATHE_CHECK(state[static_cast<size_t>(g)] != 1, "fused groups form a cycle at ",
-                groups[static_cast<size_t>(g)].name);
-    state[static_cast<size_t>(g)] = 1;
-    for (ValueId v : groups[static_cast<size_t>(g)].inputs)
-      if (auto it = producer_group.find(v); it != producer_group.end()) visit(it->second);
-    state[static_cast<size_t>(g)] = 2;
-    order.push_back(g);
-  };
-  (void)graph;
-  for (size_t g = 0; g < groups.size(); ++g) visit(static_cast<int>(g));
-  return order;
-}
-
-}  // namespace
 
 std::string dltype_name(DType dtype) {
   return std::string(lathe::dtype_name(dtype));
@@ -62,6 +34,26 @@ Tensor from_ndarray(const runtime::NDArray& array) {
   return tensor;
 }
 
+namespace {
+
+// The task's schedule: the text `options.schedule_for` gives, else the
+// default schedule of its computation.
+std::unique_ptr<schedule::Schedule> task_schedule(const KernelTask& task,
+                                                  const tune::GroupComputation& computation,
+                                                  const CompileOptions& options) {
+  const std::optional<std::string> text =
+      options.schedule_for ? options.schedule_for(task) : std::nullopt;
+  if (!text) return tune::default_group_schedule(computation);
+  try {
+    return tune::parse_group_schedule(computation, *text);
+  } catch (const schedule::ScheduleTextError& e) {
+    throw Error("schedule of task " + std::to_string(task.id) + " (" + task.func_name + "):\n" +
+                e.what());
+  }
+}
+
+}  // namespace
+
 CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
   CompiledGraph result;
   Timer timer;
@@ -73,90 +65,23 @@ CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
   const std::vector<passes::FusedGroup>& groups = result.optimized.groups;
   result.tasks = tune::extract_tasks(g, groups);
 
-  // Build and lower one kernel per task; remember each group's computation
-  // for its parameter order.
+  // One kernel per task; every group's computation gives its parameter order.
   timer.restart();
   std::vector<tune::GroupComputation> computations(groups.size());
-  std::vector<int> task_of_group(groups.size(), -1);
   for (const KernelTask& task : result.tasks) {
-    for (int gi : task.groups) {
+    for (int gi : task.groups)
       computations[static_cast<size_t>(gi)] = tune::build_group_computation(
           g, groups[static_cast<size_t>(gi)], result.optimized.vector_unit);
-      task_of_group[static_cast<size_t>(gi)] = task.id;
-    }
     const tune::GroupComputation& comp = computations[static_cast<size_t>(task.groups[0])];
-    std::optional<std::string> text;
-    if (options.schedule_for) text = options.schedule_for(task);
-    std::unique_ptr<schedule::Schedule> sch;
-    if (text) {
-      try {
-        sch = tune::parse_group_schedule(comp, *text);
-      } catch (const schedule::ScheduleTextError& e) {
-        throw Error("schedule of task " + std::to_string(task.id) + " (" + task.func_name + "):\n" +
-                    e.what());
-      }
-    } else {
-      sch = tune::default_group_schedule(comp);
-    }
+    std::unique_ptr<schedule::Schedule> sch = task_schedule(task, comp, options);
     result.funcs.push_back(
         tir::lower(*sch, comp.args(), task.func_name, {.record_ir = false}).func);
   }
   result.lower_ms = timer.milliseconds();
 
-  // The graph executor's description: graph inputs and parameters as "null"
-  // nodes, then one "tvm_op" node per group in dependency order.
-  runtime::GraphModuleDesc& desc = result.desc;
-  std::unordered_map<ValueId, runtime::GraphEntryRef> entry_of;
-  auto add_null_node = [&](ValueId v) {
-    runtime::GraphNode node;
-    node.op = "null";
-    node.name = g.value(v).name;
-    node.num_outputs = 1;
-    entry_of[v] = {static_cast<uint32_t>(desc.nodes.size()), 0, 0};
-    desc.arg_nodes.push_back(static_cast<uint32_t>(desc.nodes.size()));
-    desc.nodes.push_back(node);
-  };
-  auto ensure_param = [&](ValueId v) {
-    if (entry_of.count(v)) return;
-    const Value& value = g.value(v);
-    LATHE_CHECK(value.is_constant(), "value ", value.name, " has no producer");
-    result.params.emplace(value.name, to_ndarray(value.constant));
-    add_null_node(v);
-  };
-  for (ValueId v : g.inputs) add_null_node(v);
-  for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (ValueId v : computations[gi].input_values)
-      if (g.value(v).is_constant()) ensure_param(v);
-  for (int gi : topological_group_order(g, groups)) {
-    const tune::GroupComputation& comp = computations[static_cast<size_t>(gi)];
-    const KernelTask& task =
-        result.tasks[static_cast<size_t>(task_of_group[static_cast<size_t>(gi)])];
-    runtime::GraphNode node;
-    node.op = "tvm_op";
-    node.name = groups[static_cast<size_t>(gi)].name;
-    node.func_name = task.func_name;
-    for (ValueId v : comp.input_values) node.inputs.push_back(entry_of.at(v));
-    node.num_inputs = static_cast<uint32_t>(comp.input_values.size());
-    node.num_outputs = static_cast<uint32_t>(comp.output_values.size());
-    uint32_t id = static_cast<uint32_t>(desc.nodes.size());
-    for (size_t i = 0; i < comp.output_values.size(); ++i)
-      entry_of[comp.output_values[i]] = {id, static_cast<uint32_t>(i), 0};
-    desc.nodes.push_back(node);
-  }
-  for (ValueId v : g.outputs) {
-    if (!entry_of.count(v)) ensure_param(v);
-    desc.heads.push_back(entry_of.at(v));
-  }
-  // Entry attributes in node order.
-  runtime::finalize(desc);
-  desc.dltype.assign(desc.num_entries(), "");
-  desc.shape.assign(desc.num_entries(), {});
-  for (const auto& [v, e] : entry_of) {
-    uint32_t id = desc.entry_id(e);
-    desc.dltype[id] = dltype_name(g.type(v).dtype);
-    desc.shape[id] = g.type(v).shape;
-  }
-  plan_memory(desc);
+  GraphModuleDescription description = describe_graph_module(g, groups, result.tasks, computations);
+  result.desc = std::move(description.desc);
+  result.params = std::move(description.params);
   return result;
 }
 
