@@ -3,7 +3,8 @@
 // epilogue, depthwise conv, max pool, softmax, an elementwise chain, and the
 // groups of a small network's optimized graph) the space has knobs and,
 // where two rules apply, more than one sketch; seeded random points apply,
-// lower, JIT-compile and compute what the generic default schedule computes.
+// lower, JIT-compile and compute what the reference executor computes for
+// the same graph (tune::make_task_data for the fused groups).
 // Points the scheduler rejects (ScheduleError) are counted and must stay a
 // minority.
 #include <QtTest>
@@ -20,12 +21,13 @@
 #include "ir/tensor.h"
 #include "passes/graph_edit.h"
 #include "passes/pipeline.h"
+#include "reference/executor.h"
 #include "schedule/schedule_text.h"
 #include "tir/lower.h"
-#include "topi/default_schedule.h"
 #include "topi/nn.h"
 #include "tune/group_computation.h"
 #include "tune/sketch_space.h"
+#include "tune/task_data.h"
 
 using namespace lathe;
 
@@ -35,10 +37,44 @@ namespace {
 using Buffer = lathe::Tensor;
 const te::DataType kF32 = te::DataType::Float(32);
 
+// The computation written as graph nodes, which the reference executor runs:
+// the oracle. Its inputs are the computation's, in order.
+struct OracleGraph {
+  Graph g;
+
+  ValueId input(const te::Tensor& t) {
+    const ValueId id =
+        g.add_value("in" + std::to_string(g.inputs.size()), {DType::Float32, t.shape()});
+    g.inputs.push_back(id);
+    return id;
+  }
+  ValueId scalar(float v) {
+    return g.add_constant("k" + std::to_string(g.values.size()),
+                          Buffer::from_vector<float>({v}, {}));
+  }
+  ValueId node(const std::string& op, std::vector<ValueId> inputs, Attributes attrs = {}) {
+    Node n;
+    n.name = op + std::to_string(g.nodes.size());
+    n.op = op;
+    n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
+    n.outputs.push_back(g.add_value(n.name + "_out", {}));
+    g.value(n.outputs[0]).type = passes::infer_types(g, n)[0];
+    const ValueId out = n.outputs[0];
+    g.add_node(std::move(n));
+    return out;
+  }
+  Graph finish(ValueId output) {
+    g.outputs = {output};
+    return std::move(g);
+  }
+};
+
 struct Computation {
   std::string name;
   std::vector<te::Tensor> inputs, outputs;
   size_t sketches = 1;  // how many sketches the rules make for it
+  Graph oracle;         // the same computation as a graph
 
   std::vector<te::Operation> output_ops() const {
     std::vector<te::Operation> ops;
@@ -72,7 +108,18 @@ Computation matmul_bias_relu() {
   te::Tensor mm = topi::matmul(a, b, "matmul");
   te::Tensor out = bias_relu(
       mm, bias, [](const std::vector<te::Var>& i) { return std::vector<te::Expr>{i[1]}; });
-  return {"matmul+bias+relu", {a, b, bias}, {out}, 2};
+  OracleGraph g;
+  const ValueId mm_out = g.node("MatMul", {g.input(a), g.input(b)});
+  const ValueId sum = g.node("Add", {mm_out, g.input(bias)});
+  return {"matmul+bias+relu", {a, b, bias}, {out}, 2, g.finish(g.node("Relu", {sum}))};
+}
+
+Attributes conv_attrs(std::vector<int64_t> strides, std::vector<int64_t> pads, int64_t group) {
+  Attributes attrs;
+  attrs.set("strides", std::move(strides));
+  attrs.set("pads", std::move(pads));
+  attrs.set("group", group);
+  return attrs;
 }
 
 // 3x3 conv on NCHW8c data, 16 -> 16 channels, padding 1, with a per-channel
@@ -87,7 +134,15 @@ Computation conv_nchwc_bias_relu() {
   te::Tensor out = bias_relu(conv, bias, [](const std::vector<te::Var>& i) {
     return std::vector<te::Expr>{0, i[1], 0, 0, i[4]};
   });
-  return {"conv2d_NCHWc 3x3+bias+relu", {data, kernel, bias}, {out}, 2};
+  OracleGraph g;
+  const ValueId c =
+      g.node("Conv2dNCHWc", {g.input(data), g.input(kernel)}, conv_attrs({1, 1}, {1, 1, 1, 1}, 1));
+  const ValueId sum = g.node("Add", {c, g.input(bias)});
+  return {"conv2d_NCHWc 3x3+bias+relu",
+          {data, kernel, bias},
+          {out},
+          2,
+          g.finish(g.node("Relu", {sum}))};
 }
 
 Computation depthwise_conv() {
@@ -98,7 +153,10 @@ Computation depthwise_conv() {
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
   p.groups = 16;
   te::Tensor conv = topi::conv2d_nchwc(data, kernel, p, "dwconv");
-  return {"depthwise conv2d_NCHWc 3x3/2", {data, kernel}, {conv}, 2};
+  OracleGraph g;
+  const ValueId c =
+      g.node("Conv2dNCHWc", {g.input(data), g.input(kernel)}, conv_attrs({2, 2}, {1, 1, 1, 1}, 16));
+  return {"depthwise conv2d_NCHWc 3x3/2", {data, kernel}, {conv}, 2, g.finish(c)};
 }
 
 Computation max_pool() {
@@ -107,13 +165,27 @@ Computation max_pool() {
   p.kernel_h = p.kernel_w = 3;
   p.stride_h = p.stride_w = 2;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
-  return {"max pool 3x3/2", {x}, {topi::pool2d_nchw(x, topi::PoolKind::Max, p, "pool")}, 2};
+  OracleGraph g;
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{3, 3});
+  attrs.set("strides", std::vector<int64_t>{2, 2});
+  attrs.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const ValueId pool = g.node("MaxPool", {g.input(x)}, std::move(attrs));
+  return {"max pool 3x3/2",
+          {x},
+          {topi::pool2d_nchw(x, topi::PoolKind::Max, p, "pool")},
+          2,
+          g.finish(pool)};
 }
 
 // Two reductions (max, sum), each with cache-write and plain tiling.
 Computation softmax() {
   te::Tensor x = te::placeholder({6, 40}, kF32, "x");
-  return {"softmax", {x}, {topi::softmax_last_axis(x, "softmax")}, 4};
+  OracleGraph g;
+  Attributes attrs;
+  attrs.set("axis", int64_t{-1});
+  const ValueId out = g.node("Softmax", {g.input(x)}, std::move(attrs));
+  return {"softmax", {x}, {topi::softmax_last_axis(x, "softmax")}, 4, g.finish(out)};
 }
 
 Computation elementwise_chain() {
@@ -126,7 +198,12 @@ Computation elementwise_chain() {
       x.shape(), [&](const std::vector<te::Var>& i) { return te::tanh(scaled(point(i))); }, "act");
   te::Tensor out = te::compute(
       x.shape(), [&](const std::vector<te::Var>& i) { return act(point(i)) * 0.5f - 1.0f; }, "out");
-  return {"elementwise chain", {x, y}, {out}, 1};
+  OracleGraph g;
+  const ValueId gx = g.input(x), gy = g.input(y);
+  const ValueId s = g.node("Add", {g.node("Mul", {gx, g.scalar(2.0f)}), gy});
+  const ValueId t = g.node("Tanh", {s});
+  const ValueId o = g.node("Sub", {g.node("Mul", {t, g.scalar(0.5f)}), g.scalar(1.0f)});
+  return {"elementwise chain", {x, y}, {out}, 1, g.finish(o)};
 }
 
 std::vector<Buffer> random_inputs(const Computation& c, std::mt19937& rng) {
@@ -158,10 +235,12 @@ std::vector<Buffer> run(schedule::Schedule& sch, const Computation& c,
   return std::vector<Buffer>(buffers.begin() + static_cast<long>(inputs.size()), buffers.end());
 }
 
-std::vector<Buffer> run_default(const Computation& c, const std::vector<Buffer>& inputs) {
-  schedule::Schedule sch(c.output_ops());
-  topi::apply_default_schedule(sch);
-  return run(sch, c, inputs);
+// The reference executor's outputs of the computation's graph.
+std::vector<Buffer> run_reference(const Computation& c, const std::vector<Buffer>& inputs) {
+  std::map<std::string, Buffer> named;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    named.emplace(c.oracle.value(c.oracle.inputs[i]).name, inputs[i]);
+  return reference::Executor(c.oracle).run(named);
 }
 
 // max|got - want| / max|want| over every output.
@@ -203,13 +282,12 @@ constexpr int kRandomGroupConfigs = 4;
 
 // Applies the default point and `random` seeded random points (cycling
 // through the sketches) to fresh schedules, and checks that each lowers,
-// compiles and computes what the default schedule computes. Points the
-// scheduler rejects are counted; they must stay under a fifth.
-void check_points(const Computation& c, const topi::SearchSpace& space, int random, uint32_t seed) {
+// compiles and computes `want` from `inputs`. Points the scheduler rejects
+// are counted; they must stay under a fifth.
+void check_points(const Computation& c, const topi::SearchSpace& space, int random, uint32_t seed,
+                  const std::vector<Buffer>& inputs, const std::vector<Buffer>& want) {
   QVERIFY(space.valid(space.default_config));
   std::mt19937 rng(seed);
-  const std::vector<Buffer> inputs = random_inputs(c, rng);
-  const std::vector<Buffer> want = run_default(c, inputs);
   const size_t sketches = space.knobs[0].options.size();
   std::vector<topi::Config> configs = {space.default_config};
   for (int t = 0; t < random; ++t)
@@ -289,7 +367,7 @@ class TestSketchSpace : public QObject {
   Q_OBJECT
 
  private slots:
-  void random_points_compute_the_default_result_data() {
+  void random_points_compute_the_reference_result_data() {
     QTest::addColumn<int>("which");
     QTest::newRow("matmul+bias+relu") << 0;
     QTest::newRow("conv2d_NCHWc+bias+relu") << 1;
@@ -299,7 +377,7 @@ class TestSketchSpace : public QObject {
     QTest::newRow("elementwise chain") << 5;
   }
 
-  void random_points_compute_the_default_result() {
+  void random_points_compute_the_reference_result() {
     QFETCH(int, which);
     const Computation c = std::vector<Computation (*)()>{
         matmul_bias_relu, conv_nchwc_bias_relu, depthwise_conv, max_pool,
@@ -308,7 +386,10 @@ class TestSketchSpace : public QObject {
     QVERIFY(space.knobs.size() > 3);
     QCOMPARE(space.knobs[0].name, std::string("sketch"));
     QCOMPARE(space.knobs[0].options.size(), c.sketches);
-    check_points(c, space, kRandomConfigs, 1234u + static_cast<unsigned>(which));
+    std::mt19937 rng(1234u + static_cast<unsigned>(which));
+    const std::vector<Buffer> inputs = random_inputs(c, rng);
+    const std::vector<Buffer> want = run_reference(c, inputs);
+    check_points(c, space, kRandomConfigs, rng(), inputs, want);
   }
 
   // The groups a small network's optimized graph fuses (layout transforms,
@@ -319,9 +400,15 @@ class TestSketchSpace : public QObject {
     QVERIFY(optimized.groups.size() >= 3);
     for (const passes::FusedGroup& group : optimized.groups) {
       const tune::GroupComputation g = tune::build_group_computation(optimized.graph, group);
-      Computation c{group.name, g.inputs, g.outputs};
+      Computation c{group.name, g.inputs, g.outputs, 1, {}};
       const topi::SearchSpace space = tune::sketch_search_space(c.outputs);
-      check_points(c, space, kRandomGroupConfigs, 99u + static_cast<unsigned>(group.id));
+      // The group's real parameters, random activations and the reference
+      // executor's outputs for them, as the tuner checks its candidates.
+      const tune::TaskData data = tune::make_task_data(optimized.graph, group, g);
+      const std::vector<Buffer> inputs(data.buffers.begin(),
+                                       data.buffers.begin() + static_cast<long>(data.num_inputs));
+      check_points(c, space, kRandomGroupConfigs, 99u + static_cast<unsigned>(group.id), inputs,
+                   data.expected);
       if (QTest::currentTestFailed()) return;
     }
   }
@@ -370,13 +457,16 @@ class TestSketchSpace : public QObject {
     const std::string text = schedule::print_schedule(sch);
     qInfo("fuse-consumer sketch at the default point:\n%s", text.c_str());
 
-    // The printed text is the schedule: parsed back, it computes the same.
+    // The printed text is the schedule: parsed back, it computes what the
+    // schedule computes, which is the reference's result.
     std::mt19937 rng(7);
     const std::vector<Buffer> inputs = random_inputs(c, rng);
     std::unique_ptr<schedule::Schedule> replayed =
         schedule::parse_schedule(text, tensors_by_name(c));
     QCOMPARE(replayed->trace().size(), sch.trace().size());
-    QVERIFY(relative_error(run(*replayed, c, inputs), run_default(c, inputs)) <= 1e-5);
+    const std::vector<Buffer> want = run_reference(c, inputs);
+    QVERIFY(relative_error(run(sch, c, inputs), want) <= 1e-5);
+    QVERIFY(relative_error(run(*replayed, c, inputs), want) <= 1e-5);
   }
 };
 

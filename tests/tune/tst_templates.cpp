@@ -1,7 +1,7 @@
 // The tuning templates (core/topi/*_template*.cpp) on small fused groups of
-// each kind: the space has knobs and more than one point, its default config
-// is the group's default schedule, and seeded random configs lower, compile
-// and compute what the default schedule computes.
+// each kind: the space has knobs and more than one point, and its default
+// config and seeded random configs lower, compile and compute what the
+// reference executor computes for the group's nodes.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -21,6 +21,7 @@
 #include "support/error.h"
 #include "tir/lower.h"
 #include "tune/group_computation.h"
+#include "tune/task_data.h"
 
 using namespace lathe;
 
@@ -281,6 +282,20 @@ std::vector<Tensor> kernel_inputs(const Graph& graph, const tune::GroupComputati
   return inputs;
 }
 
+// The group's inputs (its real parameters and seeded random activations) and
+// the reference executor's outputs for them, as the tuner checks candidates:
+// the oracle every schedule is checked against.
+struct Reference {
+  std::vector<Tensor> inputs, outputs;
+};
+
+Reference reference_of(const Graph& graph, const passes::FusedGroup& group,
+                       const tune::GroupComputation& c) {
+  tune::TaskData data = tune::make_task_data(graph, group, c);
+  data.buffers.resize(data.num_inputs);
+  return {std::move(data.buffers), std::move(data.expected)};
+}
+
 std::vector<Tensor> run_schedule(schedule::Schedule& sch, const tune::GroupComputation& c,
                                  std::vector<Tensor> inputs) {
   tir::LoweredFunc lowered = tir::lower(sch, c.args(), "kernel", {false});
@@ -346,12 +361,12 @@ class TestTemplates : public QObject {
   Q_OBJECT
 
  private slots:
-  void randomConfigsComputeTheDefault_data() {
+  void randomConfigsComputeTheReference_data() {
     QTest::addColumn<QString>("name");
     for (const auto& [name, make] : cases()) QTest::newRow(name.c_str()) << QString(name.c_str());
   }
 
-  void randomConfigsComputeTheDefault() {
+  void randomConfigsComputeTheReference() {
     QFETCH(QString, name);
     const Case test = cases().at(name.toStdString())();
     const Group group = group_anchored_by(test.graph, test.anchor_op);
@@ -366,34 +381,31 @@ class TestTemplates : public QObject {
     QVERIFY2(space.size() > 1, qPrintable(QString::fromStdString(space.name)));
     QVERIFY(space.valid(space.default_config));
 
-    auto fixed = tune::default_group_schedule(c);
-    auto by_default = tune::apply_config(c, space, space.default_config);
-    const std::string default_text = schedule::print_schedule(*by_default);
-    QCOMPARE(default_text, schedule::print_schedule(*fixed));
-
-    const std::vector<Tensor> inputs = kernel_inputs(graph, c);
-    const std::vector<Tensor> want = run_schedule(*fixed, c, inputs);
+    const Reference reference =
+        reference_of(graph, group.optimized.groups[static_cast<size_t>(group.index)], c);
     std::mt19937 rng(static_cast<uint32_t>(std::hash<std::string>()(name.toStdString())));
     int compiled = 0, refused = 0;
-    std::set<std::string> texts = {default_text};
-    while (compiled < kRandomConfigs && refused <= kRandomConfigs) {
-      const topi::Config config = random_config(space, rng);
+    std::set<std::string> texts;
+    // The default config first: it must apply.
+    for (bool first = true; compiled < kRandomConfigs && refused <= kRandomConfigs; first = false) {
+      const topi::Config config = first ? space.default_config : random_config(space, rng);
       std::unique_ptr<schedule::Schedule> sch;
       try {
         sch = tune::apply_config(c, space, config);
-      } catch (const schedule::ScheduleError&) {
+      } catch (const schedule::ScheduleError& e) {
+        if (first) QFAIL(qPrintable(QString("the default config is refused: ") + e.what()));
         ++refused;
         continue;
       }
       std::vector<Tensor> got;
       try {
         texts.insert(schedule::print_schedule(*sch));
-        got = run_schedule(*sch, c, inputs);
+        got = run_schedule(*sch, c, reference.inputs);
       } catch (const std::exception& e) {
         QFAIL(qPrintable(QString::fromStdString(space.describe(config) + ": " + e.what())));
       }
       for (size_t i = 0; i < got.size(); ++i) {
-        const double err = normalized_error(got[i], want[i]);
+        const double err = normalized_error(got[i], reference.outputs[i]);
         QVERIFY2(err <= 1e-5, qPrintable(QString("%1: error %2")
                                              .arg(QString::fromStdString(space.describe(config)))
                                              .arg(err)));
@@ -521,8 +533,8 @@ class TestTemplates : public QObject {
 
   // A 3x3 stride-2 conv in row blocks computes its padded input inside each
   // parallel row by default (each padded row copied 1.5 times, no pass of its
-  // own), with the channel chunks inside the rows; for split rows, row tiles
-  // and the root pad alike it computes what the root pad does.
+  // own), with the channel chunks inside the rows; split rows, row tiles and
+  // the root pad all compute what the reference does.
   void convStridedRowsPadInsideTheRows() {
     const ConvSpace conv = conv_space_of(conv_relu({1, 32, 40, 40}, {32, 32, 3, 3}, 2, 1, 1));
     const tune::GroupComputation& c = conv.computation;
@@ -543,9 +555,17 @@ class TestTemplates : public QObject {
     };
     QVERIFY(!space.valid(config({1, 4, 5}, 1, 1, 1)));  // stationary planes pad at the root
 
-    const std::vector<Tensor> inputs = kernel_inputs(conv.graph(), c);
-    auto root = tune::apply_config(c, space, config({1, 2, 10}, 1, 0, 0));
-    const std::vector<Tensor> want = run_schedule(*root, c, inputs);
+    const Reference reference = reference_of(
+        conv.graph(), conv.group.optimized.groups[static_cast<size_t>(conv.group.index)], c);
+    auto check_result = [&](const topi::Config& config, schedule::Schedule& sch) {
+      const double err =
+          normalized_error(run_schedule(sch, c, reference.inputs)[0], reference.outputs[0]);
+      QVERIFY2(err <= 1e-5, qPrintable(QString("%1: error %2")
+                                           .arg(QString::fromStdString(space.describe(config)))
+                                           .arg(err)));
+    };
+    const topi::Config root = config({1, 2, 10}, 1, 0, 0);
+    check_result(root, *tune::apply_config(c, space, root));
     for (const topi::Config& rows :
          {space.default_config, config({2, 1, 10}, 1, 0, 1), config({1, 4, 5}, 2, 0, 1)}) {
       QVERIFY(space.valid(rows));
@@ -560,11 +580,7 @@ class TestTemplates : public QObject {
                qPrintable(QString::fromStdString(text)));
       QVERIFY2(text.find("s[conv2dnchwc_pad].parallel") == std::string::npos,
                qPrintable(QString::fromStdString(text)));
-      const double err = normalized_error(run_schedule(*sch, c, inputs)[0], want[0]);
-      QVERIFY2(
-          err <= 1e-5,
-          qPrintable(
-              QString("%1: error %2").arg(QString::fromStdString(space.describe(rows))).arg(err)));
+      check_result(rows, *sch);
     }
   }
 
@@ -620,12 +636,12 @@ class TestTemplates : public QObject {
   }
 
   // The weights-stationary order (an 8x8 plane's accumulators for all its
-  // rows, input-channel blocks outside the rows) computes what the default
+  // rows, input-channel blocks outside the rows) computes what the reference
   // does, for channel and row tiles, each split of the input channels and
   // with the next block's weights prefetched; it is offered only where a
   // plane fits in L1, and splits no row; the prefetch needs blocks outside
   // the rows.
-  void convStationaryOrderComputesTheDefault() {
+  void convStationaryOrderComputesTheReference() {
     const ConvSpace conv = conv_space_of(conv_relu({1, 64, 8, 8}, {64, 64, 3, 3}, 1, 1, 1));
     const tune::GroupComputation& c = conv.computation;
     const topi::SearchSpace& space = conv.space;
@@ -646,8 +662,8 @@ class TestTemplates : public QObject {
     QVERIFY(!space.valid(config({1, 1, 8}, 2, 1, {4, 1}, 0, 1)));  // not stationary
     QVERIFY(!space.valid(config({1, 1, 8}, 2, 1, {1, 4}, 1, 1)));  // no block outside the rows
 
-    const std::vector<Tensor> inputs = kernel_inputs(conv.graph(), c);
-    const std::vector<Tensor> want = run_schedule(*tune::default_group_schedule(c), c, inputs);
+    const Reference reference = reference_of(
+        conv.graph(), conv.group.optimized.groups[static_cast<size_t>(conv.group.index)], c);
     for (const topi::Config& stationary :
          {config({1, 1, 8}, 2, 1, {4, 1}, 1), config({1, 2, 4}, 2, 2, {2, 2}, 1),
           config({1, 1, 8}, 1, 1, {1, 4}, 1), config({1, 1, 8}, 2, 1, {4, 1}, 1, 1),
@@ -662,7 +678,8 @@ class TestTemplates : public QObject {
           qPrintable(QString::fromStdString(text)));
       const bool prefetch = space.describe(stationary).find("prefetch=1") != std::string::npos;
       QCOMPARE(text.find(".prefetch(") != std::string::npos, prefetch);
-      const double err = normalized_error(run_schedule(*sch, c, inputs)[0], want[0]);
+      const double err =
+          normalized_error(run_schedule(*sch, c, reference.inputs)[0], reference.outputs[0]);
       QVERIFY2(err <= 1e-5, qPrintable(QString("%1: error %2")
                                            .arg(QString::fromStdString(space.describe(stationary)))
                                            .arg(err)));
