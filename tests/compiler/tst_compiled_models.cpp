@@ -1,6 +1,7 @@
 // Every test model compiles (graph passes, fusion, TOPI, default
 // schedules, LLVM) and matches PyTorch's output to a normalized error of
-// 1e-4; the same model packaged as module.tar and run by `lathe run` in a
+// 1e-4, and so does a tuned build (schedules the tuner could pick, read from
+// records); the same model packaged as module.tar and run by `lathe run` in a
 // fresh process gives the same output as the in-memory compile.
 #include <QProcess>
 #include <QTemporaryDir>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <regex>
 #include <sstream>
 
@@ -20,8 +22,11 @@
 #include "driver/tensor_files.h"
 #include "driver/tuning_records.h"
 #include "runtime/cpu_features.h"
+#include "schedule/schedule_text.h"
 #include "support/error.h"
 #include "support/timer.h"
+#include "tune/group_computation.h"
+#include "tune/records.h"
 
 using namespace lathe;
 
@@ -100,6 +105,39 @@ Tensor find(const driver::NamedTensors& io, const std::string& name) {
   return {};
 }
 
+// Runs the compiled graph on the model's one input; its one output.
+Tensor run_compiled(const driver::CompiledGraph& compiled, const codegen::Target& target,
+                    const Tensor& input) {
+  driver::JitGraphModule module(compiled, target);
+  runtime::GraphExecutor& exec = module.executor();
+  exec.set_input(exec.input_name(0), input.raw(), input.nbytes());
+  exec.run();
+  return driver::from_ndarray(exec.output(0));
+}
+
+// A schedule the tuner could pick for the task: a seeded random point of its
+// template's search space other than the default, as schedule text; nullopt
+// where the space has no other point the scheduler accepts.
+std::optional<std::string> random_tuned_schedule(const driver::CompiledGraph& compiled,
+                                                 const driver::KernelTask& task,
+                                                 std::mt19937& rng) {
+  const tune::GroupComputation c = tune::build_group_computation(
+      compiled.optimized.graph, compiled.optimized.groups[static_cast<size_t>(task.groups.front())],
+      compiled.optimized.vector_unit);
+  const topi::SearchSpace space = tune::template_search_space(c);
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    topi::Config config;
+    for (const topi::Knob& k : space.knobs)
+      config.push_back(std::uniform_int_distribution<int>(0, int(k.options.size()) - 1)(rng));
+    if (config == space.default_config || !space.valid(config)) continue;
+    try {
+      return schedule::print_schedule(*tune::apply_config(c, space, config));
+    } catch (const schedule::ScheduleError&) {
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 class TestCompiledModels : public QObject {
@@ -141,6 +179,63 @@ class TestCompiledModels : public QObject {
     // A second run reuses the planned storage: same answer.
     exec.run();
     QCOMPARE(normalized_error(driver::from_ndarray(exec.output(0)), got), 0.0);
+  }
+
+  // A tuned build: each task's schedule a random non-default point of its
+  // search space, written as tuning records and read back as `lathe compile
+  // --tuning-records` reads them; the model still matches PyTorch.
+  void tunedModelMatchesPyTorch_data() {
+    QTest::addColumn<QString>("model");
+    for (const char* m : {"mlp", "transformer_block", "squeezenet1_1", "mobilenet_v2"})
+      QTest::newRow(m) << QString(m);
+  }
+
+  void tunedModelMatchesPyTorch() {
+    QFETCH(QString, model);
+    const std::string base = (models_dir() + "/" + model).toStdString();
+    Graph graph = driver::load_model(base + ".onnx");
+    driver::NamedTensors io = driver::read_npz_tensors(base + ".io.npz");
+    const Tensor input = find(io, "input"), expected = find(io, "output");
+    driver::CompileOptions options;
+    options.passes.record_snapshots = false;
+    const driver::CompiledGraph plain = driver::compile_graph(graph, options);
+
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("records.json").toStdString();
+    std::mt19937 rng(static_cast<uint32_t>(std::hash<std::string>()(model.toStdString())));
+    size_t written = 0;
+    {
+      std::ofstream out(path);
+      for (const driver::KernelTask& task : plain.tasks) {
+        const std::optional<std::string> schedule = random_tuned_schedule(plain, task, rng);
+        if (!schedule) continue;
+        tune::TuningRecord r;
+        r.workload = tune::task_workload_id(task);
+        r.target = options.target.to_string();
+        r.schedule = *schedule;
+        r.costs_ms = {1.0};
+        out << tune::to_json_line(r) << "\n";
+        ++written;
+      }
+    }
+    QVERIFY2(written * 2 > plain.tasks.size(),
+             qPrintable(QString("%1 of %2 tasks have a non-default point")
+                            .arg(written)
+                            .arg(plain.tasks.size())));
+
+    const auto from_records = driver::best_schedules_from_records(path, options.target);
+    size_t tuned_tasks = 0;
+    options.schedule_for = [&](const driver::KernelTask& task) {
+      std::optional<std::string> schedule = from_records(task);
+      tuned_tasks += schedule.has_value();
+      return schedule;
+    };
+    const driver::CompiledGraph tuned = driver::compile_graph(graph, options);
+    QCOMPARE(tuned_tasks, written);
+    const double error = normalized_error(run_compiled(tuned, options.target, input), expected);
+    std::cout << model.toStdString() << ": " << tuned_tasks << " of " << tuned.tasks.size()
+              << " tasks tuned, normalized error " << error << std::endl;
+    QVERIFY2(error <= 1e-4, qPrintable(QString("normalized error %1").arg(error)));
   }
 
   // For an AVX2 target (16 ymm registers, 8 float lanes) the layout blocks
