@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../graph_builder.h"
 #include "ir/ops/layout.h"
 #include "passes/alter_conv_layout.h"
 #include "passes/cancel_layout_transforms.h"
@@ -25,58 +26,10 @@ Q_DECLARE_METATYPE(lathe::Attributes)
 
 namespace {
 
-// Deterministic values in [-1, 1).
-Tensor random_tensor(Shape shape, uint32_t seed) {
-  Tensor t(DType::Float32, std::move(shape));
-  uint32_t s = seed * 2654435761u + 12345u;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    s = s * 1664525u + 1013904223u;
-    t.data<float>()[i] = static_cast<float>(s >> 8) / static_cast<float>(1u << 23) - 1.0f;
-  }
-  return t;
-}
+using testing::random_tensor;
 
-Attributes attrs_of(std::initializer_list<std::pair<std::string, Attribute>> list) {
-  Attributes a;
-  for (const auto& [k, v] : list) a.set(k, v);
-  return a;
-}
-
-// Builds graphs node by node, typing each output by inference.
-struct Builder {
-  Graph g;
-  ValueId input(const std::string& name, Shape shape) {
-    ValueId id = g.add_value(name, {DType::Float32, std::move(shape)});
-    g.inputs.push_back(id);
-    return id;
-  }
-  ValueId constant(const std::string& name, Tensor t) { return g.add_constant(name, std::move(t)); }
-  std::vector<ValueId> node_n(const std::string& op, const std::string& name,
-                              std::vector<ValueId> inputs, Attributes attrs, size_t outputs) {
-    Node n;
-    n.name = name;
-    n.op = op;
-    n.inputs = std::move(inputs);
-    n.attrs = std::move(attrs);
-    for (size_t k = 0; k < outputs; ++k)
-      n.outputs.push_back(
-          g.add_value(outputs == 1 ? name + "_out" : name + "_out" + std::to_string(k), {}));
-    std::vector<TensorType> types = passes::infer_types(g, n);
-    for (size_t k = 0; k < outputs; ++k) g.value(n.outputs[k]).type = types[k];
-    std::vector<ValueId> outs = n.outputs;
-    g.add_node(std::move(n));
-    return outs;
-  }
-  ValueId node(const std::string& op, const std::string& name, std::vector<ValueId> inputs,
-               Attributes attrs = {}) {
-    return node_n(op, name, std::move(inputs), std::move(attrs), 1)[0];
-  }
-  Graph finish(std::vector<ValueId> outputs) {
-    g.outputs = std::move(outputs);
-    g.verify();
-    return g;
-  }
-};
+using testing::attrs_of;
+using Builder = testing::GraphBuilder;
 
 std::vector<Tensor> run(const Graph& g, const std::map<std::string, Tensor>& inputs) {
   return reference::Executor(g).run(inputs);

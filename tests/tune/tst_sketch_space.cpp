@@ -17,6 +17,7 @@
 #include <memory>
 #include <random>
 
+#include "../graph_builder.h"
 #include "codegen/codegen.h"
 #include "ir/tensor.h"
 #include "passes/graph_edit.h"
@@ -39,35 +40,14 @@ const te::DataType kF32 = te::DataType::Float(32);
 
 // The computation written as graph nodes, which the reference executor runs:
 // the oracle. Its inputs are the computation's, in order.
-struct OracleGraph {
-  Graph g;
-
+struct OracleGraph : testing::GraphBuilder {
   ValueId input(const te::Tensor& t) {
-    const ValueId id =
-        g.add_value("in" + std::to_string(g.inputs.size()), {DType::Float32, t.shape()});
-    g.inputs.push_back(id);
-    return id;
+    return GraphBuilder::input("in" + std::to_string(g.inputs.size()), t.shape());
   }
   ValueId scalar(float v) {
-    return g.add_constant("k" + std::to_string(g.values.size()),
-                          Buffer::from_vector<float>({v}, {}));
+    return constant("k" + std::to_string(g.values.size()), Buffer::from_vector<float>({v}, {}));
   }
-  ValueId node(const std::string& op, std::vector<ValueId> inputs, Attributes attrs = {}) {
-    Node n;
-    n.name = op + std::to_string(g.nodes.size());
-    n.op = op;
-    n.inputs = std::move(inputs);
-    n.attrs = std::move(attrs);
-    n.outputs.push_back(g.add_value(n.name + "_out", {}));
-    g.value(n.outputs[0]).type = passes::infer_types(g, n)[0];
-    const ValueId out = n.outputs[0];
-    g.add_node(std::move(n));
-    return out;
-  }
-  Graph finish(ValueId output) {
-    g.outputs = {output};
-    return std::move(g);
-  }
+  Graph finish(ValueId output) { return GraphBuilder::finish({output}); }
 };
 
 struct Computation {
@@ -109,9 +89,9 @@ Computation matmul_bias_relu() {
   te::Tensor out = bias_relu(
       mm, bias, [](const std::vector<te::Var>& i) { return std::vector<te::Expr>{i[1]}; });
   OracleGraph g;
-  const ValueId mm_out = g.node("MatMul", {g.input(a), g.input(b)});
-  const ValueId sum = g.node("Add", {mm_out, g.input(bias)});
-  return {"matmul+bias+relu", {a, b, bias}, {out}, 2, g.finish(g.node("Relu", {sum}))};
+  const ValueId mm_out = g.add("MatMul", {g.input(a), g.input(b)});
+  const ValueId sum = g.add("Add", {mm_out, g.input(bias)});
+  return {"matmul+bias+relu", {a, b, bias}, {out}, 2, g.finish(g.add("Relu", {sum}))};
 }
 
 Attributes conv_attrs(std::vector<int64_t> strides, std::vector<int64_t> pads, int64_t group) {
@@ -136,13 +116,10 @@ Computation conv_nchwc_bias_relu() {
   });
   OracleGraph g;
   const ValueId c =
-      g.node("Conv2dNCHWc", {g.input(data), g.input(kernel)}, conv_attrs({1, 1}, {1, 1, 1, 1}, 1));
-  const ValueId sum = g.node("Add", {c, g.input(bias)});
-  return {"conv2d_NCHWc 3x3+bias+relu",
-          {data, kernel, bias},
-          {out},
-          2,
-          g.finish(g.node("Relu", {sum}))};
+      g.add("Conv2dNCHWc", {g.input(data), g.input(kernel)}, conv_attrs({1, 1}, {1, 1, 1, 1}, 1));
+  const ValueId sum = g.add("Add", {c, g.input(bias)});
+  return {
+      "conv2d_NCHWc 3x3+bias+relu", {data, kernel, bias}, {out}, 2, g.finish(g.add("Relu", {sum}))};
 }
 
 Computation depthwise_conv() {
@@ -155,7 +132,7 @@ Computation depthwise_conv() {
   te::Tensor conv = topi::conv2d_nchwc(data, kernel, p, "dwconv");
   OracleGraph g;
   const ValueId c =
-      g.node("Conv2dNCHWc", {g.input(data), g.input(kernel)}, conv_attrs({2, 2}, {1, 1, 1, 1}, 16));
+      g.add("Conv2dNCHWc", {g.input(data), g.input(kernel)}, conv_attrs({2, 2}, {1, 1, 1, 1}, 16));
   return {"depthwise conv2d_NCHWc 3x3/2", {data, kernel}, {conv}, 2, g.finish(c)};
 }
 
@@ -170,7 +147,7 @@ Computation max_pool() {
   attrs.set("kernel_shape", std::vector<int64_t>{3, 3});
   attrs.set("strides", std::vector<int64_t>{2, 2});
   attrs.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  const ValueId pool = g.node("MaxPool", {g.input(x)}, std::move(attrs));
+  const ValueId pool = g.add("MaxPool", {g.input(x)}, std::move(attrs));
   return {"max pool 3x3/2",
           {x},
           {topi::pool2d_nchw(x, topi::PoolKind::Max, p, "pool")},
@@ -184,7 +161,7 @@ Computation softmax() {
   OracleGraph g;
   Attributes attrs;
   attrs.set("axis", int64_t{-1});
-  const ValueId out = g.node("Softmax", {g.input(x)}, std::move(attrs));
+  const ValueId out = g.add("Softmax", {g.input(x)}, std::move(attrs));
   return {"softmax", {x}, {topi::softmax_last_axis(x, "softmax")}, 4, g.finish(out)};
 }
 
@@ -200,9 +177,9 @@ Computation elementwise_chain() {
       x.shape(), [&](const std::vector<te::Var>& i) { return act(point(i)) * 0.5f - 1.0f; }, "out");
   OracleGraph g;
   const ValueId gx = g.input(x), gy = g.input(y);
-  const ValueId s = g.node("Add", {g.node("Mul", {gx, g.scalar(2.0f)}), gy});
-  const ValueId t = g.node("Tanh", {s});
-  const ValueId o = g.node("Sub", {g.node("Mul", {t, g.scalar(0.5f)}), g.scalar(1.0f)});
+  const ValueId s = g.add("Add", {g.add("Mul", {gx, g.scalar(2.0f)}), gy});
+  const ValueId t = g.add("Tanh", {s});
+  const ValueId o = g.add("Sub", {g.add("Mul", {t, g.scalar(0.5f)}), g.scalar(1.0f)});
   return {"elementwise chain", {x, y}, {out}, 1, g.finish(o)};
 }
 
@@ -325,40 +302,19 @@ void check_points(const Computation& c, const topi::SearchSpace& space, int rand
 // x [1, 16, 10, 10] -> Conv 3x3 (bias) -> Relu -> GlobalAveragePool ->
 // Flatten -> Gemm (transB, bias) -> Softmax.
 Graph small_network() {
-  Graph g;
-  std::mt19937 rng(5);
-  auto constant = [&](const std::string& name, const Shape& shape) {
-    Buffer t(DType::Float32, shape);
-    std::uniform_real_distribution<float> dist(-1.f, 1.f);
-    for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = dist(rng);
-    return g.add_constant(name, t);
+  testing::GraphBuilder b;
+  uint32_t seed = 5;
+  auto constant = [&](const std::string& name, Shape shape) {
+    return b.constant(name, testing::random_tensor(std::move(shape), seed++));
   };
-  auto node = [&](const std::string& op, std::vector<ValueId> inputs, Attributes attrs = {}) {
-    Node n;
-    n.name = op + std::to_string(g.nodes.size());
-    n.op = op;
-    n.inputs = std::move(inputs);
-    n.attrs = std::move(attrs);
-    n.outputs.push_back(g.add_value(n.name + "_out", {}));
-    g.value(n.outputs[0]).type = passes::infer_types(g, n)[0];
-    const ValueId out = n.outputs[0];
-    g.add_node(std::move(n));
-    return out;
-  };
-  const ValueId x = g.add_value("x", {DType::Float32, {1, 16, 10, 10}});
-  g.inputs.push_back(x);
-  Attributes conv;
-  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  ValueId v = node("Conv", {x, constant("w", {16, 16, 3, 3}), constant("b", {16})}, conv);
-  v = node("GlobalAveragePool", {node("Relu", {v})});
-  v = node("Flatten", {v});
-  Attributes gemm;
-  gemm.set("transB", int64_t{1});
-  v = node("Gemm", {v, constant("fc_w", {10, 16}), constant("fc_b", {10})}, gemm);
-  Attributes softmax_axis;
-  softmax_axis.set("axis", int64_t{-1});
-  g.outputs = {node("Softmax", {v}, softmax_axis)};
-  return g;
+  const ValueId x = b.input("x", {1, 16, 10, 10});
+  ValueId v = b.add("Conv", {x, constant("w", {16, 16, 3, 3}), constant("b", {16})},
+                    testing::attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+  v = b.add("GlobalAveragePool", {b.add("Relu", {v})});
+  v = b.add("Flatten", {v});
+  v = b.add("Gemm", {v, constant("fc_w", {10, 16}), constant("fc_b", {10})},
+            testing::attrs_of({{"transB", int64_t{1}}}));
+  return b.finish({b.add("Softmax", {v}, testing::attrs_of({{"axis", int64_t{-1}}}))});
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <random>
 #include <set>
 
+#include "../graph_builder.h"
 #include "codegen/codegen.h"
 #include "passes/graph_edit.h"
 #include "passes/pipeline.h"
@@ -27,46 +28,14 @@ using namespace lathe;
 
 namespace {
 
-// Deterministic values in [-1, 1).
-Tensor random_tensor(Shape shape, uint32_t seed) {
-  Tensor t(DType::Float32, std::move(shape));
-  uint32_t s = seed * 2654435761u + 12345u;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    s = s * 1664525u + 1013904223u;
-    t.data<float>()[i] = static_cast<float>(s >> 8) / static_cast<float>(1u << 23) - 1.0f;
-  }
-  return t;
-}
+using testing::attrs_of;
+using testing::random_tensor;
 
-Attributes attrs_of(std::initializer_list<std::pair<std::string, Attribute>> list) {
-  Attributes a;
-  for (const auto& [k, v] : list) a.set(k, v);
-  return a;
-}
-
-// Builds graphs node by node, typing each output by inference.
-struct Builder {
-  Graph g;
+// Test graphs whose constants are seeded random tensors.
+struct Builder : testing::GraphBuilder {
   uint32_t seed = 1;
-  ValueId input(const std::string& name, Shape shape) {
-    ValueId id = g.add_value(name, {DType::Float32, std::move(shape)});
-    g.inputs.push_back(id);
-    return id;
-  }
   ValueId constant(const std::string& name, Shape shape) {
-    return g.add_constant(name, random_tensor(std::move(shape), seed++));
-  }
-  ValueId node(const std::string& op, std::vector<ValueId> inputs, Attributes attrs = {}) {
-    Node n;
-    n.name = op + std::to_string(g.nodes.size());
-    n.op = op;
-    n.inputs = std::move(inputs);
-    n.attrs = std::move(attrs);
-    n.outputs.push_back(g.add_value(n.name + "_out", {}));
-    g.value(n.outputs[0]).type = passes::infer_types(g, n)[0];
-    ValueId out = n.outputs[0];
-    g.add_node(std::move(n));
-    return out;
+    return GraphBuilder::constant(name, random_tensor(std::move(shape), seed++));
   }
 };
 
@@ -81,11 +50,11 @@ Graph conv_relu(Shape input, Shape weight, int64_t stride, int64_t pad, int64_t 
   ValueId x = b.input("x", input);
   ValueId w = b.constant("w", weight);
   ValueId bias = b.constant("b", {weight[0]});
-  ValueId c = b.node("Conv", {x, w, bias},
-                     attrs_of({{"strides", ints({stride, stride})},
-                               {"pads", ints({pad, pad, pad, pad})},
-                               {"group", group}}));
-  b.g.outputs = {b.node("Relu", {c})};
+  ValueId c = b.add("Conv", {x, w, bias},
+                    attrs_of({{"strides", ints({stride, stride})},
+                              {"pads", ints({pad, pad, pad, pad})},
+                              {"group", group}}));
+  b.g.outputs = {b.add("Relu", {c})};
   return b.g;
 }
 
@@ -94,7 +63,7 @@ Graph gemm_bias() {
   ValueId x = b.input("x", {8, 32});
   ValueId w = b.constant("w", {48, 32});
   ValueId c = b.constant("c", {48});
-  b.g.outputs = {b.node("Gemm", {x, w, c}, attrs_of({{"transB", int64_t{1}}}))};
+  b.g.outputs = {b.add("Gemm", {x, w, c}, attrs_of({{"transB", int64_t{1}}}))};
   return b.g;
 }
 
@@ -102,30 +71,30 @@ Graph matmul_add(Shape a, Shape w, bool constant_b) {
   Builder b;
   ValueId x = b.input("x", a);
   ValueId y = constant_b ? b.constant("w", w) : b.input("y", w);
-  ValueId m = b.node("MatMul", {x, y});
-  b.g.outputs = {b.node("Add", {m, b.constant("bias", {w.back()})})};
+  ValueId m = b.add("MatMul", {x, y});
+  b.g.outputs = {b.add("Add", {m, b.constant("bias", {w.back()})})};
   return b.g;
 }
 
 Graph pool(const std::string& op, Attributes attrs) {
   Builder b;
   ValueId x = b.input("x", {1, 8, 10, 10});
-  b.g.outputs = {b.node(op, {x}, std::move(attrs))};
+  b.g.outputs = {b.add(op, {x}, std::move(attrs))};
   return b.g;
 }
 
 Graph reduce_mean() {
   Builder b;
   ValueId x = b.input("x", {4, 6, 32});
-  ValueId sq = b.node("Mul", {x, x});
-  b.g.outputs = {b.node("ReduceMean", {sq}, attrs_of({{"axes", ints({2})}}))};
+  ValueId sq = b.add("Mul", {x, x});
+  b.g.outputs = {b.add("ReduceMean", {sq}, attrs_of({{"axes", ints({2})}}))};
   return b.g;
 }
 
 Graph softmax() {
   Builder b;
   ValueId x = b.input("x", {4, 6, 32});
-  b.g.outputs = {b.node("Softmax", {x}, attrs_of({{"axis", int64_t{-1}}}))};
+  b.g.outputs = {b.add("Softmax", {x}, attrs_of({{"axis", int64_t{-1}}}))};
   return b.g;
 }
 
@@ -133,9 +102,9 @@ Graph injective_chain() {
   Builder b;
   ValueId x = b.input("x", {2, 6, 48});
   ValueId y = b.input("y", {2, 6, 48});
-  ValueId s = b.node("Add", {x, y});
-  ValueId r = b.node("Relu", {s});
-  b.g.outputs = {b.node("Mul", {r, b.constant("k", {48})})};
+  ValueId s = b.add("Add", {x, y});
+  ValueId r = b.add("Relu", {s});
+  b.g.outputs = {b.add("Mul", {r, b.constant("k", {48})})};
   return b.g;
 }
 
