@@ -38,6 +38,8 @@ AppliedStep compute_root(Schedule&, Stage, const std::vector<Argument>&,
                          const std::vector<std::string>&);
 AppliedStep storage_align(Schedule&, Stage, const std::vector<Argument>&,
                           const std::vector<std::string>&);
+AppliedStep set_scope(Schedule&, Stage, const std::vector<Argument>&,
+                      const std::vector<std::string>&);
 
 // ---- dataflow rewrites (apply_dataflow.cpp) ----
 AppliedStep cache_read(Schedule&, Stage, const std::vector<Argument>&,

@@ -1,5 +1,8 @@
 // The primitives that decide where a stage is computed and how its buffer is
-// laid out: compute_at, compute_inline, compute_root, storage_align.
+// laid out: compute_at, compute_inline, compute_root, storage_align,
+// set_scope.
+#include <algorithm>
+
 #include "schedule/apply.h"
 #include "support/error.h"
 
@@ -73,6 +76,26 @@ AppliedStep storage_align(Schedule&, Stage stage, const std::vector<Argument>& a
     schedule_error(str("storage_align: needs factor > 0 and 0 <= offset < factor, got ", factor,
                        ", ", offset));
   stage.ref()->storage_aligns.push_back({dim, factor, offset});
+  return {};
+}
+
+// TVM's set_scope: the storage scope of the stage's buffer, as cache_read and
+// cache_write give their caches. Lowering carries it to the buffer's
+// allocation in the loop IR. The llvm target places every allocation by its
+// size (the stack up to 32 KB, the runtime's allocator above), so on the CPU
+// the scope names the buffer's role and changes no instruction.
+AppliedStep set_scope(Schedule&, Stage stage, const std::vector<Argument>& args,
+                      const std::vector<std::string>&) {
+  const std::string& scope = args[0].text;
+  if (!stage.op().as_compute() || stage.node().is_output)
+    schedule_error(str("set_scope: '", stage.name(), "' is ",
+                       stage.node().is_output ? "an output" : "a placeholder",
+                       "; its buffer is the kernel's argument"));
+  static const char* scopes[] = {"global", "shared", "local"};
+  if (std::find(std::begin(scopes), std::end(scopes), scope) == std::end(scopes))
+    schedule_error(str("set_scope: unknown storage scope '", scope,
+                       "'; the scopes are \"global\", \"shared\" and \"local\""));
+  stage.ref()->scope = scope;
   return {};
 }
 

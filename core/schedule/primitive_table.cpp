@@ -73,6 +73,9 @@ const std::vector<Primitive> kPrimitives = {
     {"bind", "bind", R::Stage,
      {{"ivar", K::Axis}, {"thread_ivar", K::ThreadTag}},
      Returns::Nothing, {}, apply::bind},
+    {"set_scope", "set_scope", R::Stage,
+     {{"scope", K::String}},
+     Returns::Nothing, {}, apply::set_scope},
 };
 // clang-format on
 
@@ -80,7 +83,6 @@ const std::vector<Primitive> kPrimitives = {
 const std::vector<RejectedMethod> kRejected = {
     {"tensorize", R::Stage, "no tensor intrinsics are declared for the llvm target"},
     {"double_buffer", R::Stage, "there are no asynchronous copies on the CPU for it to overlap"},
-    {"set_scope", R::Stage, "a stage's storage scope is set by cache_read and cache_write"},
     {"env_threads", R::Stage, "it binds GPU threads"},
     {"set_store_predicate", R::Stage, "it is not implemented"},
     {"transform_layout", R::Stage, "the graph's layout pass chooses layouts"},

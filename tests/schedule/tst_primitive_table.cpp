@@ -56,6 +56,7 @@ const std::map<std::string, std::string> kSamples = {
     {"pragma", "s[C].pragma(C.op.axis[0], \"auto_unroll_max_step\", 16)"},
     {"prefetch", "s[C].prefetch(B, C.op.axis[0], 1)"},
     {"bind", "s[C].bind(C.op.axis[0], te.thread_axis(\"blockIdx.x\"))"},
+    {"set_scope", "s[C].set_scope(\"local\")"},
 };
 
 std::string sample_text(const std::string& primitive) {
@@ -168,6 +169,10 @@ class TestPrimitiveTable : public QObject {
         << "cache_read() expects tensors or operations here, got the integer 3";
     QTest::newRow("rejected") << "s[C].tensorize(C.op.axis[0], None)" << 6
                               << "Stage.tensorize is not supported by Lathe: no tensor intrinsics";
+    QTest::newRow("set_scope of an output")
+        << "s[D].set_scope(\"local\")" << 1 << "set_scope: 'D' is an output";
+    QTest::newRow("set_scope unknown")
+        << "s[C].set_scope(\"texture\")" << 1 << "unknown storage scope 'texture'";
     QTest::newRow("rejected on s") << "s.normalize()" << 3 << "s.normalize is not supported";
   }
 
