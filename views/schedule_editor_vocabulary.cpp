@@ -3,37 +3,19 @@
 
 #include <QRegularExpression>
 
+#include "schedule/primitives.h"
 #include "tune/group_computation.h"
 
 namespace lathe::views {
 
 const QList<SchedulePrimitive>& schedulePrimitives() {
-  static const QList<SchedulePrimitive> primitives = {
-      {QStringLiteral("split"),
-       QStringLiteral("split(parent, factor=None, nparts=None) → outer, inner"), false},
-      {QStringLiteral("tile"),
-       QStringLiteral("tile(x_parent, y_parent, x_factor, y_factor) → xo, yo, xi, yi"), false},
-      {QStringLiteral("fuse"), QStringLiteral("fuse(*args) → fused"), false},
-      {QStringLiteral("reorder"), QStringLiteral("reorder(*args)"), false},
-      {QStringLiteral("parallel"), QStringLiteral("parallel(var)"), false},
-      {QStringLiteral("vectorize"), QStringLiteral("vectorize(var)"), false},
-      {QStringLiteral("unroll"), QStringLiteral("unroll(var)"), false},
-      {QStringLiteral("compute_at"), QStringLiteral("compute_at(parent, scope)"), false},
-      {QStringLiteral("compute_inline"), QStringLiteral("compute_inline()"), false},
-      {QStringLiteral("compute_root"), QStringLiteral("compute_root()"), false},
-      {QStringLiteral("cache_read"),
-       QStringLiteral("s.cache_read(tensor, scope, readers) → cache tensor"), true},
-      {QStringLiteral("cache_write"), QStringLiteral("s.cache_write(tensor, scope) → cache tensor"),
-       true},
-      {QStringLiteral("rfactor"),
-       QStringLiteral("s.rfactor(tensor, axis, factor_axis=0) → factored tensor"), true},
-      {QStringLiteral("storage_align"), QStringLiteral("storage_align(axis, factor, offset)"),
-       false},
-      {QStringLiteral("pragma"), QStringLiteral("pragma(var, pragma_type, pragma_value=None)"),
-       false},
-      {QStringLiteral("prefetch"), QStringLiteral("prefetch(tensor, var, offset)"), false},
-      {QStringLiteral("bind"), QStringLiteral("bind(ivar, thread_ivar)"), false},
-  };
+  static const QList<SchedulePrimitive> primitives = [] {
+    QList<SchedulePrimitive> list;
+    for (const schedule::MethodSignature& m : schedule::method_signatures())
+      list.append({QString::fromStdString(m.method), QString::fromStdString(m.signature),
+                   m.receiver == schedule::Receiver::Schedule});
+    return list;
+  }();
   return primitives;
 }
 

@@ -22,7 +22,8 @@ struct SchedulePrimitive {
   bool onSchedule = false;
 };
 
-// The primitives the schedule text accepts, in the order TVM's docs list them.
+// The primitives the schedule text accepts, read from core's primitive table
+// (schedule/primitives.h), in the order TVM's docs list them.
 const QList<SchedulePrimitive>& schedulePrimitives();
 
 struct ScheduleAxis {

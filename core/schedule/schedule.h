@@ -1,7 +1,9 @@
 // Schedules, after TVM's te.Schedule: one Stage per operation, whose
 // primitives only rewrite iteration-variable relations and attributes; loops
 // are built at lowering (core/tir). Every primitive applied is appended to the
-// schedule's trace, which is what the schedule text prints and replays.
+// schedule's trace, which is what the schedule text prints and replays. The
+// primitives themselves are the table in schedule/primitives.h; the methods
+// below are their typed C++ spelling.
 #pragma once
 
 #include <memory>
@@ -121,13 +123,6 @@ class Stage {
   void storage_align(const IterVar& axis, int64_t factor, int64_t offset);
 
  private:
-  std::pair<IterVar, IterVar> split_impl(const IterVar& parent, bool by_factor, int64_t amount,
-                                         const std::string& outer_name,
-                                         const std::string& inner_name);
-  IterVar make_leaf_var(const std::string& name, te::IterVarKind kind);
-  void check_leaf(const IterVar& var, const char* primitive) const;
-  int leaf_index(const IterVar& var) const;
-
   StageRef node_;
   class Schedule* owner_ = nullptr;
 };
@@ -171,12 +166,18 @@ class Schedule {
   const std::vector<ScheduleStep>& trace() const { return trace_; }
   void record(ScheduleStep step) { trace_.push_back(std::move(step)); }
 
- private:
-  friend class Stage;
-  StageRef add_stage(const Operation& op, size_t position);
+  // Dataflow rewrites, for the primitives' apply functions (schedule/apply.h).
+  // A new stage for `op`, just before or just after `anchor` in dependency order.
+  StageRef insert_stage(const Operation& op, const Stage& anchor, bool after);
   // Replaces reads of `from` by reads of `to` in the given stages' operations.
   void redirect_reads(const Operation& from, const Operation& to,
                       const std::vector<StageRef>& readers);
+  // Gives `stage` the operation `op`: the stages and outputs that read its
+  // old operation read `op` instead.
+  void replace_op(const Stage& stage, const Operation& op);
+
+ private:
+  StageRef add_stage(const Operation& op, size_t position);
 
   std::vector<Operation> outputs_;
   std::vector<StageRef> stages_;  // dependency order

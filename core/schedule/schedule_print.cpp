@@ -1,7 +1,9 @@
-// Prints a schedule's trace as schedule text. The trace names axes by name
-// only, so the printer replays it on a fresh schedule to learn which axis
-// each name means at each step, and tracks the Python names its own output
-// binds to write a reference the parser resolves to that very axis.
+// Prints a schedule's trace as schedule text, each step as its primitive's
+// method with its arguments written by their parameters' kinds. The trace
+// names axes by name only, so the printer replays it on a fresh schedule to
+// learn which axis each name means at each step, and tracks the Python names
+// its own output binds to write a reference the parser resolves to that very
+// axis.
 #include <cctype>
 #include <map>
 #include <set>
@@ -13,7 +15,6 @@
 namespace lathe::schedule {
 namespace {
 
-using detail::AppliedStep;
 using detail::ResolvedStep;
 
 bool is_identifier(const std::string& name) {
@@ -164,6 +165,43 @@ class Printer {
     return join(st.results) + " = ";
   }
 
+  // One argument as the text writes it, by its parameter's kind.
+  std::string argument(size_t i, const ResolvedStep& r, const Param& param, const Argument& a,
+                       const Stage& attach_stage) {
+    switch (param.kind) {
+      case ParamKind::Axis:
+      case ParamKind::DataAxis:
+        return axis_ref(i, r.stage, a.axis);
+      case ParamKind::AttachAxis:
+        return axis_ref(i, attach_stage, a.axis);
+      case ParamKind::Axes: {
+        std::vector<std::string> axes;
+        for (const IterVar& v : a.axes) axes.push_back(axis_ref(i, r.stage, v));
+        return join(axes);
+      }
+      case ParamKind::Int:
+      case ParamKind::Dim:
+        return std::to_string(a.integer);
+      case ParamKind::String:
+        return quote(a.text);
+      case ParamKind::ThreadTag:
+        return "te.thread_axis(" + quote(a.text) + ")";
+      case ParamKind::Stage:
+        return stage_ref(i, a.stage);
+      case ParamKind::Tensor:
+        return tensor_ref(i, replayer_->schedule().stage_of(a.tensor.op()));
+      case ParamKind::Tensors: {
+        std::vector<std::string> tensors;
+        for (const Tensor& t : a.tensors)
+          tensors.push_back(tensor_ref(i, replayer_->schedule().stage_of(t.op())));
+        return "[" + join(tensors) + "]";
+      }
+      case ParamKind::Subject:
+        return tensor_ref(i, r.stage);
+    }
+    unprintable(i, str("parameter '", param.name, "' has no text form"));
+  }
+
   std::string step(size_t i) {
     const ScheduleStep& st = trace_[i];
     ResolvedStep r;
@@ -172,55 +210,20 @@ class Printer {
     } catch (const std::exception& e) {
       unprintable(i, e.what());
     }
-    const std::string& p = st.primitive;
-    auto axis = [&](size_t k) { return axis_ref(i, r.stage, r.axes[k]); };
-    std::string line;
-    if (p == "split" || p == "split_nparts") {
-      line = results(i, st) + stage_ref(i, r.stage) + ".split(" + axis(0) +
-             (p == "split" ? ", factor=" : ", nparts=") + std::to_string(st.ints[0]) + ")";
-    } else if (p == "tile") {
-      line = results(i, st) + stage_ref(i, r.stage) + ".tile(" + axis(0) + ", " + axis(1) +
-             ", x_factor=" + std::to_string(st.ints[0]) +
-             ", y_factor=" + std::to_string(st.ints[1]) + ")";
-    } else if (p == "fuse") {
-      line = results(i, st) + stage_ref(i, r.stage) + ".fuse(" + axis(0) + ", " + axis(1) + ")";
-    } else if (p == "reorder") {
-      std::vector<std::string> axes;
-      for (size_t k = 0; k < r.axes.size(); ++k) axes.push_back(axis(k));
-      line = stage_ref(i, r.stage) + ".reorder(" + join(axes) + ")";
-    } else if (p == "parallel" || p == "vectorize" || p == "unroll") {
-      line = stage_ref(i, r.stage) + "." + p + "(" + axis(0) + ")";
-    } else if (p == "bind") {
-      line = stage_ref(i, r.stage) + ".bind(" + axis(0) + ", te.thread_axis(" +
-             quote(st.strings[0]) + "))";
-    } else if (p == "pragma") {
-      line = stage_ref(i, r.stage) + ".pragma(" + axis(0) + ", " + quote(st.strings[0]) + ", " +
-             std::to_string(st.ints[0]) + ")";
-    } else if (p == "prefetch") {
-      line = stage_ref(i, r.stage) + ".prefetch(" + tensor_ref(i, r.other) + ", " + axis(0) + ", " +
-             std::to_string(st.ints[0]) + ")";
-    } else if (p == "compute_at") {
-      line = stage_ref(i, r.stage) + ".compute_at(" + stage_ref(i, r.other) + ", " +
-             axis_ref(i, r.other, r.axes[0]) + ")";
-    } else if (p == "compute_inline" || p == "compute_root") {
-      line = stage_ref(i, r.stage) + "." + p + "()";
-    } else if (p == "storage_align") {
-      line = stage_ref(i, r.stage) + ".storage_align(" + axis(0) + ", " +
-             std::to_string(st.ints[0]) + ", " + std::to_string(st.ints[1]) + ")";
-    } else if (p == "cache_read") {
-      std::vector<std::string> readers;
-      for (const Stage& reader : r.readers) readers.push_back(tensor_ref(i, reader));
-      line = results(i, st) + s_ + ".cache_read(" + tensor_ref(i, r.stage) + ", " +
-             quote(st.strings[0]) + ", [" + join(readers) + "])";
-    } else if (p == "cache_write") {
-      line = results(i, st) + s_ + ".cache_write(" + tensor_ref(i, r.stage) + ", " +
-             quote(st.strings[0]) + ")";
-    } else if (p == "rfactor") {
-      line = results(i, st) + s_ + ".rfactor(" + tensor_ref(i, r.stage) + ", " + axis(0) +
-             (st.ints[0] != 0 ? ", factor_axis=" + std::to_string(st.ints[0]) : "") + ")";
-    } else {
-      unprintable(i, "unknown primitive '" + p + "'");
+    const Primitive& p = *r.primitive;
+    std::vector<std::string> args;
+    Stage attach_stage;
+    for (size_t k = 0; k < p.params.size(); ++k) {
+      const Param& param = p.params[k];
+      const Argument& a = r.args[k];
+      if (param.kind == ParamKind::Stage) attach_stage = a.stage;
+      if (param.default_int && a.integer == *param.default_int) continue;
+      std::string text = argument(i, r, param, a, attach_stage);
+      args.push_back(param.keyword ? param.name + ("=" + text) : text);
     }
+    std::string line = st.results.empty() ? "" : results(i, st);
+    line += (p.receiver == Receiver::Stage ? stage_ref(i, r.stage) : s_) + "." + p.method + "(" +
+            join(args) + ")";
     AppliedStep applied;
     try {
       applied = replayer_->apply(st, r);

@@ -1,6 +1,7 @@
-// Re-applies recorded schedule steps by name. Names resolve as the schedule
-// text's would have: stages by tensor name, axes among the stage's current
-// leaves (newest first), storage_align's axis among the op's data axes.
+// Re-applies recorded schedule steps by name. Each name resolves by the kind
+// of the parameter it fills (primitives.h), as the schedule text's would
+// have: stages by tensor name, loops among the stage's current leaves
+// (newest first), a data axis among the op's axes.
 #include "schedule/schedule_replay.h"
 
 #include <limits>
@@ -10,39 +11,75 @@
 namespace lathe::schedule::detail {
 namespace {
 
+// How many names or numbers a step of `p` holds in each field: exact, or at
+// least `count` when a parameter takes several.
+struct FieldCount {
+  size_t count = 0;
+  bool or_more = false;
+};
+
 struct StepShape {
-  const char* primitive;
-  int axes, ints, strings, results;  // exact counts; -1: one or more, -2: two or more
+  FieldCount axes, ints, strings, results;
 };
 
-const StepShape kShapes[] = {
-    {"create_schedule", 0, 0, 1, 0},
-    {"split", 1, 1, 0, 2},
-    {"split_nparts", 1, 1, 0, 2},
-    {"tile", 2, 2, 0, 4},
-    {"fuse", 2, 0, 0, 1},
-    {"reorder", -1, 0, 0, 0},
-    {"parallel", 1, 0, 0, 0},
-    {"vectorize", 1, 0, 0, 0},
-    {"unroll", 1, 0, 0, 0},
-    {"bind", 1, 0, 1, 0},
-    {"pragma", 1, 1, 1, 0},
-    {"prefetch", 1, 1, 1, 0},
-    {"compute_at", 1, 0, 1, 0},
-    {"compute_inline", 0, 0, 0, 0},
-    {"compute_root", 0, 0, 0, 0},
-    {"storage_align", 1, 2, 0, 0},
-    {"cache_read", 0, 0, -2, 1},
-    {"cache_write", 0, 0, 1, 1},
-    {"rfactor", 1, 1, 0, 1},
-};
+StepShape shape_of(const Primitive& p) {
+  StepShape shape;
+  for (const Param& param : p.params) {
+    switch (param.kind) {
+      case ParamKind::Axis:
+      case ParamKind::DataAxis:
+      case ParamKind::AttachAxis:
+        ++shape.axes.count;
+        break;
+      case ParamKind::Axes:
+        shape.axes.count += static_cast<size_t>(param.min_count);
+        shape.axes.or_more = true;
+        break;
+      case ParamKind::Int:
+      case ParamKind::Dim:
+        ++shape.ints.count;
+        break;
+      case ParamKind::String:
+      case ParamKind::ThreadTag:
+      case ParamKind::Stage:
+      case ParamKind::Tensor:
+        ++shape.strings.count;
+        break;
+      case ParamKind::Tensors:
+        shape.strings.count += static_cast<size_t>(param.min_count);
+        shape.strings.or_more = true;
+        break;
+      case ParamKind::Subject:
+        break;
+    }
+  }
+  shape.results.count = p.results.size();
+  return shape;
+}
 
-void check_count(size_t have, int want, int field, const char* what, const std::string& prim) {
-  bool ok = want >= 0 ? have == static_cast<size_t>(want) : have >= static_cast<size_t>(-want);
-  if (ok) return;
-  std::string expected = want >= 0 ? std::to_string(want) : str(-want, " or more");
+void check_count(size_t have, FieldCount want, int field, const char* what,
+                 const std::string& prim) {
+  if (want.or_more ? have >= want.count : have == want.count) return;
+  std::string expected = want.or_more ? str(want.count, " or more") : std::to_string(want.count);
   throw ReplayError(field, str(prim, " takes ", expected, " ", what, ", got ", have));
 }
+
+// Hands out a step field's entries in order, as the parameters take them.
+template <typename T>
+class Cursor {
+ public:
+  explicit Cursor(const std::vector<T>& items) : items_(items) {}
+  const T& next() { return items_[at_++]; }
+  std::vector<T> rest() {
+    std::vector<T> out(items_.begin() + static_cast<long>(at_), items_.end());
+    at_ = items_.size();
+    return out;
+  }
+
+ private:
+  const std::vector<T>& items_;
+  size_t at_ = 0;
+};
 
 }  // namespace
 
@@ -61,19 +98,18 @@ std::vector<std::string> create_schedule_outputs(const ScheduleStep& step) {
 }
 
 void check_step_shape(const ScheduleStep& step) {
-  for (const StepShape& shape : kShapes) {
-    if (step.primitive != shape.primitive) continue;
-    check_count(step.axes.size(), shape.axes, 3, "axes", step.primitive);
-    check_count(step.ints.size(), shape.ints, 4, "integers", step.primitive);
-    check_count(step.strings.size(), shape.strings, 5, "strings", step.primitive);
-    check_count(step.results.size(), shape.results, 6, "results", step.primitive);
-    return;
+  StepShape shape;
+  if (step.primitive == "create_schedule") {
+    shape.strings.count = 1;
+  } else if (const Primitive* p = find_primitive(step.primitive)) {
+    shape = shape_of(*p);
+  } else {
+    throw ReplayError(1, str("unknown schedule primitive '", step.primitive, "'"));
   }
-  throw ReplayError(1, str("unknown schedule primitive '", step.primitive, "'"));
-}
-
-std::string rfactor_name(const std::string& tensor, const std::string& result) {
-  return result == tensor + "_rf" ? "" : result;
+  check_count(step.axes.size(), shape.axes, 3, "axes", step.primitive);
+  check_count(step.ints.size(), shape.ints, 4, "integers", step.primitive);
+  check_count(step.strings.size(), shape.strings, 5, "strings", step.primitive);
+  check_count(step.results.size(), shape.results, 6, "results", step.primitive);
 }
 
 IterVar find_leaf(const Stage& stage, const std::string& name) {
@@ -112,84 +148,70 @@ ResolvedStep TraceReplayer::resolve(const ScheduleStep& step) {
   if (step.primitive == "create_schedule")
     throw ReplayError(1, "create_schedule may only be the first step");
   ResolvedStep r;
+  r.primitive = find_primitive(step.primitive);
   r.stage = stage_named(step.stage, 2);
-  Stage axis_stage = r.stage;
-  if (step.primitive == "compute_at") {
-    r.other = stage_named(step.strings[0], 5);
-    axis_stage = r.other;
-  }
-  if (step.primitive == "prefetch") r.other = stage_named(step.strings[0], 5);
-  if (step.primitive == "cache_read")
-    for (size_t i = 1; i < step.strings.size(); ++i)
-      r.readers.push_back(stage_named(step.strings[i], 5));
-  for (const std::string& name : step.axes) {
-    IterVar v;
-    if (step.primitive == "storage_align") {
-      for (const IterVar& a : axis_stage.axis())
-        if (a.name() == name) {
-          v = a;
-          break;
-        }
-    } else {
-      v = find_leaf(axis_stage, name);
+  Cursor<std::string> axes(step.axes), strings(step.strings);
+  Cursor<int64_t> ints(step.ints);
+  Stage attach_stage;  // the last Stage argument, whose loops AttachAxis names
+  auto leaf = [&](const Stage& in, const std::string& name) {
+    IterVar v = find_leaf(in, name);
+    if (!v.defined()) throw ReplayError(3, str("stage '", in.name(), "' has no axis '", name, "'"));
+    return v;
+  };
+  for (const Param& param : r.primitive->params) {
+    Argument a;
+    switch (param.kind) {
+      case ParamKind::Axis:
+        a.axis = leaf(r.stage, axes.next());
+        break;
+      case ParamKind::Axes:
+        for (const std::string& name : axes.rest()) a.axes.push_back(leaf(r.stage, name));
+        break;
+      case ParamKind::DataAxis: {
+        const std::string& name = axes.next();
+        for (const IterVar& v : r.stage.axis())
+          if (v.name() == name) a.axis = v;
+        if (!a.axis.defined())
+          throw ReplayError(3, str("stage '", r.stage.name(), "' has no data axis '", name, "'"));
+        break;
+      }
+      case ParamKind::AttachAxis:
+        a.axis = leaf(attach_stage, axes.next());
+        break;
+      case ParamKind::Int:
+        a.integer = ints.next();
+        break;
+      case ParamKind::Dim:
+        a.integer = ints.next();
+        if (a.integer < 0 || a.integer > std::numeric_limits<int>::max())
+          throw ReplayError(
+              4, str(step.primitive, "'s ", param.name, " ", a.integer, " is out of range"));
+        break;
+      case ParamKind::String:
+      case ParamKind::ThreadTag:
+        a.text = strings.next();
+        break;
+      case ParamKind::Stage:
+        a.stage = attach_stage = stage_named(strings.next(), 5);
+        break;
+      case ParamKind::Tensor:
+        a.tensor = Tensor(stage_named(strings.next(), 5).op());
+        break;
+      case ParamKind::Tensors:
+        for (const std::string& name : strings.rest())
+          a.tensors.emplace_back(stage_named(name, 5).op());
+        break;
+      case ParamKind::Subject:
+        a.tensor = Tensor(r.stage.op());
+        break;
     }
-    if (!v.defined())
-      throw ReplayError(3, str("stage '", axis_stage.name(), "' has no axis '", name, "'"));
-    r.axes.push_back(v);
+    r.args.push_back(std::move(a));
   }
   return r;
 }
 
 AppliedStep TraceReplayer::apply(const ScheduleStep& step, const ResolvedStep& r) {
-  Stage stage = r.stage;
-  const std::string& p = step.primitive;
-  AppliedStep out;
-  if (p == "split" || p == "split_nparts") {
-    auto [outer, inner] =
-        p == "split"
-            ? stage.split(r.axes[0], step.ints[0], step.results[0], step.results[1])
-            : stage.split_nparts(r.axes[0], step.ints[0], step.results[0], step.results[1]);
-    out.axes = {outer, inner};
-  } else if (p == "tile") {
-    out.axes = stage.tile(r.axes[0], r.axes[1], step.ints[0], step.ints[1], step.results);
-  } else if (p == "fuse") {
-    out.axes = {stage.fuse(r.axes[0], r.axes[1], step.results[0])};
-  } else if (p == "reorder") {
-    stage.reorder(r.axes);
-  } else if (p == "parallel") {
-    stage.parallel(r.axes[0]);
-  } else if (p == "vectorize") {
-    stage.vectorize(r.axes[0]);
-  } else if (p == "unroll") {
-    stage.unroll(r.axes[0]);
-  } else if (p == "bind") {
-    stage.bind(r.axes[0], step.strings[0]);
-  } else if (p == "pragma") {
-    stage.pragma(r.axes[0], step.strings[0], te::make_int(step.ints[0]));
-  } else if (p == "prefetch") {
-    stage.prefetch(Tensor(r.other.op()), r.axes[0], step.ints[0]);
-  } else if (p == "compute_at") {
-    stage.compute_at(r.other, r.axes[0]);
-  } else if (p == "compute_inline") {
-    stage.compute_inline();
-  } else if (p == "compute_root") {
-    stage.compute_root();
-  } else if (p == "storage_align") {
-    stage.storage_align(r.axes[0], step.ints[0], step.ints[1]);
-  } else if (p == "cache_read") {
-    std::vector<Operation> readers;
-    for (const Stage& s : r.readers) readers.push_back(s.op());
-    out.tensor =
-        schedule_->cache_read(Tensor(stage.op()), step.strings[0], readers, step.results[0]);
-  } else if (p == "cache_write") {
-    out.tensor = schedule_->cache_write(Tensor(stage.op()), step.strings[0], step.results[0]);
-  } else if (p == "rfactor") {
-    if (step.ints[0] < 0 || step.ints[0] > std::numeric_limits<int>::max())
-      throw ReplayError(4, str("rfactor's factor_axis ", step.ints[0], " is out of range"));
-    out.tensor = schedule_->rfactor(Tensor(stage.op()), r.axes[0], static_cast<int>(step.ints[0]),
-                                    rfactor_name(stage.name(), step.results[0]));
-  }
-  return out;
+  return apply_primitive(*schedule_, *r.primitive, r.stage, r.args, step.results);
 }
 
 }  // namespace lathe::schedule::detail

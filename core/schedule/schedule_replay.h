@@ -1,6 +1,7 @@
 // Replaying a trace: re-applies recorded ScheduleSteps, which name stages and
-// axes by name, to a fresh schedule. Shared by the printer (which replays to
-// learn what each name refers to at each step) and by schedule_from_json.
+// axes by name, to a fresh schedule, resolving each name by its parameter's
+// kind in the primitive table. Shared by the printer (which replays to learn
+// what each name refers to at each step) and by schedule_from_json.
 #pragma once
 
 #include <map>
@@ -9,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "schedule/schedule.h"
+#include "schedule/primitives.h"
 
 namespace lathe::schedule::detail {
 
@@ -26,16 +27,9 @@ class ReplayError : public Error {
 
 // What a step's names refer to in the schedule before the step.
 struct ResolvedStep {
-  Stage stage;                 // the stage the primitive is called on
-  std::vector<IterVar> axes;   // step.axes, resolved in `stage` (compute_at: in `other`)
-  Stage other;                 // compute_at's parent stage, prefetch's tensor
-  std::vector<Stage> readers;  // cache_read's readers
-};
-
-// What a step made: new axes in return order, or the new cache tensor.
-struct AppliedStep {
-  std::vector<IterVar> axes;
-  Tensor tensor;
+  const Primitive* primitive = nullptr;
+  Stage stage;                 // the stage the primitive is called on (or its Subject's)
+  std::vector<Argument> args;  // one per parameter of the primitive
 };
 
 // The output names of a create_schedule step ("C,D").
@@ -55,19 +49,14 @@ class TraceReplayer {
 
   // Resolves names against the current schedule; throws ReplayError.
   ResolvedStep resolve(const ScheduleStep& step);
-  // Applies a resolved step; the primitives throw ScheduleError.
+  // Applies a resolved step, with the step's result names; the primitives
+  // throw ScheduleError.
   AppliedStep apply(const ScheduleStep& step, const ResolvedStep& resolved);
 
  private:
   Stage stage_named(const std::string& name, int field);
   std::unique_ptr<Schedule> schedule_;
 };
-
-// The name to pass Schedule::rfactor for a result bound to `result`. A given
-// name also names the factored op, the default does not ("C.rf", bound as
-// "C_rf"), so the default result name maps back to "" and an unnamed rfactor
-// replays and reprints to the same op name.
-std::string rfactor_name(const std::string& tensor, const std::string& result);
 
 // The newest leaf axis of `stage` named `name` (names a text rebinds refer to
 // the latest binding, as in Python); undefined when there is none.

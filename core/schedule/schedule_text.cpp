@@ -1,15 +1,17 @@
 // Executes parsed schedule text on a Schedule, Python-style: every expression
 // evaluates to a value (tensor, stage, axis, list ...) and method calls on
-// stages and the schedule call the C++ primitives, with the names an
-// assignment binds passed on as the new axes' and tensors' names.
+// stages and the schedule apply the primitives of the table (primitives.h),
+// with the names an assignment binds passed on as the new axes' and tensors'
+// names.
 #include "schedule/schedule_text.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <optional>
 
+#include "schedule/primitives.h"
 #include "schedule/schedule_parser.h"
-#include "schedule/schedule_replay.h"
 
 namespace lathe::schedule {
 namespace {
@@ -175,7 +177,7 @@ struct Call {
 // Python's argument binding against named parameters; an absent argument,
 // or an explicit None, is nullptr.
 std::vector<const Arg*> bind_args(const Call& c, const std::vector<const char*>& params,
-                                  size_t required) {
+                                  const std::vector<bool>& required) {
   std::vector<const Arg*> bound(params.size(), nullptr);
   std::vector<bool> given(params.size(), false);
   size_t positional = 0;
@@ -200,8 +202,9 @@ std::vector<const Arg*> bind_args(const Call& c, const std::vector<const char*>&
     given[index] = true;
     if (a.value.kind != Value::Kind::None) bound[index] = &a;
   }
-  for (size_t i = 0; i < required; ++i)
-    if (!bound[i]) error_at(c.pos, str(c.name, "() is missing its argument '", params[i], "'"));
+  for (size_t i = 0; i < params.size(); ++i)
+    if (required[i] && !bound[i])
+      error_at(c.pos, str(c.name, "() is missing its argument '", params[i], "'"));
   return bound;
 }
 
@@ -236,43 +239,12 @@ Tensor want_tensor(const Call& c, const Arg& a) {
   return t;
 }
 
-// fuse(*args) and reorder(*args): positional axes only.
-std::vector<IterVar> axis_varargs(const Call& c, size_t minimum) {
-  std::vector<IterVar> axes;
-  for (const Arg& a : c.args) {
-    if (!a.keyword.empty()) error_at(a.keyword_pos, str(c.name, "() takes no keyword arguments"));
-    axes.push_back(want_axis(c, a));
-  }
-  if (axes.size() < minimum)
-    error_at(c.pos, str(c.name, "() needs at least ", minimum, " ax", minimum == 1 ? "is" : "es"));
-  return axes;
-}
-
-// The name an assignment gives a call's single result, or "" for the default.
-std::string target_name(const Call& c, size_t count, size_t index) {
-  if (!c.targets || c.targets->size() != count) return "";
-  return (*c.targets)[index];
-}
-
 bool contains(std::initializer_list<const char*> names, const std::string& name) {
   for (const char* n : names)
     if (name == n) return true;
   return false;
 }
 
-const std::initializer_list<const char*> kStageMethods = {
-    "split", "tile",   "fuse",     "reorder",    "parallel",       "vectorize",    "unroll",
-    "bind",  "pragma", "prefetch", "compute_at", "compute_inline", "compute_root", "storage_align"};
-// TVM Stage methods Lathe does not implement: named so the message says so.
-const std::initializer_list<const char*> kUnsupportedStageMethods = {
-    "tensorize",      "double_buffer",       "set_scope",
-    "env_threads",    "set_store_predicate", "transform_layout",
-    "rolling_buffer", "set_axis_separators", "emit"};
-const std::initializer_list<const char*> kScheduleMethods = {"cache_read", "cache_write",
-                                                             "rfactor"};
-const std::initializer_list<const char*> kUnsupportedScheduleMethods = {
-    "normalize",          "create_group",        "stages", "outputs", "stage_map", "groups",
-    "reverse_cache_read", "cache_write_multiple"};
 const std::initializer_list<const char*> kTeNonSchedule = {
     "compute",  "placeholder", "reduce_axis", "sum",   "max",   "min",  "var",
     "size_var", "extern",      "scan",        "const", "lower", "build"};
@@ -450,16 +422,16 @@ class Interpreter {
         if (name == "name") return Value::of_str(v.op->name);
         break;
       case Value::Kind::Schedule:
-        if (contains(kScheduleMethods, name)) return Value::method(v, name);
-        if (contains(kUnsupportedScheduleMethods, name))
-          error_at(pos, "s." + name + " is not supported by Lathe");
+        if (!method_primitives(Receiver::Schedule, name).empty()) return Value::method(v, name);
+        if (const RejectedMethod* r = find_rejected_method(Receiver::Schedule, name))
+          error_at(pos, str("s.", name, " is not supported by Lathe: ", r->reason));
         break;
       case Value::Kind::Stage:
-        if (contains(kStageMethods, name)) return Value::method(v, name);
+        if (!method_primitives(Receiver::Stage, name).empty()) return Value::method(v, name);
         if (name == "op") return Value::of_op(v.stage.op());
         if (name == "leaf_iter_vars") return Value::of_axes(v.stage.node().leaf_iter_vars);
-        if (contains(kUnsupportedStageMethods, name))
-          error_at(pos, "Stage." + name + " is not supported by Lathe");
+        if (const RejectedMethod* r = find_rejected_method(Receiver::Stage, name))
+          error_at(pos, str("Stage.", name, " is not supported by Lathe: ", r->reason));
         break;
       default:
         break;
@@ -515,11 +487,11 @@ class Interpreter {
       }
       case Value::Kind::Schedule: {
         Call c{fn.s, n.name_pos, args, targets};
-        return schedule_method(c, *self.schedule);
+        return primitive_call(c, Receiver::Schedule, *self.schedule, Stage());
       }
       case Value::Kind::Stage: {
         Call c{fn.s, n.name_pos, args, targets};
-        return stage_method(c, self.stage);
+        return primitive_call(c, Receiver::Stage, *schedule_, self.stage);
       }
       default:
         error_at(n.pos, describe(fn) + " is not callable");
@@ -527,7 +499,7 @@ class Interpreter {
   }
 
   Value create_schedule(const Call& c) {
-    auto a = bind_args(c, {"ops"}, 1);
+    auto a = bind_args(c, {"ops"}, {true});
     if (schedule_)
       error_at(c.pos,
                "the text already created its schedule; only one te.create_schedule is "
@@ -552,7 +524,7 @@ class Interpreter {
 
   // te.thread_axis("blockIdx.x"): only the tag matters to bind.
   Value thread_axis(const Call& c) {
-    auto a = bind_args(c, {"dom", "tag", "name", "span"}, 0);
+    auto a = bind_args(c, {"dom", "tag", "name", "span"}, {false, false, false, false});
     std::string tag;
     if (a[0]) {
       if (a[0]->value.kind != Value::Kind::Str)
@@ -570,127 +542,157 @@ class Interpreter {
     return v;
   }
 
-  Value schedule_method(const Call& c, Schedule& s) {
-    if (c.name == "cache_read") {
-      auto a = bind_args(c, {"tensor", "scope", "readers"}, 3);
-      Tensor t = want_tensor(c, *a[0]);
-      std::string scope = want_str(c, *a[1]);
-      const Value& rv = a[2]->value;
-      std::vector<Value> items = rv.kind == Value::Kind::List ? rv.items : std::vector<Value>{rv};
-      std::vector<Operation> readers;
-      for (const Value& r : items) {
-        Tensor rt = as_tensor(r);
-        if (!rt.defined())
-          error_at(a[2]->pos,
-                   "cache_read() expects reader tensors or operations, got " + describe(r));
-        readers.push_back(rt.op());
-      }
-      return Value::of_tensor(s.cache_read(t, scope, readers, target_name(c, 1, 0)));
+  // A call of a schedule primitive's method: binds the arguments against
+  // the method's entries in the primitive table, converts each by its
+  // parameter's kind (reporting a wrong kind at the argument) and applies it.
+  Value primitive_call(const Call& c, Receiver receiver, Schedule& s, const Stage& stage) {
+    std::vector<const Primitive*> overloads = method_primitives(receiver, c.name);
+    const Primitive& p = choose_overload(c, overloads);
+    std::vector<Argument> args;
+    if (!p.params.empty() && p.params[0].kind == ParamKind::Axes) {
+      args.push_back(varargs(c, p.params[0]));
+    } else {
+      std::vector<const Arg*> bound = bind_params(c, p.params);
+      for (size_t i = 0; i < p.params.size(); ++i)
+        args.push_back(bound[i] ? convert(c, p.params[i], *bound[i])
+                                : Argument{.integer = p.params[i].default_int.value_or(0)});
     }
-    if (c.name == "cache_write") {
-      auto a = bind_args(c, {"tensor", "scope"}, 2);
-      if (a[0]->value.kind == Value::Kind::List)
-        error_at(a[0]->pos, "cache_write() of several tensors is not supported");
-      Tensor t = want_tensor(c, *a[0]);
-      std::string scope = want_str(c, *a[1]);
-      return Value::of_tensor(s.cache_write(t, scope, target_name(c, 1, 0)));
+    std::vector<std::string> names;
+    if (c.targets && c.targets->size() == p.results.size()) names = *c.targets;
+    AppliedStep applied = apply_primitive(s, p, stage, args, names);
+    switch (p.returns) {
+      case Returns::Nothing:
+        return Value();
+      case Returns::Axis:
+        return Value::of_axis(applied.axes[0]);
+      case Returns::Axes:
+        return Value::of_axes(applied.axes);
+      case Returns::Tensor:
+        return Value::of_tensor(applied.tensor);
     }
-    auto a = bind_args(c, {"tensor", "axis", "factor_axis"}, 2);
-    Tensor t = want_tensor(c, *a[0]);
-    IterVar axis = want_axis(c, *a[1]);
-    int64_t factor_axis = a[2] ? want_int(c, *a[2]) : 0;
-    if (factor_axis < 0 || factor_axis > std::numeric_limits<int>::max())
-      error_at(a[2]->pos,
-               str("rfactor() factor_axis must be a dimension index, got ", factor_axis));
-    return Value::of_tensor(s.rfactor(t, axis, static_cast<int>(factor_axis),
-                                      detail::rfactor_name(t.name(), target_name(c, 1, 0))));
+    return Value();
   }
 
-  Value stage_method(const Call& c, Stage stage) {
-    const std::string& m = c.name;
-    if (m == "split") {
-      auto a = bind_args(c, {"parent", "factor", "nparts"}, 1);
-      IterVar parent = want_axis(c, *a[0]);
-      if (a[1] && a[2])
-        error_at(a[2]->keyword.empty() ? a[2]->pos : a[2]->keyword_pos,
-                 "split() takes factor or nparts, not both");
-      if (!a[1] && !a[2]) error_at(c.pos, "split() needs factor= or nparts=");
-      std::string outer = target_name(c, 2, 0), inner = target_name(c, 2, 1);
-      auto [o, i] = a[1] ? stage.split(parent, want_int(c, *a[1]), outer, inner)
-                         : stage.split_nparts(parent, want_int(c, *a[2]), outer, inner);
-      return Value::of_axes({o, i});
+  // The entry whose parameters the call gives: entries sharing a method
+  // (split's factor= and nparts=) differ in the parameters only one has.
+  const Primitive& choose_overload(const Call& c, const std::vector<const Primitive*>& overloads) {
+    if (overloads.size() == 1) return *overloads[0];
+    std::vector<const char*> all;  // every entry's parameters, in order
+    for (const Primitive* o : overloads)
+      for (const Param& q : o->params)
+        if (std::none_of(all.begin(), all.end(), [&](const char* n) { return !strcmp(n, q.name); }))
+          all.push_back(q.name);
+    auto has = [](const Primitive* o, const char* name) {
+      return std::any_of(o->params.begin(), o->params.end(),
+                         [&](const Param& q) { return !strcmp(q.name, name); });
+    };
+    std::vector<bool> required(all.size(), false);
+    std::vector<const Arg*> bound = bind_args(c, all, required);
+    std::vector<const char*> own;  // the parameters that tell the entries apart
+    for (const char* name : all)
+      if (!std::all_of(overloads.begin(), overloads.end(),
+                       [&](const Primitive* o) { return has(o, name); }))
+        own.push_back(name);
+    const Primitive* chosen = nullptr;
+    const Arg* second = nullptr;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (!bound[i] || std::find(own.begin(), own.end(), all[i]) == own.end()) continue;
+      for (const Primitive* o : overloads)
+        if (has(o, all[i])) {
+          if (chosen && chosen != o && !second) second = bound[i];
+          if (!chosen) chosen = o;
+        }
     }
-    if (m == "tile") {
-      auto a = bind_args(c, {"x_parent", "y_parent", "x_factor", "y_factor"}, 4);
-      IterVar x = want_axis(c, *a[0]), y = want_axis(c, *a[1]);
-      int64_t xf = want_int(c, *a[2]), yf = want_int(c, *a[3]);
-      std::vector<std::string> names;
-      if (c.targets && c.targets->size() == 4) names = *c.targets;
-      return Value::of_axes(stage.tile(x, y, xf, yf, names));
+    std::string choices;
+    for (size_t i = 0; i < own.size(); ++i) choices += (i ? " or " : "") + std::string(own[i]);
+    if (second)
+      error_at(second->keyword.empty() ? second->pos : second->keyword_pos,
+               str(c.name, "() takes ", choices, ", not both"));
+    if (!chosen) {
+      std::string needs;
+      for (size_t i = 0; i < own.size(); ++i)
+        needs += (i ? " or " : "") + std::string(own[i]) + "=";
+      error_at(c.pos, str(c.name, "() needs ", needs));
     }
-    if (m == "fuse") {
-      std::vector<IterVar> axes = axis_varargs(c, 2);
-      // TVM fuses n axes pairwise, outermost first; only the last gets the name.
-      IterVar fused = axes[0];
-      for (size_t i = 1; i < axes.size(); ++i)
-        fused = stage.fuse(fused, axes[i], i + 1 == axes.size() ? target_name(c, 1, 0) : "");
-      return Value::of_axis(fused);
+    return *chosen;
+  }
+
+  // Python's binding of the call's arguments to the entry's parameters; a
+  // parameter with a default may be left out.
+  std::vector<const Arg*> bind_params(const Call& c, const std::vector<Param>& params) {
+    std::vector<const char*> names;
+    std::vector<bool> required;
+    for (const Param& q : params) {
+      names.push_back(q.name);
+      required.push_back(!q.default_int.has_value());
     }
-    if (m == "reorder") {
-      stage.reorder(axis_varargs(c, 1));
-      return Value();
+    return bind_args(c, names, required);
+  }
+
+  // *args: positional axes only.
+  Argument varargs(const Call& c, const Param& param) {
+    Argument a;
+    for (const Arg& arg : c.args) {
+      if (!arg.keyword.empty())
+        error_at(arg.keyword_pos, str(c.name, "() takes no keyword arguments"));
+      a.axes.push_back(want_axis(c, arg));
     }
-    if (m == "parallel" || m == "vectorize" || m == "unroll") {
-      auto a = bind_args(c, {"var"}, 1);
-      IterVar v = want_axis(c, *a[0]);
-      if (m == "parallel") stage.parallel(v);
-      if (m == "vectorize") stage.vectorize(v);
-      if (m == "unroll") stage.unroll(v);
-      return Value();
+    if (a.axes.size() < static_cast<size_t>(param.min_count))
+      error_at(c.pos, str(c.name, "() needs at least ", param.min_count, " ax",
+                          param.min_count == 1 ? "is" : "es"));
+    return a;
+  }
+
+  Argument convert(const Call& c, const Param& param, const Arg& arg) {
+    const Value& v = arg.value;
+    Argument a;
+    switch (param.kind) {
+      case ParamKind::Axis:
+      case ParamKind::DataAxis:
+      case ParamKind::AttachAxis:
+        a.axis = want_axis(c, arg);
+        break;
+      case ParamKind::Axes:
+        a = varargs(c, param);
+        break;
+      case ParamKind::Int:
+        a.integer = want_int(c, arg);
+        break;
+      case ParamKind::Dim:
+        a.integer = want_int(c, arg);
+        if (a.integer < 0 || a.integer > std::numeric_limits<int>::max())
+          error_at(arg.pos,
+                   str(c.name, "() ", param.name, " must be a dimension index, got ", a.integer));
+        break;
+      case ParamKind::String:
+        a.text = want_str(c, arg);
+        break;
+      case ParamKind::ThreadTag:
+        if (v.kind != Value::Kind::ThreadAxis)
+          error_at(arg.pos,
+                   str(c.name, "() expects te.thread_axis(\"...\") here, got ", describe(v)));
+        a.text = v.s;
+        break;
+      case ParamKind::Stage:
+        if (v.kind != Value::Kind::Stage)
+          error_at(arg.pos, str(c.name, "() expects a stage (s[C]) here, got ", describe(v)));
+        a.stage = v.stage;
+        break;
+      case ParamKind::Tensor:
+      case ParamKind::Subject:
+        a.tensor = want_tensor(c, arg);
+        break;
+      case ParamKind::Tensors:
+        for (const Value& item : v.kind == Value::Kind::List ? v.items : std::vector<Value>{v}) {
+          Tensor t = as_tensor(item);
+          if (!t.defined())
+            error_at(arg.pos,
+                     str(c.name, "() expects tensors or operations here, got ", describe(item)));
+          a.tensors.push_back(t);
+        }
+        break;
     }
-    if (m == "bind") {
-      auto a = bind_args(c, {"ivar", "thread_ivar"}, 2);
-      IterVar v = want_axis(c, *a[0]);
-      if (a[1]->value.kind != Value::Kind::ThreadAxis)
-        error_at(a[1]->pos,
-                 "bind() expects te.thread_axis(\"...\") here, got " + describe(a[1]->value));
-      stage.bind(v, a[1]->value.s);
-      return Value();
-    }
-    if (m == "pragma") {
-      auto a = bind_args(c, {"var", "pragma_type", "pragma_value"}, 2);
-      IterVar v = want_axis(c, *a[0]);
-      std::string key = want_str(c, *a[1]);
-      if (!a[2]) error_at(c.pos, "pragma() needs an integer pragma_value");
-      stage.pragma(v, key, te::make_int(want_int(c, *a[2])));
-      return Value();
-    }
-    if (m == "prefetch") {
-      auto a = bind_args(c, {"tensor", "var", "offset"}, 3);
-      Tensor t = want_tensor(c, *a[0]);
-      stage.prefetch(t, want_axis(c, *a[1]), want_int(c, *a[2]));
-      return Value();
-    }
-    if (m == "compute_at") {
-      auto a = bind_args(c, {"parent", "scope"}, 2);
-      if (a[0]->value.kind != Value::Kind::Stage)
-        error_at(a[0]->pos,
-                 "compute_at() expects a stage (s[C]) here, got " + describe(a[0]->value));
-      stage.compute_at(a[0]->value.stage, want_axis(c, *a[1]));
-      return Value();
-    }
-    if (m == "compute_inline" || m == "compute_root") {
-      bind_args(c, {}, 0);
-      if (m == "compute_inline")
-        stage.compute_inline();
-      else
-        stage.compute_root();
-      return Value();
-    }
-    // storage_align
-    auto a = bind_args(c, {"axis", "factor", "offset"}, 3);
-    stage.storage_align(want_axis(c, *a[0]), want_int(c, *a[1]), want_int(c, *a[2]));
-    return Value();
+    return a;
   }
 
   std::map<std::string, Value> env_;

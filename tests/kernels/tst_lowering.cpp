@@ -5,6 +5,7 @@
 #include "codegen/codegen.h"
 #include "kernel_harness.h"
 #include "schedule/schedule.h"
+#include "schedule/schedule_text.h"
 #include "tir/lower.h"
 #include "tir/printer.h"
 #include "tir/transform/inject_prefetch.h"
@@ -220,6 +221,19 @@ class TestLowering : public QObject {
     // Rows of 48 padded to a stride of 72 (= 64 + 8).
     QVERIFY2(contains(ir, "C_global = T.allocate([4608]"), ir.c_str());
     check_numerics(sch, m);
+  }
+
+  // set_scope reaches the buffer's allocation; the code computes the same.
+  void setScopeNamesTheAllocationsScope() {
+    Matmul m;
+    std::unique_ptr<schedule::Schedule> sch = schedule::parse_schedule(
+        "s = te.create_schedule(C.op)\n"
+        "CC = s.cache_write(C, \"global\")\n"
+        "s[CC].set_scope(\"local\")\n",
+        {{"A", m.a}, {"B", m.b}, {"C", m.c}});
+    std::string ir = lowered_ir(*sch, m.args());
+    QVERIFY2(contains(ir, "C_global = T.allocate([3072], \"float32\", \"local\")"), ir.c_str());
+    check_numerics(*sch, m);
   }
 
   void pragmaAutoUnroll() {
