@@ -1,13 +1,11 @@
 #include "views/inspector_view.h"
 
 #include <QComboBox>
-#include <QFutureWatcher>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "ir/node_cost.h"
 #include "ir/op_registry.h"
@@ -133,7 +131,7 @@ QString InspectorView::nodeName() const {
 void InspectorView::clear() {
   graph_.reset();
   node_ = -1;
-  ++weightRequest_;
+  statisticsJobs_.drop();
   title_->setText(tr("Select a node in the graph or the node table."));
   properties_->clear();
   {
@@ -235,12 +233,12 @@ void InspectorView::showNode(std::shared_ptr<const Graph> graph, int nodeIndex,
   weightPane_->setVisible(!weights.empty());
   statistics_->clear();
   histogram_->clearStatistics();
-  ++weightRequest_;
+  statisticsJobs_.drop();
   if (!weights.empty()) showWeight(0);
 }
 
 void InspectorView::showWeight(int comboIndex) {
-  const quint64 request = ++weightRequest_;
+  statisticsJobs_.drop();
   if (!graph_ || comboIndex < 0) return;
   const ValueId id = weightCombo_->itemData(comboIndex).toInt();
   const Value& value = graph_->value(id);
@@ -248,16 +246,13 @@ void InspectorView::showWeight(int comboIndex) {
   statistics_->clear();
   addRow(statistics_->invisibleRootItem(), tr("Statistics"), tr("computing…"));
 
-  auto* watcher = new QFutureWatcher<driver::TensorStatistics>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, name] {
-    watcher->deleteLater();
-    if (request != weightRequest_) return;  // another weight or node was chosen since
-    fillStatistics(name, watcher->result());
-  });
   // The tensor shares its buffer, and graph_ keeps it alive; the copy keeps
   // it alive too should another node be shown before the job ends.
-  watcher->setFuture(QtConcurrent::run(
-      [tensor = value.constant] { return driver::tensor_statistics(tensor, kHistogramBins); }));
+  statisticsJobs_.start(
+      [tensor = value.constant] { return driver::tensor_statistics(tensor, kHistogramBins); },
+      [this, name](const driver::TensorStatistics& statistics) {
+        fillStatistics(name, statistics);
+      });
 }
 
 void InspectorView::fillStatistics(const QString& valueName, const driver::TensorStatistics& s) {

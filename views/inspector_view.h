@@ -12,6 +12,7 @@
 
 #include "driver/tensor_statistics.h"
 #include "ir/graph.h"
+#include "views/job_tracker.h"
 
 class QComboBox;
 class QLabel;
@@ -55,7 +56,7 @@ class InspectorView : public QWidget {
 
   std::shared_ptr<const Graph> graph_;
   int node_ = -1;
-  quint64 weightRequest_ = 0;
+  JobTracker statisticsJobs_{this};  // the newest weight chosen wins
 
   QLabel* title_ = nullptr;
   QTreeWidget* properties_ = nullptr;

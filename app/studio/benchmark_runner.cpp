@@ -1,15 +1,13 @@
 // The benchmark job: runs in a pool thread on its own copy of the request,
 // catches every exception per build, and reports stages and builds as
-// results of a QPromise, which the watcher hands to the GUI thread in order.
+// results of a QPromise, which its JobTracker hands to the GUI thread in order.
 // Every build is compiled and JIT-compiled first, then all are timed and
 // profiled together, a sample of each in turn.
 #include "studio/benchmark_runner.h"
 
 #include <QFile>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QPromise>
-#include <QtConcurrent/QtConcurrentRun>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -234,81 +232,42 @@ class BenchmarkJob {
   std::vector<PreparedBuild> prepared_;
 };
 
-void measureBuilds(QPromise<BenchmarkEvent>& promise, BenchmarkRequest request,
-                   codegen::Target target) {
-  BenchmarkJob(promise, request, target).run();
-}
-
 }  // namespace
 
 BenchmarkRunner::BenchmarkRunner(QObject* parent)
-    : QObject(parent), target_(codegen::Target::host()) {}
-
-BenchmarkRunner::~BenchmarkRunner() {
-  // The job holds its own state; cancelling spares the stages left.
-  if (cancelRunning_) cancelRunning_();
+    : QObject(parent), target_(codegen::Target::host()) {
+  connect(&runs_, &views::JobTracker::busyChanged, this, &BenchmarkRunner::runningChanged);
 }
 
+// The job holds its own state; the tracker's destructor asks it to stop,
+// which spares the stages left.
+BenchmarkRunner::~BenchmarkRunner() = default;
+
 void BenchmarkRunner::run(BenchmarkRequest request) {
-  cancelled_ = false;
-  if (running_) {
-    waiting_ = std::move(request);
-    ++latest_;  // the running job's reports are moot now
-    if (cancelRunning_) cancelRunning_();
-    return;
-  }
-  launch(std::move(request));
-  setRunning(true);
+  const int steps =
+      stepCount(static_cast<int>(request.builds.size()), request.repeat, request.onnxRuntime);
+  runs_.startStreaming<BenchmarkEvent>(
+      [request = std::move(request), target = target_](QPromise<BenchmarkEvent>& promise) {
+        BenchmarkJob(promise, request, target).run();
+      },
+      [this, steps](const BenchmarkEvent& event) {
+        switch (event.kind) {
+          case BenchmarkEvent::Kind::Stage:
+            emit progressed(event.step, steps, event.text);
+            break;
+          case BenchmarkEvent::Kind::Measured:
+            emit buildMeasured(event.build);
+            break;
+          case BenchmarkEvent::Kind::Failed:
+            emit buildFailed(event.buildName, event.text);
+            break;
+        }
+      },
+      [this](bool stopped) { emit finished(stopped); });
 }
 
 void BenchmarkRunner::cancel() {
-  if (!running_) return;
-  cancelled_ = true;
-  waiting_.reset();
-  if (cancelRunning_) cancelRunning_();
-}
-
-void BenchmarkRunner::launch(BenchmarkRequest request) {
-  const quint64 id = ++latest_;
-  const int steps =
-      stepCount(static_cast<int>(request.builds.size()), request.repeat, request.onnxRuntime);
-  auto* watcher = new QFutureWatcher<BenchmarkEvent>(this);
-  connect(watcher, &QFutureWatcherBase::resultReadyAt, this, [this, watcher, id, steps](int index) {
-    if (id != latest_) return;
-    const BenchmarkEvent event = watcher->resultAt(index);
-    switch (event.kind) {
-      case BenchmarkEvent::Kind::Stage:
-        emit progressed(event.step, steps, event.text);
-        break;
-      case BenchmarkEvent::Kind::Measured:
-        emit buildMeasured(event.build);
-        break;
-      case BenchmarkEvent::Kind::Failed:
-        emit buildFailed(event.buildName, event.text);
-        break;
-    }
-  });
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
-    watcher->deleteLater();
-    cancelRunning_ = nullptr;
-    if (waiting_) {
-      BenchmarkRequest next = std::move(*waiting_);
-      waiting_.reset();
-      launch(std::move(next));  // still running
-      return;
-    }
-    setRunning(false);
-    emit finished(cancelled_);
-  });
-  QFuture<BenchmarkEvent> future = QtConcurrent::run(measureBuilds, std::move(request), target_);
-  cancelRunning_ = [future]() mutable { future.cancel(); };
-  watcher->setFuture(future);
-}
-
-void BenchmarkRunner::setRunning(bool running) {
-  if (running_ == running) return;
-  running_ = running;
-  emit runningChanged(running);
+  runs_.stop();
 }
 
 }  // namespace lathe::studio

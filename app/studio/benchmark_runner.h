@@ -15,13 +15,12 @@
 #include <QList>
 #include <QObject>
 #include <QString>
-#include <functional>
 #include <memory>
-#include <optional>
 
 #include "codegen/codegen.h"
 #include "ir/graph.h"
 #include "views/build_benchmark.h"
+#include "views/job_tracker.h"
 
 namespace lathe::studio {
 
@@ -60,7 +59,7 @@ class BenchmarkRunner : public QObject {
   void run(BenchmarkRequest request);
   // Stops the run at its next step (a compile runs to its end); finished(true) follows.
   void cancel();
-  bool isRunning() const { return running_; }
+  bool isRunning() const { return runs_.isBusy(); }
 
  signals:
   void runningChanged(bool running);
@@ -73,15 +72,8 @@ class BenchmarkRunner : public QObject {
   void finished(bool cancelled);
 
  private:
-  void launch(BenchmarkRequest request);
-  void setRunning(bool running);
-
   codegen::Target target_;
-  quint64 latest_ = 0;
-  bool running_ = false;
-  bool cancelled_ = false;
-  std::optional<BenchmarkRequest> waiting_;  // runs when the running one ends
-  std::function<void()> cancelRunning_;
+  views::JobTracker runs_{this, views::JobTracker::Overlap::Serial};
 };
 
 }  // namespace lathe::studio

@@ -11,7 +11,6 @@
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -23,7 +22,6 @@
 #include <QStringList>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
@@ -244,9 +242,7 @@ ExportDialog::ExportDialog(const QString& modelPath, std::shared_ptr<const Graph
   setBusy(false);
 }
 
-ExportDialog::~ExportDialog() {
-  if (cancelRunning_) cancelRunning_();
-}
+ExportDialog::~ExportDialog() = default;
 
 QString ExportDialog::recordsPath() const {
   switch (recordsCombo_->currentIndex()) {
@@ -293,72 +289,59 @@ void ExportDialog::exportPackage() {
     showReport(tr("Choose a records file, or another schedules entry."), true);
     return;
   }
-  if (cancelRunning_) cancelRunning_();
-  const quint64 id = ++latest_;
   ExportJob job{graph_, targetEdit_->text(), recordsPath(), QFileInfo(output).absoluteFilePath()};
-  auto* watcher = new QFutureWatcher<ExportEvent>(this);
-  connect(watcher, &QFutureWatcherBase::resultReadyAt, this, [this, watcher, id](int index) {
-    if (id != latest_) return;
-    const ExportEvent event = watcher->resultAt(index);
-    progress_->setValue(event.step);
-    switch (event.kind) {
-      case ExportEvent::Kind::Stage:
-        stage_->setText(event.text);
-        break;
-      case ExportEvent::Kind::Done:
-        setBusy(false);
-        stage_->setText(tr("Package written."));
-        showReport(event.text, false);
-        updateRunButton();
-        emit exported(outputEdit_->text().trimmed());
-        break;
-      case ExportEvent::Kind::Failed:
-        setBusy(false);
-        progress_->setValue(0);
-        stage_->setText(tr("Export failed."));
-        showReport(event.text, true);
-        emit exportFailed(event.text);
-        break;
-    }
-  });
-  connect(watcher, &QFutureWatcherBase::finished, watcher, &QObject::deleteLater);
-  QFuture<ExportEvent> future = QtConcurrent::run(exportModel, std::move(job));
-  cancelRunning_ = [future]() mutable { future.cancel(); };
-  watcher->setFuture(future);
+  // A job still running is asked to stop: its compile ends at its next stage.
+  jobs_.startStreaming<ExportEvent>(
+      [job = std::move(job)](QPromise<ExportEvent>& promise) { exportModel(promise, job); },
+      [this](const ExportEvent& event) {
+        progress_->setValue(event.step);
+        switch (event.kind) {
+          case ExportEvent::Kind::Stage:
+            stage_->setText(event.text);
+            break;
+          case ExportEvent::Kind::Done:
+            setBusy(false);
+            stage_->setText(tr("Package written."));
+            showReport(event.text, false);
+            updateRunButton();
+            emit exported(outputEdit_->text().trimmed());
+            break;
+          case ExportEvent::Kind::Failed:
+            setBusy(false);
+            progress_->setValue(0);
+            stage_->setText(tr("Export failed."));
+            showReport(event.text, true);
+            emit exportFailed(event.text);
+            break;
+        }
+      });  // the last event, Done or Failed, ends the export: no onFinished
   progress_->setValue(0);
   setBusy(true, tr("starting…"));
 }
 
 void ExportDialog::runPackage() {
   const QString package = QFileInfo(outputEdit_->text().trimmed()).absoluteFilePath();
-  if (cancelRunning_) cancelRunning_();
-  const quint64 id = ++latest_;
-  auto* watcher = new QFutureWatcher<RunOutcome>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, id] {
-    watcher->deleteLater();
-    if (id != latest_) return;
-    const RunOutcome outcome = watcher->result();
-    setBusy(false);
-    stage_->setText(outcome.ok ? tr("Package ran.") : tr("Running the package failed."));
-    showReport(outcome.text, !outcome.ok);
-    if (outcome.ok)
-      emit packageRan(outcome.text);
-    else
-      emit runFailed(outcome.text);
-  });
-  QFuture<RunOutcome> future =
-      QtConcurrent::run(runExportedPackage, package, modelPath_, kRunRepeat);
-  cancelRunning_ = nullptr;  // loading and ten runs take moments; nothing to stop early
-  watcher->setFuture(future);
+  // Loading and ten runs take moments; the job has nothing to stop early.
+  jobs_.start(
+      [package, modelPath = modelPath_] {
+        return runExportedPackage(package, modelPath, kRunRepeat);
+      },
+      [this](const RunOutcome& outcome) {
+        setBusy(false);
+        stage_->setText(outcome.ok ? tr("Package ran.") : tr("Running the package failed."));
+        showReport(outcome.text, !outcome.ok);
+        if (outcome.ok)
+          emit packageRan(outcome.text);
+        else
+          emit runFailed(outcome.text);
+      });
   progress_->setRange(0, 0);  // no steps to count
   setBusy(true, tr("loading %1 and running it…").arg(QFileInfo(package).fileName()));
 }
 
 void ExportDialog::cancel() {
   if (!busy_) return;
-  ++latest_;
-  if (cancelRunning_) cancelRunning_();
-  cancelRunning_ = nullptr;
+  jobs_.drop();
   setBusy(false);
   progress_->setValue(0);
   stage_->setText(

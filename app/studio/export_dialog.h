@@ -9,10 +9,10 @@
 
 #include <QDialog>
 #include <QString>
-#include <functional>
 #include <memory>
 
 #include "ir/graph.h"
+#include "views/job_tracker.h"
 
 class QComboBox;
 class QLabel;
@@ -75,9 +75,8 @@ class ExportDialog : public QDialog {
   std::shared_ptr<const Graph> graph_;
   QString tuningRecordsPath_;
   QString journalPath_;
-  quint64 latest_ = 0;  // only the newest job's outcome is shown
+  views::JobTracker jobs_{this};  // exporting or running: only the newest job's outcome is shown
   bool busy_ = false;
-  std::function<void()> cancelRunning_;
 
   QLineEdit* targetEdit_ = nullptr;
   QComboBox* recordsCombo_ = nullptr;

@@ -1,10 +1,8 @@
 // Background graph passes and layouts: each job runs in a pool thread on its
-// own copies, results come back through QFutureWatcher on the GUI thread.
+// own copies, and its outcome comes back on the GUI thread.
 #include "studio/graph_snapshot_tracker.h"
 
 #include <QElapsedTimer>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
 #include "codegen/codegen.h"
@@ -48,10 +46,10 @@ ComputeOutcome computeSnapshots(const QString& path, std::shared_ptr<const Graph
 }
 
 LayoutOutcome runLayout(const std::function<views::GraphLayout(const std::atomic<bool>*)>& layout,
-                        std::shared_ptr<std::atomic<bool>> cancel) {
+                        const std::atomic<bool>& cancel) {
   LayoutOutcome outcome;
   try {
-    outcome.layout = std::make_shared<views::GraphLayout>(layout(cancel.get()));
+    outcome.layout = std::make_shared<views::GraphLayout>(layout(&cancel));
   } catch (const views::LayoutCancelled&) {
     outcome.cancelled = true;
   } catch (const std::exception& e) {
@@ -64,35 +62,31 @@ LayoutOutcome runLayout(const std::function<views::GraphLayout(const std::atomic
 
 }  // namespace
 
-GraphSnapshotTracker::GraphSnapshotTracker(QObject* parent) : QObject(parent) {}
+GraphSnapshotTracker::GraphSnapshotTracker(QObject* parent) : QObject(parent) {
+  for (views::JobTracker* jobs : {&passes_, &originalLayouts_, &snapshotLayouts_})
+    connect(jobs, &views::JobTracker::busyChanged, this, &GraphSnapshotTracker::updateBusy);
+}
 
 void GraphSnapshotTracker::compute(const QString& path, std::shared_ptr<const Graph> graph) {
-  const quint64 request = ++latestCompute_;
   // Layouts of the previous model's snapshots are moot now: stop them.
-  ++latestOriginal_;
-  ++latestLayout_;
-  cancelLayouts();
-  auto* watcher = new QFutureWatcher<ComputeOutcome>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, path] {
-    watcher->deleteLater();
-    setRunning(-1);
-    if (request != latestCompute_) return;
-    const ComputeOutcome outcome = watcher->result();
-    if (outcome.snapshots)
-      emit computed(outcome.snapshots);
-    else
-      emit failed(path, outcome.message);
-  });
-  setRunning(+1);
-  watcher->setFuture(QtConcurrent::run(computeSnapshots, path, std::move(graph)));
+  originalLayouts_.drop();
+  snapshotLayouts_.drop();
+  passes_.start([path, graph = std::move(graph)] { return computeSnapshots(path, graph); },
+                [this, path](const ComputeOutcome& outcome) {
+                  if (outcome.snapshots)
+                    emit computed(outcome.snapshots);
+                  else
+                    emit failed(path, outcome.message);
+                });
 }
 
 void GraphSnapshotTracker::layOutOriginal(std::shared_ptr<const GraphSnapshots> snapshots) {
   startLayout(
+      originalLayouts_,
       [snapshots](const std::atomic<bool>* cancel) {
         return views::layout_graph(snapshots->original, {}, cancel);
       },
-      &latestOriginal_, snapshots->path,
+      snapshots->path,
       [this, snapshots](std::shared_ptr<const views::GraphLayout> layout) {
         emit originalLaidOut(snapshots, std::move(layout));
       });
@@ -105,61 +99,48 @@ void GraphSnapshotTracker::layOut(std::shared_ptr<const GraphSnapshots> snapshot
     return;
   }
   startLayout(
+      snapshotLayouts_,
       [snapshots, index](const std::atomic<bool>* cancel) {
         const passes::GraphSnapshot& s = snapshots->optimized.snapshots[static_cast<size_t>(index)];
         return views::layout_graph(s.graph, s.groups, cancel);
       },
-      &latestLayout_, snapshots->path,
+      snapshots->path,
       [this, snapshots, index](std::shared_ptr<const views::GraphLayout> layout) {
         emit laidOut(snapshots, index, std::move(layout));
       });
 }
 
 void GraphSnapshotTracker::startLayout(
-    std::function<views::GraphLayout(const std::atomic<bool>*)> layout, quint64* latest,
+    views::JobTracker& pane, std::function<views::GraphLayout(const std::atomic<bool>*)> layout,
     const QString& path, std::function<void(std::shared_ptr<const views::GraphLayout>)> deliver) {
-  const quint64 request = ++*latest;
-  auto cancel = std::make_shared<std::atomic<bool>>(false);
-  // Its worker would only lay out what nobody will see.
-  if (auto& superseded = newestFlag_[latest]) superseded->store(true);
-  newestFlag_[latest] = cancel;
-  auto* watcher = new QFutureWatcher<LayoutOutcome>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this,
-          [this, watcher, latest, request, path, cancel, deliver = std::move(deliver)] {
-            watcher->deleteLater();
-            cancelFlags_.erase(cancel);
-            if (cancelFlags_.empty()) emit layingOutChanged(false);
-            setRunning(-1);
-            const LayoutOutcome outcome = watcher->result();
-            if (outcome.cancelled) {
-              if (request == *latest) emit layoutCancelled(path);
-              return;
-            }
-            if (request != *latest) return;
-            if (outcome.layout)
-              deliver(outcome.layout);
-            else
-              emit failed(path, outcome.message);
-          });
-  if (cancelFlags_.empty()) emit layingOutChanged(true);
-  cancelFlags_.insert(cancel);
-  setRunning(+1);
-  watcher->setFuture(QtConcurrent::run(runLayout, std::move(layout), cancel));
-}
-
-bool GraphSnapshotTracker::isLayingOutOriginal() const {
-  auto it = newestFlag_.find(&latestOriginal_);
-  return it != newestFlag_.end() && cancelFlags_.count(it->second) && !it->second->load();
+  pane.start([layout = std::move(layout)](
+                 const std::atomic<bool>& cancel) { return runLayout(layout, cancel); },
+             [this, path, deliver = std::move(deliver)](const LayoutOutcome& outcome) {
+               if (outcome.cancelled)
+                 emit layoutCancelled(path);
+               else if (outcome.layout)
+                 deliver(outcome.layout);
+               else
+                 emit failed(path, outcome.message);
+             });
 }
 
 void GraphSnapshotTracker::cancelLayouts() {
-  for (const auto& flag : cancelFlags_) flag->store(true);
+  originalLayouts_.stop();
+  snapshotLayouts_.stop();
 }
 
-void GraphSnapshotTracker::setRunning(int delta) {
-  const bool wasBusy = isBusy();
-  running_ += delta;
-  if (wasBusy != isBusy()) emit busyChanged(isBusy());
+void GraphSnapshotTracker::updateBusy() {
+  const bool layingOut = originalLayouts_.isBusy() || snapshotLayouts_.isBusy();
+  const bool busy = passes_.isBusy() || layingOut;
+  if (layingOut != layingOut_) {
+    layingOut_ = layingOut;
+    emit layingOutChanged(layingOut);
+  }
+  if (busy != busy_) {
+    busy_ = busy;
+    emit busyChanged(busy);
+  }
 }
 
 }  // namespace lathe::studio

@@ -10,13 +10,12 @@
 #include <QString>
 #include <atomic>
 #include <functional>
-#include <map>
 #include <memory>
-#include <set>
 
 #include "ir/graph.h"
 #include "passes/pipeline.h"
 #include "views/graph_layout.h"
+#include "views/job_tracker.h"
 
 namespace lathe::studio {
 
@@ -40,13 +39,16 @@ class GraphSnapshotTracker : public QObject {
   void layOutOriginal(std::shared_ptr<const GraphSnapshots> snapshots);
   // Lays out snapshot `index` of `snapshots` (its groups as clusters, if any).
   void layOut(std::shared_ptr<const GraphSnapshots> snapshots, int index);
-  // Stops every layout still running (their workers are killed); each
-  // reports layoutCancelled instead of its result.
+  // Stops the layouts still running (their workers are killed); each pane's
+  // newest reports layoutCancelled instead of its result.
   void cancelLayouts();
-  bool isBusy() const { return running_ > 0; }
-  bool isLayingOut() const { return !cancelFlags_.empty(); }
-  // Whether the newest layout of the original graph is still running.
-  bool isLayingOutOriginal() const;
+  // Whether the passes or a pane's newest layout are still running.
+  bool isBusy() const { return busy_; }
+  bool isLayingOut() const { return layingOut_; }
+  // Whether the newest layout of the original graph is still running, not cancelled.
+  bool isLayingOutOriginal() const {
+    return originalLayouts_.isBusy() && !originalLayouts_.isStopRequested();
+  }
 
  signals:
   void busyChanged(bool busy);
@@ -60,21 +62,20 @@ class GraphSnapshotTracker : public QObject {
   void layingOutChanged(bool layingOut);
 
  private:
-  // Runs `layout` in the pool as the newest request counted by `latest`;
-  // `deliver` gets its result on the GUI thread unless a newer one came since.
-  void startLayout(std::function<views::GraphLayout(const std::atomic<bool>*)> layout,
-                   quint64* latest, const QString& path,
+  // Lays out in the pool as the newest request of `pane`; `deliver` gets the
+  // layout on the GUI thread.
+  void startLayout(views::JobTracker& pane,
+                   std::function<views::GraphLayout(const std::atomic<bool>*)> layout,
+                   const QString& path,
                    std::function<void(std::shared_ptr<const views::GraphLayout>)> deliver);
-  void setRunning(int delta);
+  void updateBusy();
 
-  quint64 latestCompute_ = 0;
-  quint64 latestOriginal_ = 0;
-  quint64 latestLayout_ = 0;
-  int running_ = 0;
-  // The cancel flags of the layouts running now, and of the newest one per
-  // request counter (pane): a newer request stops the one it supersedes.
-  std::set<std::shared_ptr<std::atomic<bool>>> cancelFlags_;
-  std::map<const quint64*, std::shared_ptr<std::atomic<bool>>> newestFlag_;
+  views::JobTracker passes_{this};
+  // One per pane: a newer layout of a pane stops the one it supersedes.
+  views::JobTracker originalLayouts_{this};
+  views::JobTracker snapshotLayouts_{this};
+  bool busy_ = false;       // as last announced
+  bool layingOut_ = false;  // as last announced
 };
 
 }  // namespace lathe::studio

@@ -66,6 +66,24 @@ const QString kApplicationTitle = QStringLiteral("Lathe Studio");
 // Long node names (transformer exports) should not push the other columns away.
 constexpr int kMaxNodeColumnWidth = 360;
 
+// A graph view under its bold title, both named after `name` for tests and styles.
+QWidget* titledGraphPane(QLabel*& title, views::GraphView*& view, const QString& name) {
+  auto* widget = new QWidget;
+  auto* layout = new QVBoxLayout(widget);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  title = new QLabel;
+  title->setObjectName(name + QStringLiteral("Title"));
+  QFont bold = title->font();
+  bold.setBold(true);
+  title->setFont(bold);
+  view = new views::GraphView;
+  view->setObjectName(name);
+  layout->addWidget(title);
+  layout->addWidget(view, 1);
+  return widget;
+}
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -112,9 +130,26 @@ void MainWindow::createCentralWidget() {
   setCentralWidget(centralTabs_);
 }
 
+// The Graph tab: the original graph and the snapshot chosen in the toolbar's
+// combo side by side, laid out in the background by graphTracker_.
 QWidget* MainWindow::createGraphPage() {
   graphTracker_ = new GraphSnapshotTracker(this);
+  QWidget* panes = createGraphPanes();  // first: the toolbar's Export acts on the right pane
+  QLayout* toolbar = createGraphToolbar();
+  connectGraphSelections();
+  connectGraphTracker();
+  connectLayoutProgress();
 
+  auto* page = new QWidget;
+  auto* layout = new QVBoxLayout(page);
+  layout->setContentsMargins(6, 6, 6, 0);
+  layout->addLayout(toolbar);
+  layout->addWidget(panes, 1);
+  return page;
+}
+
+// The snapshot combo, node search, export, and the layout's status with its Cancel.
+QLayout* MainWindow::createGraphToolbar() {
   snapshotCombo_ = new QComboBox;
   snapshotCombo_->setObjectName(QStringLiteral("snapshotCombo"));
   snapshotCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -149,31 +184,26 @@ QWidget* MainWindow::createGraphPage() {
   toolbar->addWidget(exportButton);
   toolbar->addWidget(graphStatus_);
   toolbar->addWidget(cancelLayout_);
+  connect(exportButton, &QToolButton::clicked, snapshotView_, &views::GraphView::chooseExportFile);
+  return toolbar;
+}
 
-  auto pane = [](QLabel*& title, views::GraphView*& view, const QString& name) {
-    auto* widget = new QWidget;
-    auto* layout = new QVBoxLayout(widget);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
-    title = new QLabel;
-    title->setObjectName(name + QStringLiteral("Title"));
-    QFont bold = title->font();
-    bold.setBold(true);
-    title->setFont(bold);
-    view = new views::GraphView;
-    view->setObjectName(name);
-    layout->addWidget(title);
-    layout->addWidget(view, 1);
-    return widget;
-  };
+// The original graph on the left, the chosen snapshot on the right.
+QWidget* MainWindow::createGraphPanes() {
   auto* splitter = new QSplitter(Qt::Horizontal);
   splitter->setObjectName(QStringLiteral("graphSplitter"));
-  splitter->addWidget(pane(originalTitle_, originalView_, QStringLiteral("originalGraphView")));
-  splitter->addWidget(pane(snapshotTitle_, snapshotView_, QStringLiteral("snapshotGraphView")));
+  splitter->addWidget(
+      titledGraphPane(originalTitle_, originalView_, QStringLiteral("originalGraphView")));
+  splitter->addWidget(
+      titledGraphPane(snapshotTitle_, snapshotView_, QStringLiteral("snapshotGraphView")));
   splitter->setChildrenCollapsible(false);
   originalTitle_->setText(tr("Original"));
   snapshotTitle_->setText(tr("Snapshot"));
+  return splitter;
+}
 
+// A node chosen in one graph is chosen in the other, in the node table and the inspector.
+void MainWindow::connectGraphSelections() {
   // Selections follow each other by node name; selectNode does not echo.
   connect(originalView_, &views::GraphView::nodeSelected, snapshotView_,
           &views::GraphView::selectNode);
@@ -196,8 +226,10 @@ QWidget* MainWindow::createGraphPage() {
   connect(snapshotView_, &views::GraphView::nodeSelected, this, followInTable);
   connect(originalView_, &views::GraphView::nodeSelected, this, &MainWindow::inspectOriginalNode);
   connect(snapshotView_, &views::GraphView::nodeSelected, this, &MainWindow::inspectSnapshotNode);
-  connect(exportButton, &QToolButton::clicked, snapshotView_, &views::GraphView::chooseExportFile);
+}
 
+// The passes' outcome and each pane's layout reach the views.
+void MainWindow::connectGraphTracker() {
   connect(graphTracker_, &GraphSnapshotTracker::computed, this, &MainWindow::showGraphSnapshots);
   connect(graphTracker_, &GraphSnapshotTracker::originalLaidOut, this,
           &MainWindow::showOriginalLayout);
@@ -215,6 +247,10 @@ QWidget* MainWindow::createGraphPage() {
         logView_->error(tr("error: graph passes or layout failed for %1\n  %2").arg(path, message));
         graphStatus_->setText(tr("failed; see the log"));
       });
+}
+
+// The toolbar's status follows the passes and layouts; a slow layout shows its time and Cancel.
+void MainWindow::connectLayoutProgress() {
   connect(graphTracker_, &GraphSnapshotTracker::busyChanged, this, [this](bool busy) {
     if (busy && !graphTracker_->isLayingOut()) graphStatus_->setText(tr("running the passes…"));
   });
@@ -243,13 +279,6 @@ QWidget* MainWindow::createGraphPage() {
       snapshotTitle_->setText(tr("%1 — layout cancelled").arg(snapshotCombo_->currentText()));
     logView_->info(tr("Graph layout cancelled; choose a snapshot to lay it out again"));
   });
-
-  auto* page = new QWidget;
-  auto* layout = new QVBoxLayout(page);
-  layout->setContentsMargins(6, 6, 6, 0);
-  layout->addLayout(toolbar);
-  layout->addWidget(splitter, 1);
-  return page;
 }
 
 QWidget* MainWindow::createNodePage() {

@@ -16,6 +16,7 @@
 class QComboBox;
 class QDockWidget;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QMenu;
 class QMessageBox;
@@ -126,6 +127,11 @@ class MainWindow : public QMainWindow {
  private:
   void createCentralWidget();
   QWidget* createGraphPage();
+  QLayout* createGraphToolbar();
+  QWidget* createGraphPanes();
+  void connectGraphSelections();
+  void connectGraphTracker();
+  void connectLayoutProgress();
   QWidget* createNodePage();
   QWidget* createSchedulePage();
   QWidget* createTuningPage();

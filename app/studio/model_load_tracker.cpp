@@ -3,8 +3,6 @@
 
 #include <QElapsedTimer>
 #include <QFile>
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
 #include "driver/model_loader.h"
@@ -51,39 +49,23 @@ LoadOutcome loadModelFile(const QString& path) {
 
 }  // namespace
 
-ModelLoadTracker::ModelLoadTracker(QObject* parent) : QObject(parent) {}
+ModelLoadTracker::ModelLoadTracker(QObject* parent) : QObject(parent) {
+  connect(&loads_, &views::JobTracker::busyChanged, this, &ModelLoadTracker::loadingChanged);
+}
 
 void ModelLoadTracker::load(const QString& path) {
-  const quint64 request = ++latestRequest_;
-  auto* watcher = new QFutureWatcher<LoadOutcome>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, path] {
-    watcher->deleteLater();
-    if (request != latestRequest_) {
-      emit discarded(path);
-      return;
-    }
-    const LoadOutcome outcome = watcher->result();
-    setLoading(false);
-    if (outcome.model)
-      emit loaded(outcome.model);
-    else
-      emit failed(path, outcome.summary, outcome.problems);
-  });
-  // Connected before the future is set, so a load that ends at once is not missed.
-  watcher->setFuture(QtConcurrent::run(loadModelFile, path));
-  setLoading(true);
+  loads_.start([path] { return loadModelFile(path); },
+               [this, path](const LoadOutcome& outcome) {
+                 if (outcome.model)
+                   emit loaded(outcome.model);
+                 else
+                   emit failed(path, outcome.summary, outcome.problems);
+               },
+               [this, path] { emit discarded(path); });
 }
 
 void ModelLoadTracker::cancel() {
-  if (!loading_) return;
-  ++latestRequest_;
-  setLoading(false);
-}
-
-void ModelLoadTracker::setLoading(bool loading) {
-  if (loading_ == loading) return;
-  loading_ = loading;
-  emit loadingChanged(loading);
+  loads_.drop();
 }
 
 }  // namespace lathe::studio

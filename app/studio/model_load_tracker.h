@@ -1,7 +1,6 @@
-// Loads models off the GUI thread, after hotspot's JobTracker: every request
-// gets an id and only the newest request's outcome is delivered. load_model
-// cannot be interrupted, so an older load runs to its end, but its result is
-// dropped; results arrive on the GUI thread through QFutureWatcher.
+// Loads models off the GUI thread through a views::JobTracker: only the
+// newest request's outcome is delivered. load_model cannot be interrupted, so
+// an older load runs to its end, but its result is dropped.
 #pragma once
 
 #include <QObject>
@@ -11,6 +10,7 @@
 
 #include "driver/model_info.h"
 #include "ir/graph.h"
+#include "views/job_tracker.h"
 
 namespace lathe::studio {
 
@@ -32,7 +32,7 @@ class ModelLoadTracker : public QObject {
   // Drops the outcome of the load running, if any: the importer cannot be
   // interrupted, so it runs to its end in the background and is discarded.
   void cancel();
-  bool isLoading() const { return loading_; }
+  bool isLoading() const { return loads_.isBusy(); }
 
  signals:
   void loadingChanged(bool loading);
@@ -43,10 +43,7 @@ class ModelLoadTracker : public QObject {
   void discarded(const QString& path);
 
  private:
-  void setLoading(bool loading);
-
-  quint64 latestRequest_ = 0;
-  bool loading_ = false;
+  views::JobTracker loads_{this};
 };
 
 }  // namespace lathe::studio

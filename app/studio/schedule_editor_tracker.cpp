@@ -1,13 +1,11 @@
 // Background jobs of the schedule editor: each runs in a pool thread on its
 // arguments only (shared immutable task state and copies of texts), catches
-// every exception, and hands its outcome to a QFutureWatcher on the GUI thread.
+// every exception, and hands its outcome to its JobTracker on the GUI thread.
 #include "studio/schedule_editor_tracker.h"
 
 #include <QElapsedTimer>
 #include <QFile>
-#include <QFutureWatcher>
 #include <QPromise>
-#include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
 #include "driver/tuning_records.h"
@@ -201,48 +199,41 @@ ScheduleEditorTracker::ScheduleEditorTracker(QObject* parent)
   previewTimer_.setSingleShot(true);
   previewTimer_.setInterval(kPreviewDelayMs);
   connect(&previewTimer_, &QTimer::timeout, this, [this] { startPreview(timedText_); });
-}
-
-ScheduleEditorTracker::~ScheduleEditorTracker() {
-  // Running jobs hold their own state; cancelling only saves their code generation.
-  if (cancelRunning_) cancelRunning_();
+  connect(&previews_, &views::JobTracker::busyChanged, this,
+          &ScheduleEditorTracker::previewBusyChanged);
+  connect(&measurements_, &views::JobTracker::busyChanged, this,
+          &ScheduleEditorTracker::measuringChanged);
 }
 
 void ScheduleEditorTracker::listTasks(std::shared_ptr<const GraphSnapshots> snapshots) {
-  const quint64 request = ++latestList_;
-  auto* watcher = new QFutureWatcher<TaskList>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, snapshots] {
-    watcher->deleteLater();
-    if (request != latestList_) return;
-    const TaskList list = watcher->result();
-    if (!list.message.isEmpty())
-      emit openFailed(QString(), list.message);
-    else
-      emit tasksListed(snapshots, list.tasks);
-  });
-  watcher->setFuture(QtConcurrent::run(listModelTasks, snapshots));
+  listings_.start([snapshots] { return listModelTasks(snapshots); },
+                  [this, snapshots](const TaskList& list) {
+                    if (!list.message.isEmpty())
+                      emit openFailed(QString(), list.message);
+                    else
+                      emit tasksListed(snapshots, list.tasks);
+                  });
 }
 
 void ScheduleEditorTracker::openTask(std::shared_ptr<const GraphSnapshots> snapshots,
                                      const driver::KernelTask& task, const QString& journalPath) {
-  const quint64 request = ++latestOpen_;
   previewTimer_.stop();
-  waitingText_.reset();
-  auto* watcher = new QFutureWatcher<OpenOutcome>(this);
+  previews_.drop();
+  measurements_.drop();
+  recordSearches_.drop();
   const QString name = QString::fromStdString(task.func_name);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, name] {
-    watcher->deleteLater();
-    if (request != latestOpen_) return;
-    const OpenOutcome outcome = watcher->result();
-    if (!outcome.task) {
-      opened_ = nullptr;  // the task open before is not what the user asked for
-      emit openFailed(name, outcome.message);
-      return;
-    }
-    opened_ = outcome.task;
-    emit taskOpened(opened_);
-  });
-  watcher->setFuture(QtConcurrent::run(openScheduleTask, std::move(snapshots), task, journalPath));
+  openings_.start([snapshots = std::move(snapshots), task,
+                   journalPath] { return openScheduleTask(snapshots, task, journalPath); },
+                  [this, name](const OpenOutcome& outcome) {
+                    if (!outcome.task) {
+                      opened_ = nullptr;  // the task open before is not what the user asked for
+                      previews_.drop();   // a preview asked for meanwhile was of that task
+                      emit openFailed(name, outcome.message);
+                      return;
+                    }
+                    opened_ = outcome.task;
+                    emit taskOpened(opened_);
+                  });
 }
 
 void ScheduleEditorTracker::schedulePreview(const QString& text) {
@@ -257,104 +248,58 @@ void ScheduleEditorTracker::preview(const QString& text) {
 
 void ScheduleEditorTracker::startPreview(const QString& text) {
   if (!opened_) return;
-  if (previewRunning_) {
-    // Wait for the running preview (its code generation is moot now) rather
-    // than run two: the newest text waits, and replaces any text waiting.
-    waitingText_ = text;
-    ++latestPreview_;
-    if (cancelRunning_) cancelRunning_();
-    return;
-  }
-  launchPreview(text);
-  setPreviewRunning(true);
-}
-
-void ScheduleEditorTracker::launchPreview(const QString& text) {
-  const quint64 request = ++latestPreview_;
-  const quint64 task = latestOpen_;
-  auto* watcher = new QFutureWatcher<PreviewStage>(this);
-  connect(watcher, &QFutureWatcherBase::resultReadyAt, this,
-          [this, watcher, request, task, text](int index) {
-            if (request != latestPreview_ || task != latestOpen_) return;
-            const PreviewStage stage = watcher->resultAt(index);
-            switch (stage.kind) {
-              case PreviewStage::Kind::Lowered:
-                emit lowered(text, stage.passes, stage.milliseconds);
-                break;
-              case PreviewStage::Kind::LoweringFailed:
-                emit loweringFailed(text, stage.problems);
-                break;
-              case PreviewStage::Kind::LlvmEmitted:
-                emit llvmEmitted(text, stage.llvmIR, stage.milliseconds);
-                break;
-              case PreviewStage::Kind::AssemblyEmitted:
-                emit assemblyEmitted(text, stage.assembly, stage.milliseconds);
-                break;
-              case PreviewStage::Kind::CodegenFailed:
-                emit codegenFailed(text, stage.message);
-                break;
-            }
-          });
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
-    watcher->deleteLater();
-    cancelRunning_ = nullptr;
-    if (waitingText_ && opened_) {
-      const QString next = *waitingText_;
-      waitingText_.reset();
-      launchPreview(next);  // still busy
-      return;
-    }
-    waitingText_.reset();
-    setPreviewRunning(false);
-  });
-  QFuture<PreviewStage> future = QtConcurrent::run(previewSchedule, opened_, text, target_);
-  cancelRunning_ = [future]() mutable { future.cancel(); };
-  watcher->setFuture(future);
-}
-
-void ScheduleEditorTracker::setPreviewRunning(bool running) {
-  if (previewRunning_ == running) return;
-  previewRunning_ = running;
-  emit previewBusyChanged(running);
+  // A preview running is stopped after its lowering (its code generation is
+  // moot now) and this one waits for it, replacing any text waiting.
+  previews_.startStreaming<PreviewStage>(
+      [task = opened_, text, target = target_](QPromise<PreviewStage>& promise) {
+        previewSchedule(promise, task, text, target);
+      },
+      [this, text](const PreviewStage& stage) {
+        switch (stage.kind) {
+          case PreviewStage::Kind::Lowered:
+            emit lowered(text, stage.passes, stage.milliseconds);
+            break;
+          case PreviewStage::Kind::LoweringFailed:
+            emit loweringFailed(text, stage.problems);
+            break;
+          case PreviewStage::Kind::LlvmEmitted:
+            emit llvmEmitted(text, stage.llvmIR, stage.milliseconds);
+            break;
+          case PreviewStage::Kind::AssemblyEmitted:
+            emit assemblyEmitted(text, stage.assembly, stage.milliseconds);
+            break;
+          case PreviewStage::Kind::CodegenFailed:
+            emit codegenFailed(text, stage.message);
+            break;
+        }
+      });  // the stages have said everything: no onFinished
 }
 
 void ScheduleEditorTracker::measure(const QString& text) {
-  if (!opened_ || measuring_) return;
-  const quint64 task = latestOpen_;
-  auto* watcher = new QFutureWatcher<MeasureOutcome>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, task, text] {
-    watcher->deleteLater();
-    measuring_ = false;
-    emit measuringChanged(false);
-    if (task != latestOpen_) return;
-    const MeasureOutcome outcome = watcher->result();
-    if (outcome.measurement)
-      emit measured(text, *outcome.measurement, outcome.peakGflops,
-                    outcome.measurement->max_error <= kReferenceTolerance);
-    else
-      emit measureFailed(text, outcome.message);
-  });
-  watcher->setFuture(QtConcurrent::run(measureSchedule, opened_, text, target_, kMeasureRuns));
-  measuring_ = true;
-  emit measuringChanged(true);
+  if (!opened_ || measurements_.isBusy()) return;
+  measurements_.start(
+      [task = opened_, text, target = target_] {
+        return measureSchedule(task, text, target, kMeasureRuns);
+      },
+      [this, text](const MeasureOutcome& outcome) {
+        if (outcome.measurement)
+          emit measured(text, *outcome.measurement, outcome.peakGflops,
+                        outcome.measurement->max_error <= kReferenceTolerance);
+        else
+          emit measureFailed(text, outcome.message);
+      });
 }
 
 void ScheduleEditorTracker::findBestRecord(const QString& path) {
   if (!opened_) return;
-  const quint64 request = ++latestRecordSearch_;
-  const quint64 task = latestOpen_;
-  auto* watcher = new QFutureWatcher<RecordSearch>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, task, path] {
-    watcher->deleteLater();
-    if (request != latestRecordSearch_ || task != latestOpen_) return;
-    const RecordSearch search = watcher->result();
-    if (search.schedule)
-      emit bestRecordFound(path, *search.schedule, search.milliseconds);
-    else
-      emit bestRecordMissing(path, search.reason);
-  });
-  watcher->setFuture(
-      QtConcurrent::run(searchBestRecord, path, tune::task_workload_id(opened_->task()), target_));
+  recordSearches_.start([path, workload = tune::task_workload_id(opened_->task()),
+                         target = target_] { return searchBestRecord(path, workload, target); },
+                        [this, path](const RecordSearch& search) {
+                          if (search.schedule)
+                            emit bestRecordFound(path, *search.schedule, search.milliseconds);
+                          else
+                            emit bestRecordMissing(path, search.reason);
+                        });
 }
 
 }  // namespace lathe::studio

@@ -1,8 +1,9 @@
-// The schedule editor's background work, after hotspot's JobTracker: listing
-// a model's tasks, opening one (its computation, default schedule and newest
-// journaled edit), previews, measurements and reading records files all run
-// in pool threads on shared immutable state, and only the newest request's
-// result comes back, as a signal on the GUI thread.
+// The schedule editor's background work, one views::JobTracker per kind:
+// listing a model's tasks, opening one (its computation, default schedule and
+// newest journaled edit), previews, measurements and reading records files all
+// run in pool threads on shared immutable state, and only the newest request's
+// result comes back, as a signal on the GUI thread. Opening a task drops the
+// previews, measurement and record search of the task open before.
 //
 // A preview lowers first and reports the loop IR after every pass at once,
 // then emits LLVM IR and then assembly, the slow parts, each as it is ready. One preview runs at a
@@ -14,7 +15,6 @@
 #include <QObject>
 #include <QString>
 #include <QTimer>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -23,6 +23,7 @@
 #include "driver/task_workbench.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "views/code_preview.h"
+#include "views/job_tracker.h"
 #include "views/schedule_editor.h"
 #include "views/schedule_editor_vocabulary.h"
 
@@ -57,7 +58,6 @@ class ScheduleEditorTracker : public QObject {
   static constexpr double kReferenceTolerance = 1e-4;
 
   explicit ScheduleEditorTracker(QObject* parent = nullptr);
-  ~ScheduleEditorTracker() override;
 
   // The target previews and measurements compile for: this machine.
   const codegen::Target& target() const { return target_; }
@@ -80,8 +80,8 @@ class ScheduleEditorTracker : public QObject {
   // target(); bestRecordFound or bestRecordMissing follows.
   void findBestRecord(const QString& path);
 
-  bool isPreviewing() const { return previewRunning_; }
-  bool isMeasuring() const { return measuring_; }
+  bool isPreviewing() const { return previews_.isBusy(); }
+  bool isMeasuring() const { return measurements_.isBusy(); }
 
  signals:
   void tasksListed(std::shared_ptr<const GraphSnapshots> snapshots,
@@ -110,22 +110,19 @@ class ScheduleEditorTracker : public QObject {
 
  private:
   void startPreview(const QString& text);
-  void launchPreview(const QString& text);
-  void setPreviewRunning(bool running);
 
   codegen::Target target_;
   std::shared_ptr<const OpenedScheduleTask> opened_;
   QTimer previewTimer_;
   QString timedText_;  // what the timer will preview
 
-  quint64 latestList_ = 0;
-  quint64 latestOpen_ = 0;
-  quint64 latestPreview_ = 0;
-  quint64 latestRecordSearch_ = 0;
-  bool previewRunning_ = false;
-  std::optional<QString> waitingText_;   // previewed when the running preview ends
-  std::function<void()> cancelRunning_;  // cancels the running preview's code generation
-  bool measuring_ = false;
+  views::JobTracker listings_{this};
+  views::JobTracker openings_{this};
+  // A newer text stops the running preview's code generation and waits for it.
+  views::JobTracker previews_{this, views::JobTracker::Overlap::Serial};
+  // Serial, so that a dropped measurement still holds off the next one.
+  views::JobTracker measurements_{this, views::JobTracker::Overlap::Serial};
+  views::JobTracker recordSearches_{this};
 };
 
 }  // namespace lathe::studio

@@ -1,8 +1,6 @@
 // The tuning session's thread and the bridge of its events to the GUI thread.
 #include "studio/tuning_runner.h"
 
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 #include <filesystem>
 #include <utility>
@@ -80,18 +78,13 @@ TuningRunner::~TuningRunner() {
 }
 
 void TuningRunner::plan(const QString& path, std::shared_ptr<const Graph> graph) {
-  const quint64 request = ++latestPlan_;
-  auto* watcher = new QFutureWatcher<PlanOutcome>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, request, path] {
-    watcher->deleteLater();
-    if (request != latestPlan_) return;
-    const PlanOutcome outcome = watcher->result();
-    if (outcome.plan)
-      emit planned(path, outcome.plan);
-    else
-      emit planFailed(path, outcome.message);
-  });
-  watcher->setFuture(QtConcurrent::run(planTasks, std::move(graph)));
+  plans_.start([graph = std::move(graph)] { return planTasks(graph); },
+               [this, path](const PlanOutcome& outcome) {
+                 if (outcome.plan)
+                   emit planned(path, outcome.plan);
+                 else
+                   emit planFailed(path, outcome.message);
+               });
 }
 
 bool TuningRunner::start(Request request) {

@@ -13,6 +13,7 @@
 
 #include "driver/tuning.h"
 #include "ir/graph.h"
+#include "views/job_tracker.h"
 
 namespace lathe::studio {
 
@@ -82,7 +83,7 @@ class TuningRunner : public QObject {
   std::thread thread_;
   State state_ = State::Idle;
   bool started_ = false;  // the session's on_start arrived: preparing is over
-  quint64 latestPlan_ = 0;
+  views::JobTracker plans_{this};
 };
 
 }  // namespace lathe::studio
