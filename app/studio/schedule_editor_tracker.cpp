@@ -10,11 +10,11 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
+#include "driver/machine_peak.h"
 #include "driver/tuning_records.h"
 #include "schedule/schedule_text.h"
 #include "studio/edit_journal.h"
 #include "studio/exception_text.h"
-#include "studio/machine_peak.h"
 #include "tune/task.h"
 
 namespace lathe::studio {
@@ -162,7 +162,7 @@ MeasureOutcome measureSchedule(std::shared_ptr<const OpenedScheduleTask> task, Q
   MeasureOutcome outcome;
   try {
     // The peak just before the kernel, as bench_kernels pairs them.
-    outcome.peakGflops = machinePeakGflops();
+    outcome.peakGflops = driver::machine_peak_gflops();
     const tir::LoweredFunc lowered = task->workbench.lower(text.toStdString(), false);
     outcome.measurement = task->workbench.measure(lowered.func, target, runs);
   } catch (...) {
