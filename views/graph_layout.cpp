@@ -174,7 +174,7 @@ int64_t spanned_ranks(size_t nodes, const std::vector<EdgeSpec>& edges) {
   return spans;
 }
 
-DotGraph build_dot(const Graph& graph, const std::vector<passes::FusedGroup>& groups) {
+DotGraph build_dot(const Graph& graph, const std::vector<driver::FusedGroup>& groups) {
   DotGraph dot;
   const int n = static_cast<int>(graph.nodes.size());
   std::vector<int> group_of(graph.nodes.size(), -1);
@@ -390,11 +390,11 @@ int GraphLayout::find_node(const std::string& name) const {
   return -1;
 }
 
-std::string to_dot(const Graph& graph, const std::vector<passes::FusedGroup>& groups) {
+std::string to_dot(const Graph& graph, const std::vector<driver::FusedGroup>& groups) {
   return build_dot(graph, groups).text;
 }
 
-GraphLayout layout_graph(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+GraphLayout layout_graph(const Graph& graph, const std::vector<driver::FusedGroup>& groups,
                          const std::atomic<bool>* cancel) {
   const Timer timer;
   DotGraph dot = build_dot(graph, groups);

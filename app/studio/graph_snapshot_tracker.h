@@ -14,8 +14,8 @@
 #include <memory>
 #include <set>
 
+#include "driver/optimized_graph.h"
 #include "ir/graph.h"
-#include "passes/pipeline.h"
 #include "views/graph_layout.h"
 
 namespace lathe::studio {
@@ -24,7 +24,7 @@ namespace lathe::studio {
 struct GraphSnapshots {
   QString path;
   Graph original;
-  passes::OptimizedGraph optimized;  // its snapshots: one per pass, fuse_ops last
+  driver::OptimizedGraph optimized;  // its snapshots: one per pass, fuse_ops last
   qint64 milliseconds = 0;           // the passes
 };
 
