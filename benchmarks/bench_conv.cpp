@@ -15,8 +15,8 @@
 
 #include "codegen/codegen.h"
 #include "ir/graph.h"
-#include "peak_flops.h"
 #include "schedule/schedule_text.h"
+#include "support/machine_peak.h"
 #include "support/timer.h"
 #include "tir/lower.h"
 #include "topi/nn.h"
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   try {
     int threads = static_cast<int>(std::thread::hardware_concurrency());
     if (const char* env = std::getenv("LATHE_NUM_THREADS")) threads = std::atoi(env);
-    bench::PeakFlops peak = bench::measure_peak_flops(threads);
+    PeakFlops peak = measure_peak_flops(threads);
     std::printf("peak fp32 FMA (%d-bit vectors): %.1f GFLOPS per core, %.1f GFLOPS on %d threads\n",
                 peak.vector_bits, peak.gflops_per_core, peak.gflops_all_cores, threads);
 
@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
       // Each round: the peak just before, then as many runs as fill ~20 ms.
       std::vector<double> times, fractions;
       for (int r = 0; r < repeat; ++r) {
-        const double round_peak = bench::measure_peak_flops(threads, 1).gflops_all_cores;
+        const double round_peak = measure_peak_flops(threads, 1).gflops_all_cores;
         int runs = 0;
         Timer t;
         do {

@@ -15,8 +15,8 @@
 
 #include "codegen/codegen.h"
 #include "ir/tensor.h"
-#include "peak_flops.h"
 #include "schedule/schedule_text.h"
+#include "support/machine_peak.h"
 #include "support/timer.h"
 #include "tir/lower.h"
 #include "topi/nn.h"
@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   try {
     int threads = static_cast<int>(std::thread::hardware_concurrency());
     if (const char* env = std::getenv("LATHE_NUM_THREADS")) threads = std::atoi(env);
-    bench::PeakFlops peak = bench::measure_peak_flops(threads);
+    PeakFlops peak = measure_peak_flops(threads);
     std::printf("peak fp32 FMA (%d-bit vectors): %.1f GFLOPS per core, %.1f GFLOPS on %d threads\n",
                 peak.vector_bits, peak.gflops_per_core, peak.gflops_all_cores, threads);
 
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     // a slow phase of the shared machine shows in both and the ratio stays fair.
     std::vector<double> times, fractions;
     for (int r = 0; r < repeat; ++r) {
-      double round_peak = bench::measure_peak_flops(threads, 1).gflops_all_cores;
+      double round_peak = measure_peak_flops(threads, 1).gflops_all_cores;
       Timer run;
       kernel.run(buffers);
       times.push_back(run.seconds());

@@ -21,8 +21,8 @@
 #include "driver/model_loader.h"
 #include "driver/onnx_runtime.h"
 #include "driver/tensor_files.h"
-#include "peak_flops.h"
 #include "reference/executor.h"
+#include "support/machine_peak.h"
 #include "support/timer.h"
 
 using namespace lathe;
@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
       row.reference_ms = timer.milliseconds();
 
       // Peak measured right before the timed runs, so both see the same machine.
-      bench::PeakFlops peak = bench::measure_peak_flops(threads);
+      PeakFlops peak = measure_peak_flops(threads);
       auto lathe_median = [&] {
         std::vector<double> times;
         for (int r = 0; r < runs; ++r) {

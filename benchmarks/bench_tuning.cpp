@@ -26,7 +26,7 @@
 #include "driver/tensor_files.h"
 #include "driver/tuning.h"
 #include "driver/tuning_records.h"
-#include "peak_flops.h"
+#include "support/machine_peak.h"
 #include "support/timer.h"
 #include "tune/task_data.h"
 
@@ -156,7 +156,7 @@ std::vector<KernelRow> remeasure_kernels(const driver::TuningPlan& plan,
       std::vector<double> ms, fractions;
     } defaults, bests;
     for (int round = 0; round < kRemeasureRounds; ++round) {
-      const double round_peak = bench::measure_peak_flops(threads).gflops_all_cores;
+      const double round_peak = measure_peak_flops(threads).gflops_all_cores;
       auto add = [&](const tune::Candidate& c, Series& series) {
         if (!c.ok()) return;
         tune::MeasureResult m = worker.measure({c.object, task.func_name, false}, options.measure);
@@ -262,7 +262,7 @@ int main(int argc, char** argv) {
 
     // The quiet phase: peak, both builds interleaved, then every kernel.
     const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    bench::PeakFlops peak = bench::measure_peak_flops(threads);
+    PeakFlops peak = measure_peak_flops(threads);
     std::vector<double> untuned_times, tuned_times;
     runtime::GraphExecutor& u = untuned_module.executor();
     runtime::GraphExecutor& t = tuned_module.executor();
@@ -275,7 +275,7 @@ int main(int argc, char** argv) {
     }
     std::vector<KernelRow> kernels =
         remeasure_kernels(plan, record_set, all_records, options, threads);
-    bench::PeakFlops peak_after = bench::measure_peak_flops(threads);
+    PeakFlops peak_after = measure_peak_flops(threads);
 
     const double untuned_ms = median(untuned_times), tuned_ms = median(tuned_times);
     // The higher of the two peaks: a neighbour's load during one measurement

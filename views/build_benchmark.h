@@ -8,7 +8,7 @@
 #include <QString>
 #include <vector>
 
-#include "runtime/graph_executor.h"
+#include "driver/executor.h"
 
 namespace lathe::views {
 
@@ -20,9 +20,9 @@ struct BuildBenchmark {
   QString recordsNote;   // why no record applied, or the records' warnings
   double flops = 0;      // floating-point operations of one run of the model
   int repeat = 0, number = 0;
-  runtime::TimeSummary times;                   // ms, one sample per repeat
-  std::vector<runtime::KernelProfile> kernels;  // one row per kernel call, in node order
-  QString inputs;                               // where the inputs came from
+  driver::TimeSummary times;                   // ms, one sample per repeat
+  std::vector<driver::KernelProfile> kernels;  // one row per kernel call, in node order
+  QString inputs;                              // where the inputs came from
   // Empty for Lathe's builds; the runtime's name for a reference timed
   // alongside them (ONNX Runtime), which has no kernels and is no baseline.
   QString externalEngine;

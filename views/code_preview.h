@@ -17,7 +17,7 @@ namespace lathe::views {
 // The loop IR after one lowering pass.
 struct LoweringPassText {
   QString pass;
-  QString ir;  // "unchanged" when the pass changed nothing (tir::PassSnapshot's convention)
+  QString ir;  // "unchanged" when the pass changed nothing (driver::PassSnapshot's convention)
   double milliseconds = 0;
 };
 

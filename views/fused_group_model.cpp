@@ -6,11 +6,11 @@ namespace lathe::views {
 
 FusedGroupModel::FusedGroupModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void FusedGroupModel::setGroups(const Graph& graph, const std::vector<passes::FusedGroup>& groups) {
+void FusedGroupModel::setGroups(const Graph& graph, const std::vector<driver::FusedGroup>& groups) {
   beginResetModel();
   rows_.clear();
   rows_.reserve(groups.size());
-  for (const passes::FusedGroup& group : groups) {
+  for (const driver::FusedGroup& group : groups) {
     Row row;
     row.id = group.id;
     row.kernel = QString::fromStdString(group.name);
@@ -20,7 +20,7 @@ void FusedGroupModel::setGroups(const Graph& graph, const std::vector<passes::Fu
       ops << QString::fromStdString(node.op);
       row.nodes << QString::fromStdString(node.name);
     }
-    row.flops = tune::group_flops(graph, group);
+    row.flops = driver::group_flops(graph, group);
     row.ops = ops.join(QStringLiteral(" → "));
     if (group.anchor >= 0)
       row.anchor = QString::fromStdString(graph.nodes[static_cast<size_t>(group.anchor)].name);
@@ -32,9 +32,9 @@ void FusedGroupModel::setGroups(const Graph& graph, const std::vector<passes::Fu
   endResetModel();
 }
 
-void FusedGroupModel::setTasks(const std::vector<tune::KernelTask>& tasks) {
+void FusedGroupModel::setTasks(const std::vector<driver::KernelTask>& tasks) {
   for (Row& row : rows_) row.task = -1;
-  for (const tune::KernelTask& task : tasks)
+  for (const driver::KernelTask& task : tasks)
     for (int group : task.groups)
       if (group >= 0 && group < static_cast<int>(rows_.size()))
         rows_[static_cast<size_t>(group)].task = task.id;

@@ -7,9 +7,9 @@
 #include <QString>
 #include <vector>
 
+#include "driver/kernel_tasks.h"
+#include "driver/optimized_graph.h"
 #include "ir/graph.h"
-#include "passes/fuse_ops.h"
-#include "tune/task.h"
 
 namespace lathe::views {
 
@@ -35,9 +35,9 @@ class FusedGroupModel : public QAbstractTableModel {
 
   explicit FusedGroupModel(QObject* parent = nullptr);
 
-  void setGroups(const Graph& graph, const std::vector<passes::FusedGroup>& groups);
+  void setGroups(const Graph& graph, const std::vector<driver::FusedGroup>& groups);
   // Fills the task column; `tasks` must come from the same groups.
-  void setTasks(const std::vector<tune::KernelTask>& tasks);
+  void setTasks(const std::vector<driver::KernelTask>& tasks);
   void clear();
   // The row of the group containing node `name`, or -1.
   int rowOfNode(const QString& name) const;

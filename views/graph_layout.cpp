@@ -14,6 +14,7 @@
 
 #include "ir/op_registry.h"
 #include "support/error.h"
+#include "support/program_files.h"
 #include "support/timer.h"
 #include "support/worker_process.h"
 #include "views/dot_geometry.h"
@@ -173,7 +174,7 @@ int64_t spanned_ranks(size_t nodes, const std::vector<EdgeSpec>& edges) {
   return spans;
 }
 
-DotGraph build_dot(const Graph& graph, const std::vector<passes::FusedGroup>& groups) {
+DotGraph build_dot(const Graph& graph, const std::vector<driver::FusedGroup>& groups) {
   DotGraph dot;
   const int n = static_cast<int>(graph.nodes.size());
   std::vector<int> group_of(graph.nodes.size(), -1);
@@ -275,8 +276,7 @@ DotGraph build_dot(const Graph& graph, const std::vector<passes::FusedGroup>& gr
 // Sends the DOT text to a lathe-layout-worker and reads its geometry back;
 // kills the worker and throws LayoutCancelled once `cancel` is set.
 DotGeometry run_layout_worker(const std::string& dot, const std::atomic<bool>* cancel) {
-  const std::string executable =
-      find_worker_executable("lathe-layout-worker", "LATHE_LAYOUT_WORKER");
+  const std::string executable = find_program_file("lathe-layout-worker", "LATHE_LAYOUT_WORKER");
   WorkerProcess worker(executable);
   auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
   size_t sent = 0;
@@ -390,11 +390,11 @@ int GraphLayout::find_node(const std::string& name) const {
   return -1;
 }
 
-std::string to_dot(const Graph& graph, const std::vector<passes::FusedGroup>& groups) {
+std::string to_dot(const Graph& graph, const std::vector<driver::FusedGroup>& groups) {
   return build_dot(graph, groups).text;
 }
 
-GraphLayout layout_graph(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+GraphLayout layout_graph(const Graph& graph, const std::vector<driver::FusedGroup>& groups,
                          const std::atomic<bool>* cancel) {
   const Timer timer;
   DotGraph dot = build_dot(graph, groups);

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "driver/optimized_graph.h"
 #include "ir/graph.h"
-#include "passes/fuse_ops.h"
 #include "support/error.h"
 
 namespace lathe::views {
@@ -102,7 +102,7 @@ struct GraphLayout {
 // The graph as DOT: constants fold into their readers' labels; graph inputs
 // and outputs are nodes; each group (when given) becomes a cluster. Node
 // names appear as tooltips, so the DOT names every node.
-std::string to_dot(const Graph& graph, const std::vector<passes::FusedGroup>& groups = {});
+std::string to_dot(const Graph& graph, const std::vector<driver::FusedGroup>& groups = {});
 
 // Thrown by layout_graph when its cancel flag was set.
 struct LayoutCancelled : Error {
@@ -113,7 +113,7 @@ struct LayoutCancelled : Error {
 // of its own (dot cannot be interrupted, and keeps global state): calls on
 // several threads run in parallel, and setting `cancel` kills the worker and
 // throws LayoutCancelled. Throws lathe::Error when Graphviz fails.
-GraphLayout layout_graph(const Graph& graph, const std::vector<passes::FusedGroup>& groups = {},
+GraphLayout layout_graph(const Graph& graph, const std::vector<driver::FusedGroup>& groups = {},
                          const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace lathe::views

@@ -19,7 +19,7 @@ void KernelProfileModel::setBuilds(const QList<BuildBenchmark>& builds) {
   // missing from a build (a failed compile of one) shows as "—" there.
   std::map<QString, size_t> rowOf;
   for (int b = 0; b < builds_.size(); ++b) {
-    for (const runtime::KernelProfile& call : builds_[b].kernels) {
+    for (const driver::KernelProfile& call : builds_[b].kernels) {
       const QString kernel = QString::fromStdString(call.func_name);
       auto [it, added] = rowOf.try_emplace(kernel, rows_.size());
       if (added)

@@ -20,7 +20,7 @@ namespace lathe::views {
 class ScheduleHighlighter;
 
 // One problem the lowering found: 1-based line and column (0 when it has no
-// place in the text), as schedule::ScheduleDiagnostic carries them.
+// place in the text), as driver::ScheduleDiagnostic carries them.
 struct ScheduleEditorDiagnostic {
   int line = 0;
   int column = 0;

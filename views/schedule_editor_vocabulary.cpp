@@ -3,43 +3,29 @@
 
 #include <QRegularExpression>
 
-#include "schedule/primitives.h"
-#include "tune/group_computation.h"
+#include "driver/schedule_names.h"
 
 namespace lathe::views {
 
 const QList<SchedulePrimitive>& schedulePrimitives() {
   static const QList<SchedulePrimitive> primitives = [] {
     QList<SchedulePrimitive> list;
-    for (const schedule::MethodSignature& m : schedule::method_signatures())
-      list.append({QString::fromStdString(m.method), QString::fromStdString(m.signature),
-                   m.receiver == schedule::Receiver::Schedule});
+    for (const driver::ScheduleMethod& m : driver::schedule_methods())
+      list.append(
+          {QString::fromStdString(m.method), QString::fromStdString(m.signature), m.on_schedule});
     return list;
   }();
   return primitives;
 }
 
-ScheduleVocabulary scheduleVocabulary(const tune::GroupComputation& computation) {
+ScheduleVocabulary scheduleVocabulary(const driver::ScheduleNames& names) {
   ScheduleVocabulary vocabulary;
-  for (const auto& [name, tensor] : computation.tensors) {
-    const QString tensorName = QString::fromStdString(name);
-    vocabulary.tensors << tensorName;
-    const te::ComputeOpNode* compute = tensor.op().as_compute();
-    if (!compute) continue;
-    vocabulary.stages << tensorName;
-    auto addAxes = [&](const std::vector<te::IterVar>& axes, bool reduce) {
-      const QString field = reduce ? QStringLiteral("reduce_axis") : QStringLiteral("axis");
-      for (size_t i = 0; i < axes.size(); ++i) {
-        const int64_t* extent =
-            axes[i]->dom.extent.defined() ? te::as_const_int(axes[i]->dom.extent) : nullptr;
-        vocabulary.axes.append({QStringLiteral("%1.op.%2[%3]").arg(tensorName, field).arg(i),
-                                QString::fromStdString(axes[i].name()), extent ? *extent : 0,
-                                reduce});
-      }
-    };
-    addAxes(compute->axis, false);
-    addAxes(compute->reduce_axis, true);
-  }
+  for (const std::string& tensor : names.tensors)
+    vocabulary.tensors << QString::fromStdString(tensor);
+  for (const std::string& stage : names.stages) vocabulary.stages << QString::fromStdString(stage);
+  for (const driver::StageAxis& axis : names.axes)
+    vocabulary.axes.append({QString::fromStdString(axis.expression),
+                            QString::fromStdString(axis.name), axis.extent, axis.reduce});
   return vocabulary;
 }
 

@@ -8,8 +8,8 @@
 #include <QString>
 #include <QStringList>
 
-namespace lathe::tune {
-struct GroupComputation;
+namespace lathe::driver {
+struct ScheduleNames;
 }
 
 namespace lathe::views {
@@ -39,9 +39,8 @@ struct ScheduleVocabulary {
   QList<ScheduleAxis> axes;
 };
 
-// Built from the task's computation; touches only its immutable tensors, so it
-// may run beside a lowering of the same computation.
-ScheduleVocabulary scheduleVocabulary(const tune::GroupComputation& computation);
+// The task's names (driver::schedule_names) as the editor keeps them.
+ScheduleVocabulary scheduleVocabulary(const driver::ScheduleNames& names);
 
 // Names the text's assignments bind, in order of first binding:
 // "xo, xi = s[C].split(...)" binds xo and xi.

@@ -64,7 +64,7 @@ QCustomPlot* makePlot(const QString& title, const QString& subtitle, const QStri
   return plot;
 }
 
-QString legendName(const tune::TaskStatus& task) {
+QString legendName(const driver::TaskStatus& task) {
   // Every task's kernel is a fused group: the prefix tells the legend's reader nothing.
   QString name = QString::fromStdString(task.name);
   if (name.startsWith(QLatin1String("fused_"))) name = name.mid(6);
@@ -179,7 +179,7 @@ QCPGraph* TuningCharts::taskGraph(int index) const {
              : nullptr;
 }
 
-void TuningCharts::setTasks(const std::vector<tune::TaskStatus>& tasks) {
+void TuningCharts::setTasks(const std::vector<driver::TaskStatus>& tasks) {
   gflopsPlot_->clearGraphs();
   tasks_.clear();
   selected_ = -1;
@@ -190,7 +190,7 @@ void TuningCharts::setTasks(const std::vector<tune::TaskStatus>& tasks) {
   candidates_ = gflopsPlot_->addGraph();
   candidates_->setLineStyle(QCPGraph::lsNone);
   for (size_t i = 0; i < tasks.size(); ++i) {
-    const tune::TaskStatus& t = tasks[i];
+    const driver::TaskStatus& t = tasks[i];
     TaskSeries series;
     series.graph = gflopsPlot_->addGraph();
     series.graph->setName(legendName(t));
@@ -257,7 +257,8 @@ void TuningCharts::updateLegend() {
   for (int i : named) tasks_[static_cast<size_t>(i)].graph->addToLegend();
 }
 
-void TuningCharts::addTrial(const tune::TrialEvent& trial, const tune::TuningProgress& progress) {
+void TuningCharts::addTrial(const driver::TrialEvent& trial,
+                            const driver::TuningProgress& progress) {
   const size_t i = static_cast<size_t>(trial.task_index);
   if (trial.task_index < 0 || i >= tasks_.size() || i >= progress.tasks.size()) return;
   TaskSeries& s = tasks_[i];
@@ -277,7 +278,7 @@ void TuningCharts::addTrial(const tune::TrialEvent& trial, const tune::TuningPro
   addEstimate(progress);
 }
 
-void TuningCharts::addEstimate(const tune::TuningProgress& progress) {
+void TuningCharts::addEstimate(const driver::TuningProgress& progress) {
   const double t = progress.elapsed_s;
   if (progress.estimated_latency_ms > 0) {
     tunedLatency_->addData(t, progress.estimated_latency_ms);

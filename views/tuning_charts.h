@@ -10,7 +10,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "tune/tuning_events.h"
+#include "driver/tuning_events.h"
 
 class QCPGraph;
 class QCustomPlot;
@@ -25,12 +25,12 @@ class TuningCharts : public QWidget {
 
   // Starts over with one curve per task; tasks resumed from records start at
   // their trial count and best.
-  void setTasks(const std::vector<tune::TaskStatus>& tasks);
+  void setTasks(const std::vector<driver::TaskStatus>& tasks);
   void clear() { setTasks({}); }
   // One measured candidate of task `trial.task_index`, and the estimate after it.
-  void addTrial(const tune::TrialEvent& trial, const tune::TuningProgress& progress);
+  void addTrial(const driver::TrialEvent& trial, const driver::TuningProgress& progress);
   // The estimate alone (at the start of a session, and at its end).
-  void addEstimate(const tune::TuningProgress& progress);
+  void addEstimate(const driver::TuningProgress& progress);
   // Draws task `index` bold with its candidates; -1: none.
   void setSelectedTask(int index);
   int selectedTask() const { return selected_; }

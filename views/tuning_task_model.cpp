@@ -13,7 +13,7 @@ namespace {
 
 const QColor kErrorColor(0xc0, 0x39, 0x2b);
 
-double speedupOf(const tune::TaskStatus& t) {
+double speedupOf(const driver::TaskStatus& t) {
   return std::isfinite(t.best_ms) && std::isfinite(t.default_ms) && t.best_ms > 0
              ? t.default_ms / t.best_ms
              : 0;
@@ -25,7 +25,7 @@ QString milliseconds(double ms) {
   return QLocale().toString(ms, 'f', ms < 1 ? 4 : 3);
 }
 
-bool sameTasks(const std::vector<tune::TaskStatus>& a, const std::vector<tune::TaskStatus>& b) {
+bool sameTasks(const std::vector<driver::TaskStatus>& a, const std::vector<driver::TaskStatus>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(),
                     [](const auto& x, const auto& y) { return x.id == y.id && x.name == y.name; });
 }
@@ -34,7 +34,7 @@ bool sameTasks(const std::vector<tune::TaskStatus>& a, const std::vector<tune::T
 
 TuningTaskModel::TuningTaskModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void TuningTaskModel::setTasks(const std::vector<tune::TaskStatus>& tasks) {
+void TuningTaskModel::setTasks(const std::vector<driver::TaskStatus>& tasks) {
   beginResetModel();
   tasks_ = tasks;
   plannedTrials_ = sessionTrials_ = 0;
@@ -42,15 +42,15 @@ void TuningTaskModel::setTasks(const std::vector<tune::TaskStatus>& tasks) {
   endResetModel();
 }
 
-void TuningTaskModel::setProgress(const tune::TuningProgress& progress) {
+void TuningTaskModel::setProgress(const driver::TuningProgress& progress) {
   if (!sameTasks(tasks_, progress.tasks)) setTasks(progress.tasks);
   plannedTrials_ = progress.planned_trials;
   timeBudgetS_ = progress.time_budget_s;
   elapsedS_ = progress.elapsed_s;
   sessionTrials_ = progress.total_trials;
   for (size_t i = 0; i < tasks_.size(); ++i) {
-    const tune::TaskStatus& now = progress.tasks[i];
-    tune::TaskStatus& row = tasks_[i];
+    const driver::TaskStatus& now = progress.tasks[i];
+    driver::TaskStatus& row = tasks_[i];
     const bool changed = now.trials != row.trials || now.errors != row.errors ||
                          now.best_ms != row.best_ms || now.default_ms != row.default_ms ||
                          now.finished != row.finished;
@@ -75,11 +75,11 @@ void TuningTaskModel::clear() {
 
 int TuningTaskModel::totalTrials() const {
   int total = 0;
-  for (const tune::TaskStatus& t : tasks_) total += t.trials;
+  for (const driver::TaskStatus& t : tasks_) total += t.trials;
   return total;
 }
 
-double TuningTaskModel::trialFraction(const tune::TaskStatus& task) const {
+double TuningTaskModel::trialFraction(const driver::TaskStatus& task) const {
   if (task.finished) return 1;
   const double tasks = static_cast<double>(std::max<size_t>(tasks_.size(), 1));
   double share = 0;
@@ -100,7 +100,7 @@ int TuningTaskModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : ColumnCount;
 }
 
-QVariant TuningTaskModel::displayData(const tune::TaskStatus& t, int column) const {
+QVariant TuningTaskModel::displayData(const driver::TaskStatus& t, int column) const {
   const QLocale locale;
   switch (column) {
     case IdColumn:
@@ -129,7 +129,7 @@ QVariant TuningTaskModel::displayData(const tune::TaskStatus& t, int column) con
   return {};
 }
 
-QVariant TuningTaskModel::valueData(const tune::TaskStatus& t, int column) const {
+QVariant TuningTaskModel::valueData(const driver::TaskStatus& t, int column) const {
   switch (column) {
     case IdColumn:
       return t.id;
@@ -157,7 +157,7 @@ QVariant TuningTaskModel::valueData(const tune::TaskStatus& t, int column) const
 
 QVariant TuningTaskModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
-  const tune::TaskStatus& t = tasks_[static_cast<size_t>(index.row())];
+  const driver::TaskStatus& t = tasks_[static_cast<size_t>(index.row())];
   const int column = index.column();
   switch (role) {
     case Qt::DisplayRole:

@@ -10,7 +10,7 @@
 #include <QList>
 #include <vector>
 
-#include "tune/tuning_events.h"
+#include "driver/tuning_events.h"
 
 namespace lathe::views {
 
@@ -39,19 +39,19 @@ class TuningTaskModel : public QAbstractTableModel {
   explicit TuningTaskModel(QObject* parent = nullptr);
 
   // Replaces every row: the tasks of a plan before tuning, or of a session.
-  void setTasks(const std::vector<tune::TaskStatus>& tasks);
+  void setTasks(const std::vector<driver::TaskStatus>& tasks);
   // The same tasks, measured further; rows that changed are updated in place.
   // Progress over other tasks than the rows' resets the model.
-  void setProgress(const tune::TuningProgress& progress);
+  void setProgress(const driver::TuningProgress& progress);
   // Row i's ID cell shows colors[i], the task's curve color in the charts.
   void setTaskColors(const QList<QColor>& colors);
   void clear();
 
-  const std::vector<tune::TaskStatus>& tasks() const { return tasks_; }
+  const std::vector<driver::TaskStatus>& tasks() const { return tasks_; }
   int totalTrials() const;
   // How far a task is: its trials over its share of the planned trials, or
   // of the trials the time budget will allow at the rate so far; 1 when done.
-  double trialFraction(const tune::TaskStatus& task) const;
+  double trialFraction(const driver::TaskStatus& task) const;
 
   int rowCount(const QModelIndex& parent = QModelIndex()) const override;
   int columnCount(const QModelIndex& parent = QModelIndex()) const override;
@@ -60,10 +60,10 @@ class TuningTaskModel : public QAbstractTableModel {
                       int role = Qt::DisplayRole) const override;
 
  private:
-  QVariant displayData(const tune::TaskStatus& task, int column) const;
-  QVariant valueData(const tune::TaskStatus& task, int column) const;
+  QVariant displayData(const driver::TaskStatus& task, int column) const;
+  QVariant valueData(const driver::TaskStatus& task, int column) const;
 
-  std::vector<tune::TaskStatus> tasks_;
+  std::vector<driver::TaskStatus> tasks_;
   QList<QColor> colors_;
   // From the latest progress: what the trials column measures against.
   int plannedTrials_ = 0;

@@ -11,12 +11,12 @@ Graph load_model(const Args& args) {
   return driver::load_model(args.positional(), load);
 }
 
-codegen::Target target_of(const Args& args) {
-  return codegen::Target::parse(args.get("target", "llvm"));
+driver::Target target_of(const Args& args) {
+  return driver::Target::parse(args.get("target", "llvm"));
 }
 
-passes::PassOptions pass_options_of(const Args& args, const codegen::Target& target) {
-  passes::PassOptions options;
+driver::PassOptions pass_options_of(const Args& args, const driver::Target& target) {
+  driver::PassOptions options;
   options.alter_layout = !args.has("no-layout");
   options.record_snapshots = false;
   options.vector_unit = target.vector_unit();

@@ -3,18 +3,18 @@
 #pragma once
 
 #include "args.h"
-#include "codegen/codegen.h"
+#include "driver/optimized_graph.h"
+#include "driver/target.h"
 #include "ir/graph.h"
-#include "passes/pipeline.h"
 
 namespace lathe::cli {
 
 // MODEL, with the shapes --input-shapes fixes.
 Graph load_model(const Args& args);
 // --target; the host when not given.
-codegen::Target target_of(const Args& args);
+driver::Target target_of(const Args& args);
 // The graph passes for `target` (its vector unit), without snapshots, with
 // the layout pass unless --no-layout.
-passes::PassOptions pass_options_of(const Args& args, const codegen::Target& target);
+driver::PassOptions pass_options_of(const Args& args, const driver::Target& target);
 
 }  // namespace lathe::cli

@@ -6,11 +6,11 @@
 #include "args.h"
 #include "commands.h"
 #include "driver/compiled_module.h"
+#include "driver/executor.h"
 #include "driver/model_loader.h"
+#include "driver/reference_run.h"
 #include "driver/tensor_files.h"
 #include "model_options.h"
-#include "reference/executor.h"
-#include "runtime/package.h"
 #include "support/error.h"
 #include "support/timer.h"
 
@@ -23,7 +23,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 // Feeds the .npz arrays named like the executor's inputs; reports the rest.
-void set_inputs(runtime::GraphExecutor& exec, const std::string& npz) {
+void set_inputs(driver::GraphExecutor& exec, const std::string& npz) {
   std::map<std::string, Tensor> given;
   if (!npz.empty())
     for (auto& [name, t] : driver::read_npz_tensors(npz)) given[name] = t;
@@ -47,7 +47,7 @@ void set_inputs(runtime::GraphExecutor& exec, const std::string& npz) {
 
 // Outputs are named as the model names them when it is at hand, else as tvmc
 // names a package's outputs: output_0, output_1 ...
-int run_compiled(runtime::GraphExecutor& exec, const Args& args,
+int run_compiled(driver::GraphExecutor& exec, const Args& args,
                  const std::vector<std::string>& output_names) {
   set_inputs(exec, args.get("inputs"));
   exec.run();
@@ -61,12 +61,12 @@ int run_compiled(runtime::GraphExecutor& exec, const Args& args,
     driver::write_npz_tensors(args.get("output"), named);
   }
   if (args.has("print-time")) {
-    runtime::TimeSummary times =
-        runtime::benchmark(exec, args.get_int("repeat", 10), args.get_int("number", 1));
-    std::cout << runtime::format_time_summary(times) << "\n";
+    driver::TimeSummary times =
+        driver::benchmark(exec, args.get_int("repeat", 10), args.get_int("number", 1));
+    std::cout << driver::format_time_summary(times) << "\n";
   }
   if (args.has("profile"))
-    std::cout << runtime::GraphExecutor::format_profile(exec.profile(args.get_int("repeat", 10)));
+    std::cout << driver::GraphExecutor::format_profile(exec.profile(args.get_int("repeat", 10)));
   return 0;
 }
 
@@ -85,7 +85,7 @@ int run_reference(const Graph& graph, const Args& args) {
     }
   }
   Timer timer;
-  std::vector<Tensor> outputs = reference::Executor(graph).run(inputs);
+  std::vector<Tensor> outputs = driver::run_reference(graph, inputs);
   double ms = timer.milliseconds();
   driver::NamedTensors named;
   for (size_t i = 0; i < outputs.size(); ++i)
@@ -106,7 +106,7 @@ int run(const Args& args) {
               "'; expected compiled or reference");
   if (ends_with(path, ".tar")) {
     LATHE_CHECK(executor == "compiled", "a package runs on the compiled executor only");
-    runtime::Package package(path);
+    driver::Package package(path);
     return run_compiled(package.executor(), args, {});
   }
   Graph graph = load_model(args);

@@ -8,12 +8,11 @@
 
 #include "args.h"
 #include "commands.h"
+#include "driver/kernel_code.h"
 #include "driver/model_loader.h"
 #include "driver/task_workbench.h"
 #include "model_options.h"
-#include "schedule/schedule_text.h"
 #include "support/error.h"
-#include "tir/printer.h"
 
 namespace lathe::cli {
 
@@ -22,9 +21,9 @@ namespace {
 int schedule(const Args& args) {
   LATHE_CHECK(args.has("task"), "--task is required: which kernel (see lathe tasks)");
   Graph graph = load_model(args);
-  const codegen::Target target = target_of(args);
-  passes::OptimizedGraph optimized = passes::optimize_graph(graph, pass_options_of(args, target));
-  std::vector<driver::KernelTask> tasks = tune::extract_tasks(optimized.graph, optimized.groups);
+  const driver::Target target = target_of(args);
+  driver::OptimizedGraph optimized = driver::optimize_graph(graph, pass_options_of(args, target));
+  std::vector<driver::KernelTask> tasks = driver::kernel_tasks(optimized);
   int id = args.get_int("task", -1);
   LATHE_CHECK(id >= 0 && id < static_cast<int>(tasks.size()), "no task ", args.get("task"),
               "; the model has tasks 0 to ", tasks.size() - 1, " (see lathe tasks)");
@@ -43,10 +42,10 @@ int schedule(const Args& args) {
   }
   std::cout << "# task " << id << ": " << bench.task().func_name << "  " << bench.task().signature
             << "\n";
-  tir::LoweredFunc lowered;
+  driver::LoweredFunc lowered;
   try {
     lowered = bench.lower(text, args.has("passes"));
-  } catch (const schedule::ScheduleTextError& e) {
+  } catch (const driver::ScheduleTextError& e) {
     throw Error(args.get("schedule", "default schedule") + ":\n" + e.what());
   }
   std::string emit = args.get("emit");
@@ -55,14 +54,14 @@ int schedule(const Args& args) {
     std::cout << text;
   } else if (emit == "tir") {
     if (args.has("passes"))
-      for (const tir::PassSnapshot& p : lowered.passes)
+      for (const driver::PassSnapshot& p : lowered.passes)
         std::cout << "# after " << p.pass << " (" << p.milliseconds << " ms)\n" << p.ir << "\n";
     else
-      std::cout << tir::to_string(lowered.func);
+      std::cout << driver::loop_ir_text(lowered.func);
   } else if (emit == "llvm") {
-    std::cout << codegen::emit_llvm_ir({lowered.func}, target);
+    std::cout << driver::llvm_ir_text(lowered.func, target);
   } else if (emit == "asm") {
-    std::cout << codegen::emit_assembly({lowered.func}, target);
+    std::cout << driver::assembly_text(lowered.func, target);
   } else if (!emit.empty()) {
     fail(str("unknown --emit '", emit, "'; expected tir, llvm or asm"));
   }

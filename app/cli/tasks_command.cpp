@@ -3,10 +3,10 @@
 #include <iostream>
 
 #include "args.h"
-#include "codegen/codegen.h"
 #include "commands.h"
 #include "driver/graph_compiler.h"
 #include "driver/model_loader.h"
+#include "driver/target.h"
 #include "model_options.h"
 #include "support/error.h"
 
@@ -16,9 +16,9 @@ namespace {
 
 int tasks(const Args& args) {
   Graph graph = load_model(args);
-  passes::OptimizedGraph optimized =
-      passes::optimize_graph(graph, pass_options_of(args, target_of(args)));
-  std::vector<driver::KernelTask> kernels = tune::extract_tasks(optimized.graph, optimized.groups);
+  driver::OptimizedGraph optimized =
+      driver::optimize_graph(graph, pass_options_of(args, target_of(args)));
+  std::vector<driver::KernelTask> kernels = driver::kernel_tasks(optimized);
   std::cout << std::left << std::setw(4) << "id" << std::setw(44) << "name" << std::setw(6)
             << "uses" << std::right << std::setw(14) << "MFLOPs"
             << "  ops / shapes\n";

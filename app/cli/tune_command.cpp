@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "driver/model_loader.h"
 #include "driver/tuning.h"
+#include "driver/tuning_records.h"
 #include "model_options.h"
 #include "support/error.h"
 
@@ -139,7 +140,7 @@ class ConsoleListener : public driver::TuningListener {
 
 int tune(const Args& args) {
   Graph graph = load_model(args);
-  const codegen::Target target = target_of(args);
+  const driver::Target target = target_of(args);
   driver::TuningPlan plan = driver::plan_tuning(graph, pass_options_of(args, target));
   std::vector<int> selected = driver::parse_task_selection(args.get("tasks"), plan.tasks.size());
   if (args.has("print-tasks")) {
@@ -151,7 +152,7 @@ int tune(const Args& args) {
   options.target = target;
   options.tuner = args.get("tuner", "xgb");
   options.space =
-      args.has("enable-autoscheduler") ? tune::SpaceKind::Sketch : tune::SpaceKind::Template;
+      args.has("enable-autoscheduler") ? driver::SpaceKind::Sketch : driver::SpaceKind::Template;
   options.scheduler = args.get("task-scheduler", "gradient");
   // Counts and times that must be positive (or, `zero_ok`, at least zero).
   auto check = [](const char* name, double value, bool zero_ok) {
@@ -179,7 +180,7 @@ int tune(const Args& args) {
   options.measure.flush_cache = !args.has("no-cache-flush");
   options.records_path = args.get("output", "tuning_records.json");
   if (args.has("prior-records")) {
-    tune::RecordFile prior = tune::read_records(args.get("prior-records"));
+    driver::RecordFile prior = driver::read_records(args.get("prior-records"));
     for (const std::string& w : prior.warnings) std::cerr << "warning: " << w << "\n";
     options.prior_records = std::move(prior.records);
   }

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "driver/compiled_module.h"
+#include "driver/executor.h"
 #include "driver/graph_compiler.h"
 #include "driver/onnx_runtime.h"
-#include "runtime/thread_pool.h"
 #include "studio/exception_text.h"
 #include "studio/executor_inputs.h"
 #include "studio/record_schedules.h"
@@ -51,7 +51,7 @@ struct PreparedBuild {
 class BenchmarkJob {
  public:
   BenchmarkJob(QPromise<BenchmarkEvent>& promise, const BenchmarkRequest& request,
-               const codegen::Target& target)
+               const driver::Target& target)
       : promise_(promise), request_(request), target_(target) {}
 
   void run() {
@@ -67,7 +67,7 @@ class BenchmarkJob {
     const int firstRound = 2 * static_cast<int>(request_.builds.size());
     // Samples and profiles go round-robin over the builds, so whatever else
     // the machine does meanwhile slows every build alike. Each sample starts
-    // with a warm-up run of its own (runtime::benchmark), since the other
+    // with a warm-up run of its own (driver::benchmark), since the other
     // builds ran in between.
     for (int r = 0; r < request_.repeat; ++r) {
       if (promise_.isCanceled()) return;
@@ -76,7 +76,7 @@ class BenchmarkJob {
           QStringLiteral("timing: sample %1 of %2 of each build").arg(r + 1).arg(request_.repeat));
       measure([this](PreparedBuild& p) {
         p.samples.push_back(
-            runtime::benchmark(p.module->executor(), 1, request_.number).results.front());
+            driver::benchmark(p.module->executor(), 1, request_.number).results.front());
       });
     }
     // ONNX Runtime between the timing and the profiling rounds, its row
@@ -108,8 +108,8 @@ class BenchmarkJob {
     }
     for (PreparedBuild& p : prepared_) {
       if (p.failed) continue;
-      for (runtime::KernelProfile& row : p.build.kernels) row.time_us /= request_.repeat;
-      p.build.times = runtime::TimeSummary::from_samples(std::move(p.samples));
+      for (driver::KernelProfile& row : p.build.kernels) row.time_us /= request_.repeat;
+      p.build.times = driver::TimeSummary::from_samples(std::move(p.samples));
       promise_.addResult(
           BenchmarkEvent{BenchmarkEvent::Kind::Measured, stepCount(), p.build.name, {}, p.build});
     }
@@ -133,16 +133,16 @@ class BenchmarkJob {
     for (const PreparedBuild& p : prepared_)
       if (!p.failed) fed = fed ? fed : &p;
     if (!fed) throw Error("no Lathe build ran, so there are no inputs to give it");
-    const runtime::GraphExecutor& executor = fed->module->executor();
+    const driver::GraphExecutor& executor = fed->module->executor();
     if (executor.num_inputs() != 1 ||
-        executor.input_dtype(0).to_string() != runtime::DataType::float32().to_string())
+        executor.input_dtype(0).to_string() != driver::DataType::float32().to_string())
       throw Error("the ONNX Runtime row times models with one float32 input only");
     Tensor input(DType::Float32, executor.input_shape(0));
     std::memcpy(input.raw(), fed->inputs[0].data(), input.nbytes());
     const int runs = request_.repeat * request_.number;
     const driver::OrtTiming timing = driver::time_onnx_runtime(
         dir, QFile::encodeName(request_.modelPath).toStdString(), executor.input_name(0), input,
-        runtime::default_num_threads(), runs);
+        driver::default_num_threads(), runs);
     std::vector<double> samples;
     for (size_t i = 0; i + static_cast<size_t>(request_.number) <= timing.samples_ms.size();
          i += static_cast<size_t>(request_.number)) {
@@ -159,7 +159,7 @@ class BenchmarkJob {
     build.repeat = request_.repeat;
     build.number = request_.number;
     build.inputs = fed->build.inputs;
-    build.times = runtime::TimeSummary::from_samples(std::move(samples));
+    build.times = driver::TimeSummary::from_samples(std::move(samples));
     return build;
   }
 
@@ -215,9 +215,9 @@ class BenchmarkJob {
   }
 
   // Adds one profiled run to the sums in `kernels` (empty before run 0).
-  static void addProfile(std::vector<runtime::KernelProfile>& kernels,
-                         runtime::GraphExecutor& executor, int run) {
-    std::vector<runtime::KernelProfile> rows = executor.profile(1);
+  static void addProfile(std::vector<driver::KernelProfile>& kernels,
+                         driver::GraphExecutor& executor, int run) {
+    std::vector<driver::KernelProfile> rows = executor.profile(1);
     if (run == 0) {
       kernels = std::move(rows);
       return;
@@ -228,14 +228,14 @@ class BenchmarkJob {
 
   QPromise<BenchmarkEvent>& promise_;
   const BenchmarkRequest& request_;
-  const codegen::Target& target_;
+  const driver::Target& target_;
   std::vector<PreparedBuild> prepared_;
 };
 
 }  // namespace
 
 BenchmarkRunner::BenchmarkRunner(QObject* parent)
-    : QObject(parent), target_(codegen::Target::host()) {
+    : QObject(parent), target_(driver::Target::host()) {
   connect(&runs_, &views::JobTracker::busyChanged, this, &BenchmarkRunner::runningChanged);
 }
 

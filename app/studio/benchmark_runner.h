@@ -1,7 +1,7 @@
 // The Benchmark tab's background work, in a pool thread: each build of a
 // model compiled (with the best schedules of its records file, if any) and
 // JIT-compiled, then all builds timed as `lathe run --print-time --repeat N
-// --number M` times one (runtime::benchmark) and profiled per kernel as
+// --number M` times one (driver::benchmark) and profiled per kernel as
 // `--profile` does, sample by sample in turn, so a noisy machine blurs every
 // build alike instead of the one that happened to run at a bad moment.
 // Results come back on the GUI thread as signals.
@@ -17,7 +17,7 @@
 #include <QString>
 #include <memory>
 
-#include "codegen/codegen.h"
+#include "driver/target.h"
 #include "ir/graph.h"
 #include "views/build_benchmark.h"
 #include "views/job_tracker.h"
@@ -54,7 +54,7 @@ class BenchmarkRunner : public QObject {
   ~BenchmarkRunner() override;
 
   // The target every build compiles for, and the records apply to: this machine.
-  const codegen::Target& target() const { return target_; }
+  const driver::Target& target() const { return target_; }
 
   void run(BenchmarkRequest request);
   // Stops the run at its next step (a compile runs to its end); finished(true) follows.
@@ -72,7 +72,7 @@ class BenchmarkRunner : public QObject {
   void finished(bool cancelled);
 
  private:
-  codegen::Target target_;
+  driver::Target target_;
   views::JobTracker runs_{this, views::JobTracker::Overlap::Serial};
 };
 

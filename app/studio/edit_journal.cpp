@@ -6,9 +6,9 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
+#include "driver/kernel_tasks.h"
+#include "driver/tuning_records.h"
 #include "support/error.h"
-#include "tune/measure.h"
-#include "tune/task.h"
 
 namespace lathe::studio {
 
@@ -26,14 +26,14 @@ QString EditJournal::defaultPath() {
 }
 
 void EditJournal::noteOpened(const driver::KernelTask& task, const QString& text) {
-  kept_[tune::task_workload_id(task)] = text;
+  kept_[driver::task_workload_id(task)] = text;
 }
 
-tune::TuningRecord EditJournal::makeRecord(const driver::KernelTask& task,
-                                           const codegen::Target& target,
-                                           const QString& text) const {
-  tune::TuningRecord record;
-  record.workload = tune::task_workload_id(task);
+driver::TuningRecord EditJournal::makeRecord(const driver::KernelTask& task,
+                                             const driver::Target& target,
+                                             const QString& text) const {
+  driver::TuningRecord record;
+  record.workload = driver::task_workload_id(task);
   record.task_key = task.key;
   record.ops = task.ops;
   record.signature = task.signature;
@@ -42,24 +42,24 @@ tune::TuningRecord EditJournal::makeRecord(const driver::KernelTask& task,
   record.space = kEditorSpace;
   record.tuner = kEditorSpace;
   record.schedule = text.toStdString();
-  record.started = record.finished = tune::utc_timestamp();
+  record.started = record.finished = driver::utc_timestamp();
   return record;
 }
 
-void EditJournal::append(const tune::TuningRecord& record) {
+void EditJournal::append(const driver::TuningRecord& record) {
   if (!writer_.is_open()) {
     const QString folder = QFileInfo(path_).absolutePath();
     if (!QDir().mkpath(folder))
       throw Error(str("cannot create the folder of the edit journal ", folder.toStdString()));
-    writer_ = tune::RecordWriter(QFile::encodeName(path_).toStdString());
+    writer_ = driver::RecordWriter(QFile::encodeName(path_).toStdString());
   }
   writer_.write(record);
   kept_[record.workload] = QString::fromStdString(record.schedule);
 }
 
-bool EditJournal::recordEdit(const driver::KernelTask& task, const codegen::Target& target,
+bool EditJournal::recordEdit(const driver::KernelTask& task, const driver::Target& target,
                              const QString& text) {
-  const auto kept = kept_.find(tune::task_workload_id(task));
+  const auto kept = kept_.find(driver::task_workload_id(task));
   if (kept != kept_.end() && kept->second == text) return false;
   // An edit that has only lowered has no cost yet: best_records skips it, so
   // the compiler never applies an unmeasured edit.
@@ -67,13 +67,13 @@ bool EditJournal::recordEdit(const driver::KernelTask& task, const codegen::Targ
   return true;
 }
 
-void EditJournal::recordMeasurement(const driver::KernelTask& task, const codegen::Target& target,
+void EditJournal::recordMeasurement(const driver::KernelTask& task, const driver::Target& target,
                                     const QString& text,
                                     const driver::KernelMeasurement& measurement, bool correct) {
-  tune::TuningRecord record = makeRecord(task, target, text);
+  driver::TuningRecord record = makeRecord(task, target, text);
   record.costs_ms = {measurement.median_ms};
   if (!correct) {
-    record.error_kind = tune::to_string(tune::ErrorKind::WrongAnswer);
+    record.error_kind = driver::to_string(driver::ErrorKind::WrongAnswer);
     record.error_message =
         str("max normalized error against the reference ", measurement.max_error);
   }
@@ -82,7 +82,7 @@ void EditJournal::recordMeasurement(const driver::KernelTask& task, const codege
 
 std::optional<QString> EditJournal::latestEdit(const QString& path, const std::string& workload) {
   if (!QFileInfo::exists(path)) return std::nullopt;
-  const tune::RecordFile file = tune::read_records(QFile::encodeName(path).toStdString());
+  const driver::RecordFile file = driver::read_records(QFile::encodeName(path).toStdString());
   for (auto it = file.records.rbegin(); it != file.records.rend(); ++it)
     if (it->workload == workload && it->space == kEditorSpace)
       return QString::fromStdString(it->schedule);

@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "codegen/codegen.h"
+#include "driver/target.h"
 #include "driver/task_workbench.h"
-#include "tune/records.h"
+#include "driver/tuning_records.h"
 
 namespace lathe::studio {
 
@@ -31,11 +31,11 @@ class EditJournal {
   void noteOpened(const driver::KernelTask& task, const QString& text);
   // Appends the edit unless it is the task's kept edit already; returns
   // whether it wrote. Throws lathe::Error when the file cannot be written.
-  bool recordEdit(const driver::KernelTask& task, const codegen::Target& target,
+  bool recordEdit(const driver::KernelTask& task, const driver::Target& target,
                   const QString& text);
   // Appends a measured edit with its cost (an error record, wrong_answer,
   // when its outputs do not match the reference).
-  void recordMeasurement(const driver::KernelTask& task, const codegen::Target& target,
+  void recordMeasurement(const driver::KernelTask& task, const driver::Target& target,
                          const QString& text, const driver::KernelMeasurement& measurement,
                          bool correct);
 
@@ -45,12 +45,12 @@ class EditJournal {
   static std::optional<QString> latestEdit(const QString& path, const std::string& workload);
 
  private:
-  tune::TuningRecord makeRecord(const driver::KernelTask& task, const codegen::Target& target,
-                                const QString& text) const;
-  void append(const tune::TuningRecord& record);
+  driver::TuningRecord makeRecord(const driver::KernelTask& task, const driver::Target& target,
+                                  const QString& text) const;
+  void append(const driver::TuningRecord& record);
 
   QString path_;
-  tune::RecordWriter writer_;            // opened at the first write
+  driver::RecordWriter writer_;          // opened at the first write
   std::map<std::string, QString> kept_;  // by workload: the last edit written or opened
 };
 

@@ -22,10 +22,10 @@ QString ioNpzPathFor(const QString& modelPath) {
 
 namespace {
 
-std::vector<char> randomBytes(const runtime::DataType& dtype, int64_t elements,
+std::vector<char> randomBytes(const driver::DataType& dtype, int64_t elements,
                               std::mt19937& random) {
   std::vector<char> bytes(static_cast<size_t>(elements * dtype.bytes()), 0);
-  if (dtype.code != runtime::DataType::kFloat || dtype.lanes != 1) return bytes;
+  if (dtype.code != driver::DataType::kFloat || dtype.lanes != 1) return bytes;
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   if (dtype.bits == 32) {
     auto* values = reinterpret_cast<float*>(bytes.data());
@@ -39,7 +39,7 @@ std::vector<char> randomBytes(const runtime::DataType& dtype, int64_t elements,
 
 }  // namespace
 
-QString feedInputs(runtime::GraphExecutor& executor, const QString& modelPath,
+QString feedInputs(driver::GraphExecutor& executor, const QString& modelPath,
                    std::vector<std::vector<char>>* fed) {
   const QString npz = ioNpzPathFor(modelPath);
   std::map<std::string, Tensor> given;
@@ -63,8 +63,8 @@ QString feedInputs(runtime::GraphExecutor& executor, const QString& modelPath,
       fromFile << QString::fromStdString(name);
       continue;
     }
-    const std::vector<char> bytes = randomBytes(
-        executor.input_dtype(i), runtime::num_elements(executor.input_shape(i)), random);
+    const std::vector<char> bytes =
+        randomBytes(executor.input_dtype(i), driver::num_elements(executor.input_shape(i)), random);
     executor.set_input(i, bytes.data(), bytes.size());
     if (fed) fed->push_back(bytes);
     randomInputs << QString::fromStdString(name);

@@ -6,7 +6,7 @@
 #include <QString>
 #include <vector>
 
-#include "runtime/graph_executor.h"
+#include "driver/executor.h"
 
 namespace lathe::studio {
 
@@ -19,7 +19,7 @@ QString ioNpzPathFor(const QString& modelPath);
 // one line saying where the inputs came from. Throws lathe::Error for an
 // unreadable .npz. With `fed`, also hands back each input's bytes, in input
 // order (for another runtime to run on the same values).
-QString feedInputs(runtime::GraphExecutor& executor, const QString& modelPath,
+QString feedInputs(driver::GraphExecutor& executor, const QString& modelPath,
                    std::vector<std::vector<char>>* fed = nullptr);
 
 }  // namespace lathe::studio

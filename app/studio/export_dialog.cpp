@@ -24,8 +24,8 @@
 #include <QVBoxLayout>
 
 #include "driver/compiled_module.h"
+#include "driver/executor.h"
 #include "driver/graph_compiler.h"
-#include "runtime/package.h"
 #include "studio/exception_text.h"
 #include "studio/executor_inputs.h"
 #include "studio/record_schedules.h"
@@ -62,7 +62,7 @@ void exportModel(QPromise<ExportEvent>& promise, ExportJob job) {
                                   QStringLiteral("compiling: graph passes, "
                                                  "schedules, lowering")});
     driver::CompileOptions options;
-    options.target = codegen::Target::parse(job.target.trimmed().toStdString());
+    options.target = driver::Target::parse(job.target.trimmed().toStdString());
     options.passes.record_snapshots = false;
     RecordSchedules records;
     if (!job.recordsPath.isEmpty()) records = applyRecordSchedules(job.recordsPath, options);
@@ -116,8 +116,8 @@ struct RunOutcome {
 RunOutcome runExportedPackage(QString packagePath, QString modelPath, int repeat) {
   RunOutcome outcome;
   try {
-    runtime::Package package(QFile::encodeName(packagePath).toStdString());
-    runtime::GraphExecutor& executor = package.executor();
+    driver::Package package(QFile::encodeName(packagePath).toStdString());
+    driver::GraphExecutor& executor = package.executor();
     const QString inputs = feedInputs(executor, modelPath);
     executor.run();
     QStringList lines;
@@ -129,9 +129,9 @@ RunOutcome runExportedPackage(QString packagePath, QString modelPath, int repeat
       lines << QStringLiteral("  output_%1: %2 %3")
                    .arg(i)
                    .arg(QString::fromStdString(executor.output_dtype(i).to_string()),
-                        QString::fromStdString(runtime::shape_to_string(executor.output_shape(i))));
-    const runtime::TimeSummary times = runtime::benchmark(executor, repeat, 1);
-    lines << QString::fromStdString(runtime::format_time_summary(times)).trimmed();
+                        QString::fromStdString(driver::shape_to_string(executor.output_shape(i))));
+    const driver::TimeSummary times = driver::benchmark(executor, repeat, 1);
+    lines << QString::fromStdString(driver::format_time_summary(times)).trimmed();
     outcome.ok = true;
     outcome.text = lines.join(QLatin1Char('\n'));
   } catch (...) {

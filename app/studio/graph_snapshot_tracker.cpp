@@ -5,7 +5,7 @@
 #include <QElapsedTimer>
 #include <exception>
 
-#include "codegen/codegen.h"
+#include "driver/target.h"
 
 namespace lathe::studio {
 
@@ -32,9 +32,9 @@ ComputeOutcome computeSnapshots(const QString& path, std::shared_ptr<const Graph
     result->original = *graph;
     // The studio compiles for this machine: its vector unit decides the layout.
     result->optimized =
-        passes::optimize_graph(*graph, {.alter_layout = true,
+        driver::optimize_graph(*graph, {.alter_layout = true,
                                         .record_snapshots = true,
-                                        .vector_unit = codegen::Target::host().vector_unit()});
+                                        .vector_unit = driver::Target::host().vector_unit()});
     result->milliseconds = timer.elapsed();
     outcome.snapshots = std::move(result);
   } catch (const std::exception& e) {
@@ -101,7 +101,7 @@ void GraphSnapshotTracker::layOut(std::shared_ptr<const GraphSnapshots> snapshot
   startLayout(
       snapshotLayouts_,
       [snapshots, index](const std::atomic<bool>* cancel) {
-        const passes::GraphSnapshot& s = snapshots->optimized.snapshots[static_cast<size_t>(index)];
+        const driver::GraphSnapshot& s = snapshots->optimized.snapshots[static_cast<size_t>(index)];
         return views::layout_graph(s.graph, s.groups, cancel);
       },
       snapshots->path,

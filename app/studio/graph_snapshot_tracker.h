@@ -12,8 +12,8 @@
 #include <functional>
 #include <memory>
 
+#include "driver/optimized_graph.h"
 #include "ir/graph.h"
-#include "passes/pipeline.h"
 #include "views/graph_layout.h"
 #include "views/job_tracker.h"
 
@@ -23,7 +23,7 @@ namespace lathe::studio {
 struct GraphSnapshots {
   QString path;
   Graph original;
-  passes::OptimizedGraph optimized;  // its snapshots: one per pass, fuse_ops last
+  driver::OptimizedGraph optimized;  // its snapshots: one per pass, fuse_ops last
   qint64 milliseconds = 0;           // the passes
 };
 

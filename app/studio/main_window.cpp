@@ -811,12 +811,12 @@ void MainWindow::inspectSnapshotNode(const QString& name) {
     inspectOriginalNode(name);
     return;
   }
-  const passes::GraphSnapshot& snapshot =
+  const driver::GraphSnapshot& snapshot =
       snapshots_->optimized.snapshots.at(static_cast<size_t>(comboIndex - 1));
   const std::shared_ptr<const Graph> graph(snapshots_, &snapshot.graph);
   const int node = graph->find_node(name.toStdString());
   QString group;
-  for (const passes::FusedGroup& g : snapshot.groups)
+  for (const driver::FusedGroup& g : snapshot.groups)
     if (std::find(g.nodes.begin(), g.nodes.end(), node) != g.nodes.end())
       group = QStringLiteral("#%1 %2").arg(g.id).arg(QString::fromStdString(g.name));
   inspector_->showNode(graph, node, tr("after %1").arg(QString::fromStdString(snapshot.pass)),

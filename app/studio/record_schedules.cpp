@@ -32,7 +32,7 @@ RecordSchedules applyRecordSchedules(const QString& path, driver::CompileOptions
   return schedules;
 }
 
-QString noRecordAppliedNote(const codegen::Target& target) {
+QString noRecordAppliedNote(const driver::Target& target) {
   return QStringLiteral(
              "the records cover none of this model's kernels for %1: every kernel on its default "
              "schedule")

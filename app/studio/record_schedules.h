@@ -9,8 +9,8 @@
 #include <set>
 #include <string>
 
-#include "codegen/codegen.h"
 #include "driver/graph_compiler.h"
+#include "driver/target.h"
 
 namespace lathe::studio {
 
@@ -31,6 +31,6 @@ struct RecordSchedules {
 RecordSchedules applyRecordSchedules(const QString& path, driver::CompileOptions& options);
 
 // After compiling: the note for a build no record of `path` applied to.
-QString noRecordAppliedNote(const codegen::Target& target);
+QString noRecordAppliedNote(const driver::Target& target);
 
 }  // namespace lathe::studio

@@ -18,8 +18,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "driver/kernel_tasks.h"
 #include "studio/schedule_editor_tracker.h"
-#include "tune/task.h"
 #include "views/code_preview.h"
 #include "views/number_format.h"
 #include "views/schedule_editor.h"
@@ -359,7 +359,7 @@ void ScheduleEditorPage::showTaskList(std::shared_ptr<const GraphSnapshots> snap
                               tr("%1\nruns in %n fused group(s)", nullptr, task.weight())
                                   .arg(QString::fromStdString(task.signature)),
                               Qt::ToolTipRole);
-      if (tune::task_workload_id(task) == openWorkload_) choice = static_cast<int>(i);
+      if (driver::task_workload_id(task) == openWorkload_) choice = static_cast<int>(i);
     }
   }
   taskCombo_->setEnabled(!tasks_.empty());
@@ -389,7 +389,7 @@ void ScheduleEditorPage::openTask(int id) {
     const QSignalBlocker blocker(taskCombo_);
     taskCombo_->setCurrentIndex(id);
   }
-  openWorkload_ = tune::task_workload_id(task);
+  openWorkload_ = driver::task_workload_id(task);
   setTaskControlsEnabled(false);
   setStatus(tr("Opening %1…").arg(QString::fromStdString(task.func_name)), false);
   tracker_->openTask(snapshots_, task, journal_.path());

@@ -8,12 +8,14 @@
 #include <QPromise>
 #include <exception>
 
+#include "driver/kernel_code.h"
+#include "driver/kernel_tasks.h"
+#include "driver/machine_peak.h"
+#include "driver/schedule_names.h"
+#include "driver/task_workbench.h"
 #include "driver/tuning_records.h"
-#include "schedule/schedule_text.h"
 #include "studio/edit_journal.h"
 #include "studio/exception_text.h"
-#include "studio/machine_peak.h"
-#include "tune/task.h"
 
 namespace lathe::studio {
 
@@ -65,7 +67,7 @@ struct RecordSearch {
 TaskList listModelTasks(std::shared_ptr<const GraphSnapshots> snapshots) {
   TaskList list;
   try {
-    list.tasks = tune::extract_tasks(snapshots->optimized.graph, snapshots->optimized.groups);
+    list.tasks = driver::kernel_tasks(snapshots->optimized);
   } catch (...) {
     list.message = exceptionText(std::current_exception());
   }
@@ -78,9 +80,10 @@ OpenOutcome openScheduleTask(std::shared_ptr<const GraphSnapshots> snapshots,
   try {
     auto opened = std::make_shared<OpenedScheduleTask>(std::move(snapshots), task);
     opened->defaultText = QString::fromStdString(opened->workbench.default_schedule_text());
-    opened->vocabulary = views::scheduleVocabulary(opened->workbench.computation());
+    opened->vocabulary =
+        views::scheduleVocabulary(driver::schedule_names(opened->workbench.computation()));
     try {
-      opened->journaledText = EditJournal::latestEdit(journalPath, tune::task_workload_id(task));
+      opened->journaledText = EditJournal::latestEdit(journalPath, driver::task_workload_id(task));
     } catch (...) {
       // A damaged journal costs the restored edit, never the task.
       opened->journalProblem = exceptionText(std::current_exception());
@@ -92,33 +95,33 @@ OpenOutcome openScheduleTask(std::shared_ptr<const GraphSnapshots> snapshots,
   return outcome;
 }
 
-QList<views::ScheduleEditorDiagnostic> diagnosticsOf(const schedule::ScheduleTextError& e) {
+QList<views::ScheduleEditorDiagnostic> diagnosticsOf(const driver::ScheduleTextError& e) {
   QList<views::ScheduleEditorDiagnostic> problems;
-  for (const schedule::ScheduleDiagnostic& d : e.diagnostics())
+  for (const driver::ScheduleDiagnostic& d : e.diagnostics())
     problems.append({d.line, d.column, QString::fromStdString(d.message)});
   return problems;
 }
 
 void previewSchedule(QPromise<PreviewStage>& promise,
                      std::shared_ptr<const OpenedScheduleTask> task, QString text,
-                     codegen::Target target) {
+                     driver::Target target) {
   PreviewStage lowering;
-  tir::LoweredFunc lowered;
+  driver::LoweredFunc lowered;
   QElapsedTimer timer;
   timer.start();
   try {
     // An empty text would lower the default schedule (the workbench's
     // convention); in the editor it is a text that schedules nothing.
     if (text.trimmed().isEmpty())
-      throw schedule::ScheduleTextError(
+      throw driver::ScheduleTextError(
           {{1, 0,
             "the schedule is empty: it starts with s = te.create_schedule(...) "
             "(Reset to Default brings the task's schedule back)"}});
     lowered = task->workbench.lower(text.toStdString(), /*record_ir=*/true);
-    for (const tir::PassSnapshot& p : lowered.passes)
+    for (const driver::PassSnapshot& p : lowered.passes)
       lowering.passes.append(
           {QString::fromStdString(p.pass), QString::fromStdString(p.ir), p.milliseconds});
-  } catch (const schedule::ScheduleTextError& e) {
+  } catch (const driver::ScheduleTextError& e) {
     lowering.kind = PreviewStage::Kind::LoweringFailed;
     lowering.problems = diagnosticsOf(e);
   } catch (...) {
@@ -139,12 +142,12 @@ void previewSchedule(QPromise<PreviewStage>& promise,
   PreviewStage assembly;
   assembly.kind = PreviewStage::Kind::AssemblyEmitted;
   try {
-    llvm.llvmIR = QString::fromStdString(codegen::emit_llvm_ir({lowered.func}, target));
+    llvm.llvmIR = QString::fromStdString(driver::llvm_ir_text(lowered.func, target));
     llvm.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     promise.addResult(llvm);
     if (promise.isCanceled()) return;
     timer.restart();
-    assembly.assembly = QString::fromStdString(codegen::emit_assembly({lowered.func}, target));
+    assembly.assembly = QString::fromStdString(driver::assembly_text(lowered.func, target));
     assembly.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     promise.addResult(assembly);
   } catch (...) {
@@ -156,12 +159,12 @@ void previewSchedule(QPromise<PreviewStage>& promise,
 }
 
 MeasureOutcome measureSchedule(std::shared_ptr<const OpenedScheduleTask> task, QString text,
-                               codegen::Target target, int runs) {
+                               driver::Target target, int runs) {
   MeasureOutcome outcome;
   try {
     // The peak just before the kernel, as bench_kernels pairs them.
-    outcome.peakGflops = machinePeakGflops();
-    const tir::LoweredFunc lowered = task->workbench.lower(text.toStdString(), false);
+    outcome.peakGflops = driver::machine_peak_gflops();
+    const driver::LoweredFunc lowered = task->workbench.lower(text.toStdString(), false);
     outcome.measurement = task->workbench.measure(lowered.func, target, runs);
   } catch (...) {
     outcome.message = exceptionText(std::current_exception());
@@ -169,7 +172,7 @@ MeasureOutcome measureSchedule(std::shared_ptr<const OpenedScheduleTask> task, Q
   return outcome;
 }
 
-RecordSearch searchBestRecord(QString path, std::string workload, codegen::Target target) {
+RecordSearch searchBestRecord(QString path, std::string workload, driver::Target target) {
   RecordSearch search;
   try {
     if (!QFile::exists(path)) {
@@ -195,7 +198,7 @@ RecordSearch searchBestRecord(QString path, std::string workload, codegen::Targe
 }  // namespace
 
 ScheduleEditorTracker::ScheduleEditorTracker(QObject* parent)
-    : QObject(parent), target_(codegen::Target::host()) {
+    : QObject(parent), target_(driver::Target::host()) {
   previewTimer_.setSingleShot(true);
   previewTimer_.setInterval(kPreviewDelayMs);
   connect(&previewTimer_, &QTimer::timeout, this, [this] { startPreview(timedText_); });
@@ -292,7 +295,7 @@ void ScheduleEditorTracker::measure(const QString& text) {
 
 void ScheduleEditorTracker::findBestRecord(const QString& path) {
   if (!opened_) return;
-  recordSearches_.start([path, workload = tune::task_workload_id(opened_->task()),
+  recordSearches_.start([path, workload = driver::task_workload_id(opened_->task()),
                          target = target_] { return searchBestRecord(path, workload, target); },
                         [this, path](const RecordSearch& search) {
                           if (search.schedule)

@@ -19,7 +19,7 @@
 #include <optional>
 #include <vector>
 
-#include "codegen/codegen.h"
+#include "driver/target.h"
 #include "driver/task_workbench.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "views/code_preview.h"
@@ -60,7 +60,7 @@ class ScheduleEditorTracker : public QObject {
   explicit ScheduleEditorTracker(QObject* parent = nullptr);
 
   // The target previews and measurements compile for: this machine.
-  const codegen::Target& target() const { return target_; }
+  const driver::Target& target() const { return target_; }
 
   // Extracts the tasks of the snapshots' optimized graph; tasksListed follows.
   void listTasks(std::shared_ptr<const GraphSnapshots> snapshots);
@@ -111,7 +111,7 @@ class ScheduleEditorTracker : public QObject {
  private:
   void startPreview(const QString& text);
 
-  codegen::Target target_;
+  driver::Target target_;
   std::shared_ptr<const OpenedScheduleTask> opened_;
   QTimer previewTimer_;
   QString timedText_;  // what the timer will preview

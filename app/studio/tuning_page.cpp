@@ -421,7 +421,8 @@ void TuningPage::startTuning() {
   }
   driver::TuningOptions& o = request.options;
   o.tuner = tunerCombo_->currentData().toString().toStdString();
-  o.space = autoschedulerCheck_->isChecked() ? tune::SpaceKind::Sketch : tune::SpaceKind::Template;
+  o.space =
+      autoschedulerCheck_->isChecked() ? driver::SpaceKind::Sketch : driver::SpaceKind::Template;
   o.scheduler = schedulerCombo_->currentText().toStdString();
   o.trials = trialsSpin_->value();
   o.time_budget_s = timeBudgetSpin_->value() * 60;

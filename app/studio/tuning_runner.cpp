@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <utility>
 
-#include "codegen/codegen.h"
+#include "driver/target.h"
+#include "driver/tuning_records.h"
 #include "studio/exception_text.h"
-#include "tune/records.h"
 
 namespace lathe::studio {
 
@@ -22,8 +22,8 @@ PlanOutcome planTasks(std::shared_ptr<const Graph> graph) {
   PlanOutcome outcome;
   try {
     // Tuning runs on this machine: its vector unit decides the layout.
-    passes::PassOptions passes;
-    passes.vector_unit = codegen::Target::host().vector_unit();
+    driver::PassOptions passes;
+    passes.vector_unit = driver::Target::host().vector_unit();
     outcome.plan = std::make_shared<driver::TuningPlan>(driver::plan_tuning(*graph, passes));
   } catch (...) {
     outcome.message = exceptionText(std::current_exception());
@@ -123,7 +123,7 @@ void TuningRunner::runSession(Request request) {
     if (!request.resumeFrom.isEmpty()) {
       const std::string path = request.resumeFrom.toStdString();
       if (std::filesystem::exists(path)) {
-        tune::RecordFile prior = tune::read_records(path);
+        driver::RecordFile prior = driver::read_records(path);
         for (const std::string& warning : prior.warnings)
           forwarder.on_message("warning: " + warning);
         forwarder.on_message("resuming from " + std::to_string(prior.records.size()) +

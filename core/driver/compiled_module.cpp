@@ -1,5 +1,6 @@
 #include "driver/compiled_module.h"
 
+#include "codegen/codegen.h"
 #include "driver/package_writer.h"
 #include "support/timer.h"
 

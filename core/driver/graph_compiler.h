@@ -10,20 +10,18 @@
 #include <string>
 #include <vector>
 
-#include "codegen/codegen.h"
+#include "driver/kernel_tasks.h"
+#include "driver/target.h"
 #include "ir/graph.h"
 #include "passes/pipeline.h"
 #include "runtime/graph_json.h"
 #include "runtime/ndarray.h"
 #include "tir/stmt.h"
-#include "tune/task.h"
 
 namespace lathe::driver {
 
-using tune::KernelTask;
-
 struct CompileOptions {
-  codegen::Target target = codegen::Target::host();
+  Target target = Target::host();
   // Its vector_unit is the target's, whatever is set here.
   passes::PassOptions passes;
   // Schedule text for a task instead of its default schedule (tuning records,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/codegen.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
 #include "tune/task_data.h"

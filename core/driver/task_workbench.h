@@ -9,12 +9,21 @@
 #include <string>
 #include <vector>
 
-#include "codegen/codegen.h"
 #include "driver/graph_compiler.h"
+#include "driver/target.h"
+#include "schedule/schedule_text.h"
 #include "tir/lower.h"
 #include "tune/group_computation.h"
 
 namespace lathe::driver {
+
+// Aliases rather than copies: what lower() returns and throws is the lowering
+// pipeline's own plain data (the IR after each pass, diagnostics with line and
+// column), shown by the clients as it is.
+using schedule::ScheduleDiagnostic;
+using schedule::ScheduleTextError;
+using tir::LoweredFunc;
+using tir::PassSnapshot;
 
 struct KernelMeasurement {
   double median_ms = 0;
@@ -36,8 +45,8 @@ class TaskWorkbench {
   std::string default_schedule_text() const;
 
   // Parses the text (the default schedule when empty) and lowers it; throws
-  // schedule::ScheduleTextError (line:column) for a bad text.
-  tir::LoweredFunc lower(const std::string& schedule_text, bool record_ir = true) const;
+  // ScheduleTextError (line:column) for a bad text.
+  LoweredFunc lower(const std::string& schedule_text, bool record_ir = true) const;
 
   // Compiles the kernel and runs it `repeat` times in a measurement worker
   // process on the task's real parameters and random activations, and checks
@@ -45,8 +54,8 @@ class TaskWorkbench {
   // lathe::Error naming the failure when the kernel crashes, hangs (60 s) or
   // does not load. With `flush_cache`, every buffer but the activation leaves
   // the caches before each run, as when tuning.
-  KernelMeasurement measure(const tir::PrimFunc& func, const codegen::Target& target,
-                            int repeat = 20, bool flush_cache = false) const;
+  KernelMeasurement measure(const tir::PrimFunc& func, const Target& target, int repeat = 20,
+                            bool flush_cache = false) const;
 
  private:
   const Graph& graph_;

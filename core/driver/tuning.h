@@ -2,7 +2,7 @@
 // studio's tuning view share. The tasks come from the same graph passes
 // `compile_graph` runs, so the records a session writes apply when the model
 // is compiled with the same pass options. Progress arrives through
-// tune::TuningListener (core/tune/tuning_events.h), the one event API of both.
+// TuningListener (driver/tuning_events.h), the one event API of both.
 #pragma once
 
 #include <memory>
@@ -10,16 +10,15 @@
 #include <vector>
 
 #include "driver/graph_compiler.h"
+#include "driver/tuning_events.h"
 #include "tune/tuning_session.h"
 
 namespace lathe::driver {
 
-using tune::TaskStatus;
-using tune::TrialEvent;
+using tune::SpaceKind;
 using tune::TuningControl;
-using tune::TuningListener;
 using tune::TuningOptions;
-using tune::TuningProgress;
+using tune::TuningSession;
 
 struct TuningPlan {
   passes::OptimizedGraph optimized;

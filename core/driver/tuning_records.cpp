@@ -1,4 +1,5 @@
 #include "driver/tuning_records.h"
+#include "codegen/codegen.h"
 
 #include <memory>
 

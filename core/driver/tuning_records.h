@@ -10,11 +10,23 @@
 #include <string>
 #include <vector>
 
-#include "codegen/codegen.h"
 #include "driver/graph_compiler.h"
+#include "driver/target.h"
+#include "tune/measure.h"
 #include "tune/records.h"
 
 namespace lathe::driver {
+
+// Aliases rather than copies: a record is plain data in the one file format
+// the tuner writes and the compiler reads, and the studio's schedule editor
+// journals hand edits in it too; the reader and writer are the tuner's own.
+using tune::ErrorKind;
+using tune::read_records;
+using tune::RecordFile;
+using tune::RecordWriter;
+using tune::to_string;
+using tune::TuningRecord;
+using tune::utc_timestamp;
 
 struct TuningRecordSet {
   std::string path;
@@ -28,10 +40,10 @@ struct TuningRecordSet {
 };
 
 // Throws lathe::Error naming the file and line of a malformed record.
-TuningRecordSet load_tuning_records(const std::string& path, const codegen::Target& target);
+TuningRecordSet load_tuning_records(const std::string& path, const Target& target);
 
 // For CompileOptions::schedule_for.
 std::function<std::optional<std::string>(const KernelTask&)> best_schedules_from_records(
-    const std::string& path, const codegen::Target& target);
+    const std::string& path, const Target& target);
 
 }  // namespace lathe::driver

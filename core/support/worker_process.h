@@ -67,9 +67,4 @@ class SigpipeBlocked {
 // How a wait status reads in a message.
 std::string describe_exit(int wait_status);
 
-// Where a worker executable is: $`env_variable`, else `name` next to
-// /proc/self/exe, else in the build's bin dir (LATHE_BUILD_BIN_DIR). Throws
-// naming the places tried.
-std::string find_worker_executable(const char* name, const char* env_variable);
-
 }  // namespace lathe

@@ -1,60 +1,22 @@
 #include "tune/cost_model.h"
 
-#include <xgboost/c_api.h>
-
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <string>
-#include <thread>
 
 #include "support/error.h"
+#include "tune/xgboost_ranker.h"
 
 namespace lathe::tune {
 namespace {
 
-// Boosting rounds of each retraining: enough for a few thousand samples,
-// few enough that retraining every round of the search stays in milliseconds.
-constexpr int kRounds = 48;
-
-void check(int rc, const char* call) {
-  if (rc != 0) throw Error(str("cost model: ", call, " failed: ", XGBGetLastError()));
-}
-
-void discard_log(const char*) {}
-
-// XGBoost keeps its verbosity and log callback per thread, and its warnings
-// would reach the tuner's stdout: each thread that calls it turns them off first.
-void silence_xgboost() {
-  thread_local bool silenced = false;
-  if (silenced) return;
-  check(XGBSetGlobalConfig(R"({"verbosity": 0})"), "XGBSetGlobalConfig");
-  check(XGBRegisterLogCallback(discard_log), "XGBRegisterLogCallback");
-  silenced = true;
-}
-
-class Matrix {
- public:
-  // `data` is row-major, rows × width.
-  Matrix(const std::vector<float>& data, size_t rows, size_t width) {
-    check(XGDMatrixCreateFromMat(data.data(), rows, width, std::numeric_limits<float>::quiet_NaN(),
-                                 &handle_),
-          "XGDMatrixCreateFromMat");
-  }
-  ~Matrix() { XGDMatrixFree(handle_); }
-  Matrix(const Matrix&) = delete;
-  Matrix& operator=(const Matrix&) = delete;
-  DMatrixHandle get() const { return handle_; }
-
- private:
-  DMatrixHandle handle_ = nullptr;
-};
-
+// A booster of the XGBoost module, freed by the module that made it.
 struct BoosterDeleter {
-  void operator()(void* b) const { XGBoosterFree(b); }
+  const LatheXgboostRanker* ranker = nullptr;
+  void operator()(void* booster) const { ranker->free_booster(booster); }
 };
 using Booster = std::unique_ptr<void, BoosterDeleter>;
 
@@ -97,32 +59,12 @@ Booster CostModel::Impl::train() const {
     ++group_sizes.back();
   }
 
-  Matrix matrix(data, rows(), width);
-  check(XGDMatrixSetFloatInfo(matrix.get(), "label", labels.data(), labels.size()),
-        "XGDMatrixSetFloatInfo");
-  check(XGDMatrixSetUIntInfo(matrix.get(), "group", group_sizes.data(), group_sizes.size()),
-        "XGDMatrixSetUIntInfo");
-
-  DMatrixHandle train_set[] = {matrix.get()};
-  BoosterHandle handle = nullptr;
-  check(XGBoosterCreate(train_set, 1, &handle), "XGBoosterCreate");
-  Booster booster(handle);
-  unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-  const std::pair<const char*, std::string> params[] = {
-      {"objective", "rank:pairwise"},
-      {"tree_method", "hist"},
-      {"max_depth", "6"},
-      {"eta", "0.3"},
-      {"gamma", "0.0001"},
-      {"min_child_weight", "1"},
-      {"seed", "7"},
-      {"nthread", std::to_string(threads)},
-      {"verbosity", "0"},
-  };
-  for (const auto& [key, value] : params)
-    check(XGBoosterSetParam(handle, key, value.c_str()), "XGBoosterSetParam");
-  for (int round = 0; round < kRounds; ++round)
-    check(XGBoosterUpdateOneIter(handle, round, matrix.get()), "XGBoosterUpdateOneIter");
+  // Loaded here, on the first training: only the xgb tuner ever trains.
+  const LatheXgboostRanker& ranker = xgboost_ranker();
+  Booster booster(ranker.train(data.data(), rows(), width, labels.data(), group_sizes.data(),
+                               group_sizes.size()),
+                  BoosterDeleter{&ranker});
+  if (!booster) fail(str("cost model: ", ranker.last_error()));
   return booster;
 }
 
@@ -152,7 +94,6 @@ void CostModel::update(const std::vector<std::vector<float>>& features,
   m.throughputs.insert(m.throughputs.end(), throughputs.begin(), throughputs.end());
   m.groups.insert(m.groups.end(), groups.begin(), groups.end());
   try {
-    silence_xgboost();
     m.booster = m.train();
   } catch (...) {
     m.features.resize(old_rows * width);
@@ -175,20 +116,12 @@ std::vector<double> CostModel::predict(const std::vector<std::vector<float>>& fe
     data.insert(data.end(), features[i].begin(), features[i].end());
   }
 
-  silence_xgboost();
-  Matrix matrix(data, features.size(), m.width);
-  const char* config = R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": 0,)"
-                       R"( "strict_shape": false})";
-  const bst_ulong* shape = nullptr;
-  bst_ulong dims = 0;
-  const float* result = nullptr;
-  check(XGBoosterPredictFromDMatrix(m.booster.get(), matrix.get(), config, &shape, &dims, &result),
-        "XGBoosterPredictFromDMatrix");
-  bst_ulong count = 1;
-  for (bst_ulong d = 0; d < dims; ++d) count *= shape[d];
-  LATHE_CHECK(count == features.size(), "cost model: XGBoost returned ", count, " predictions for ",
-              features.size(), " rows");
-  return std::vector<double>(result, result + count);
+  // A trained booster means the module is loaded.
+  const LatheXgboostRanker& ranker = *m.booster.get_deleter().ranker;
+  std::vector<double> scores(features.size());
+  if (ranker.predict(m.booster.get(), data.data(), features.size(), m.width, scores.data()) != 0)
+    fail(str("cost model: ", ranker.last_error()));
+  return scores;
 }
 
 bool CostModel::trained() const {

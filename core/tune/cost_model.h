@@ -3,7 +3,9 @@
 // measured so far. The objective is a ranking (pairwise, within a task): the
 // search only needs to know which candidates are faster, and a ranking does
 // not care that one task's GFLOPS are ten times another's.
-// Calls from several threads take turns.
+// XGBoost itself lives in a module loaded on the first update
+// (tune/xgboost_ranker.h), so a program that never trains one does not load
+// libxgboost. Calls from several threads take turns.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +26,8 @@ class CostModel {
   // `groups`: the task id of each sample — the ranking objective compares
   // samples only within a task. Throws lathe::Error, keeping the model as it
   // was, for sizes that disagree (rows of a width other than the first
-  // sample's), a negative or non-finite throughput, or a failure of XGBoost.
+  // sample's), a negative or non-finite throughput, a failure of XGBoost, or
+  // an XGBoost module that cannot be loaded (the message names the file).
   void update(const std::vector<std::vector<float>>& features,
               const std::vector<double>& throughputs, const std::vector<int>& groups);
   // One score per row, higher = predicted faster; all zero before the first

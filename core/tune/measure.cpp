@@ -12,6 +12,7 @@
 
 #include "runtime/ndarray.h"
 #include "support/error.h"
+#include "support/program_files.h"
 #include "support/timer.h"
 #include "support/worker_process.h"
 #include "tune/measure_protocol.h"
@@ -52,7 +53,7 @@ ErrorKind error_kind_from_string(const std::string& text) {
 }
 
 std::string find_measure_worker() {
-  return find_worker_executable(kWorkerName, "LATHE_MEASURE_WORKER");
+  return find_program_file(kWorkerName, "LATHE_MEASURE_WORKER");
 }
 
 MeasureWorker::MeasureWorker(std::string executable) : executable_(std::move(executable)) {}

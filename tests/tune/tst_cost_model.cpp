@@ -243,6 +243,47 @@ class TestCostModel : public QObject {
     QCOMPARE(feature(f, "store1.store_to_local"), 1.0f);
   }
 
+  // XGBoost is a module loaded on the first training (tune/xgboost_ranker.h):
+  // one that is missing or no module fails that training with a message
+  // naming the file, keeps the model as it was, and the next training loads
+  // the real one. Runs before any other test trains: a loaded module stays.
+  void aModuleThatDoesNotLoadIsNamed() {
+    const auto restore = qScopeGuard([] { qunsetenv("LATHE_XGBOOST_RANKER"); });
+    const std::vector<std::vector<float>> rows = {{1, 2, 3}, {2, 3, 4}};
+    CostModel model;
+    auto training_error = [&]() -> QByteArray {
+      try {
+        model.update(rows, {1.0, 2.0}, {0, 0});
+      } catch (const Error& e) {
+        return e.what();
+      }
+      return {};
+    };
+
+    const QByteArray missing = "/nonexistent/liblathe_xgboost_ranker.so";
+    qputenv("LATHE_XGBOOST_RANKER", missing);
+    QByteArray error = training_error();
+    QVERIFY2(error.contains(missing), error.constData());
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QFile not_a_module(dir.filePath("liblathe_xgboost_ranker.so"));
+    QVERIFY(not_a_module.open(QIODevice::WriteOnly));
+    not_a_module.write("not a shared object\n");
+    not_a_module.close();
+    QVERIFY(not_a_module.setPermissions(not_a_module.permissions() | QFileDevice::ExeOwner));
+    qputenv("LATHE_XGBOOST_RANKER", QFile::encodeName(not_a_module.fileName()));
+    error = training_error();
+    QVERIFY2(error.contains("cannot load " + QFile::encodeName(not_a_module.fileName())),
+             error.constData());
+    QCOMPARE(model.num_samples(), size_t{0});
+    QVERIFY(!model.trained());
+
+    qunsetenv("LATHE_XGBOOST_RANKER");
+    model.update(rows, {1.0, 2.0}, {0, 0});
+    QVERIFY(model.trained());
+  }
+
   void predictBeforeTrainingIsZero() {
     CostModel model;
     QVERIFY(!model.trained());

@@ -1,11 +1,14 @@
-#include "peak_flops.h"
+// The microkernels pick their ISA per function (target attributes) and the
+// CPU's at run time, so this file needs no special compile flags.
+#include "support/machine_peak.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
 #include <vector>
 
-namespace lathe::bench {
+namespace lathe {
 namespace {
 
 // Independent accumulators hide the FMA latency (4 cycles on 2 ports: 8+ chains).
@@ -109,4 +112,4 @@ PeakFlops measure_peak_flops(int threads, int trials) {
   return p;
 }
 
-}  // namespace lathe::bench
+}  // namespace lathe

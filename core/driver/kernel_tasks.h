@@ -1,0 +1,24 @@
+// The distinct kernels of an optimized graph (tuning tasks) and the workload
+// id tuning records name each by: what `lathe tasks` lists, and what the
+// schedule editor and the tuning page choose from.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "driver/optimized_graph.h"
+#include "tune/task.h"
+
+namespace lathe::driver {
+
+// An alias: the task is plain data, the same one the tuner and the compiler use.
+using tune::KernelTask;
+// FNV-1a of the task's structure key, as 16 hex digits.
+using tune::task_workload_id;
+// Floating-point operations of one run of a fused group.
+using tune::group_flops;
+
+// The tasks of `optimized`, in first-occurrence order of their groups.
+std::vector<KernelTask> kernel_tasks(const OptimizedGraph& optimized);
+
+}  // namespace lathe::driver
