@@ -28,7 +28,7 @@
 #include "driver/tuning_records.h"
 #include "support/machine_peak.h"
 #include "support/timer.h"
-#include "tune/task_data.h"
+#include "tune/kernel_fixture.h"
 
 using namespace lathe;
 namespace fs = std::filesystem;
@@ -132,7 +132,7 @@ std::vector<KernelRow> remeasure_kernels(const driver::TuningPlan& plan,
   std::vector<KernelRow> rows;
   tune::MeasureWorker worker;
   for (const driver::KernelTask& task : plan.tasks) {
-    tune::TuningTask t = tune::make_tuning_task(plan.optimized.graph, plan.optimized.groups, task,
+    tune::SearchTask t = tune::make_search_task(plan.optimized.graph, plan.optimized.groups, task,
                                                 options.space, plan.optimized.vector_unit);
     KernelRow row;
     row.id = task.id;

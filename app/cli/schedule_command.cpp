@@ -9,8 +9,8 @@
 #include "args.h"
 #include "commands.h"
 #include "driver/kernel_code.h"
+#include "driver/kernel_workbench.h"
 #include "driver/model_loader.h"
-#include "driver/task_workbench.h"
 #include "model_options.h"
 #include "support/error.h"
 
@@ -27,8 +27,8 @@ int schedule(const Args& args) {
   int id = args.get_int("task", -1);
   LATHE_CHECK(id >= 0 && id < static_cast<int>(tasks.size()), "no task ", args.get("task"),
               "; the model has tasks 0 to ", tasks.size() - 1, " (see lathe tasks)");
-  driver::TaskWorkbench bench(optimized.graph, optimized.groups, tasks[static_cast<size_t>(id)],
-                              optimized.vector_unit);
+  driver::KernelWorkbench bench(optimized.graph, optimized.groups, tasks[static_cast<size_t>(id)],
+                                optimized.vector_unit);
 
   std::string text;
   if (args.has("schedule")) {

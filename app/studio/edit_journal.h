@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "driver/kernel_workbench.h"
 #include "driver/target.h"
-#include "driver/task_workbench.h"
 #include "driver/tuning_records.h"
 
 namespace lathe::studio {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/task_workbench.h"
+#include "driver/kernel_workbench.h"
 #include "studio/edit_journal.h"
 
 class QComboBox;

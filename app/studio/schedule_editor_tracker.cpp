@@ -10,9 +10,9 @@
 
 #include "driver/kernel_code.h"
 #include "driver/kernel_tasks.h"
+#include "driver/kernel_workbench.h"
 #include "driver/machine_peak.h"
 #include "driver/schedule_names.h"
-#include "driver/task_workbench.h"
 #include "driver/tuning_records.h"
 #include "studio/edit_journal.h"
 #include "studio/exception_text.h"

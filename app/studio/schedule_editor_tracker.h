@@ -19,8 +19,8 @@
 #include <optional>
 #include <vector>
 
+#include "driver/kernel_workbench.h"
 #include "driver/target.h"
-#include "driver/task_workbench.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "views/code_preview.h"
 #include "views/job_tracker.h"
@@ -36,7 +36,7 @@ struct OpenedScheduleTask {
                      const driver::KernelTask& task);
 
   std::shared_ptr<const GraphSnapshots> snapshots;
-  driver::TaskWorkbench workbench;
+  driver::KernelWorkbench workbench;
   QString defaultText;
   std::optional<QString> journaledText;  // the newest edit the journal holds
   QString journalProblem;                // why the journal could not be read, if so

@@ -12,7 +12,7 @@
 #include "runtime/graph_json.h"
 #include "runtime/ndarray.h"
 #include "tune/group_computation.h"
-#include "tune/task.h"
+#include "tune/kernel_task.h"
 
 namespace lathe::driver {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "driver/optimized_graph.h"
-#include "tune/task.h"
+#include "tune/kernel_task.h"
 
 namespace lathe::driver {
 

@@ -53,12 +53,12 @@ std::unique_ptr<tune::TuningSession> make_tuning_session(const TuningPlan& plan,
                                                          const std::vector<int>& selected,
                                                          TuningOptions options,
                                                          TuningListener* listener) {
-  std::vector<tune::TuningTask> tasks;
+  std::vector<tune::SearchTask> tasks;
   for (int id : selected) {
     // Building a task runs the reference executor: a stop asked for meanwhile
     // ends the session before it starts.
     if (options.control && options.control->stop) break;
-    tasks.push_back(tune::make_tuning_task(plan.optimized.graph, plan.optimized.groups,
+    tasks.push_back(tune::make_search_task(plan.optimized.graph, plan.optimized.groups,
                                            plan.tasks.at(static_cast<size_t>(id)), options.space,
                                            plan.optimized.vector_unit));
   }

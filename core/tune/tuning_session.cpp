@@ -23,7 +23,7 @@ double gflops_of(int64_t flops, double ms) {
 }  // namespace
 
 struct TuningSession::Impl {
-  std::vector<TuningTask> tasks;
+  std::vector<SearchTask> tasks;
   TuningOptions options;
   TuningListener* listener;
   std::vector<std::unique_ptr<SearchStrategy>> strategies;
@@ -49,7 +49,7 @@ struct TuningSession::Impl {
   double paused_s = 0;
   Timer clock;
 
-  Impl(std::vector<TuningTask> t, TuningOptions o, TuningListener* l)
+  Impl(std::vector<SearchTask> t, TuningOptions o, TuningListener* l)
       : tasks(std::move(t)),
         options(std::move(o)),
         listener(l),
@@ -161,7 +161,7 @@ struct TuningSession::Impl {
     r.confirmation = won ? Confirmation::Won : Confirmation::Lost;
   }
 
-  TuningRecord base_record(const TuningTask& t, const topi::SearchSpace& space, const Candidate& c,
+  TuningRecord base_record(const SearchTask& t, const topi::SearchSpace& space, const Candidate& c,
                            const std::string& tuner) {
     TuningRecord r;
     r.workload = task_workload_id(t.task);
@@ -238,7 +238,7 @@ struct TuningSession::Impl {
   void resume() {
     const std::string target = options.target.to_string();
     for (size_t ti = 0; ti < tasks.size(); ++ti) {
-      const TuningTask& t = tasks[ti];
+      const SearchTask& t = tasks[ti];
       TaskStatus& s = progress->tasks[ti];
       const std::string workload = task_workload_id(t.task);
       std::vector<topi::Config> configs;
@@ -297,7 +297,7 @@ struct TuningSession::Impl {
   // measured one by one.
   void run_round(MeasureWorker& worker, size_t ti, bool baseline_only) {
     TuningProgress& p = *progress;
-    TuningTask& t = tasks[ti];
+    SearchTask& t = tasks[ti];
     TaskTuningState& state = states[ti];
     SearchStrategy& strategy = *strategies[ti];
     int n = baseline_only ? 1 : options.batch_size;
@@ -378,7 +378,7 @@ struct TuningSession::Impl {
   // the record.
   TuningRecord measure_trial(MeasureWorker& worker, size_t ti, const Candidate& c,
                              const topi::SearchSpace& space, const std::string& tuner) {
-    TuningTask& t = tasks[ti];
+    SearchTask& t = tasks[ti];
     TuningRecord r = base_record(t, space, c, tuner);
     r.started = utc_timestamp();
     if (!c.ok()) {
@@ -451,7 +451,7 @@ struct TuningSession::Impl {
   }
 };
 
-TuningSession::TuningSession(std::vector<TuningTask> tasks, TuningOptions options,
+TuningSession::TuningSession(std::vector<SearchTask> tasks, TuningOptions options,
                              TuningListener* listener)
     : impl_(std::make_unique<Impl>(std::move(tasks), std::move(options), listener)) {
   Impl& m = *impl_;
@@ -463,7 +463,7 @@ TuningSession::TuningSession(std::vector<TuningTask> tasks, TuningOptions option
   progress_.planned_trials = m.options.trials;
   progress_.time_budget_s = m.options.time_budget_s;
   best_.resize(m.tasks.size());
-  for (const TuningTask& t : m.tasks) {
+  for (const SearchTask& t : m.tasks) {
     TaskStatus s;
     s.id = t.task.id;
     s.name = t.task.func_name;

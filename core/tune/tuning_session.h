@@ -18,8 +18,8 @@
 #include "codegen/codegen.h"
 #include "tune/measure.h"
 #include "tune/records.h"
+#include "tune/search_task.h"
 #include "tune/tuning_events.h"
-#include "tune/tuning_task.h"
 
 namespace lathe::tune {
 
@@ -62,7 +62,7 @@ struct TuningOptions {
 
 class TuningSession {
  public:
-  TuningSession(std::vector<TuningTask> tasks, TuningOptions options,
+  TuningSession(std::vector<SearchTask> tasks, TuningOptions options,
                 TuningListener* listener = nullptr);
   ~TuningSession();
   TuningSession(const TuningSession&) = delete;

@@ -17,8 +17,8 @@
 
 #include "../test_models.h"
 #include "driver/compiled_module.h"
+#include "driver/kernel_workbench.h"
 #include "driver/model_loader.h"
-#include "driver/task_workbench.h"
 #include "driver/tensor_files.h"
 #include "driver/tuning_records.h"
 #include "runtime/cpu_features.h"
@@ -304,7 +304,7 @@ class TestCompiledModels : public QObject {
       return t.signature.find("float32[1,8,56,56,8], float32[8,8,3,3,8,8]") == 0;
     });
     QVERIFY(conv != tasks.end());
-    driver::TaskWorkbench bench(optimized.graph, optimized.groups, *conv, VectorUnit::avx2());
+    driver::KernelWorkbench bench(optimized.graph, optimized.groups, *conv, VectorUnit::avx2());
     std::string text = bench.default_schedule_text();
     const size_t at = text.find("factor=4)");
     QVERIFY2(at != std::string::npos, text.c_str());
@@ -357,7 +357,7 @@ class TestCompiledModels : public QObject {
     options.passes.record_snapshots = false;
     driver::CompiledGraph plain = driver::compile_graph(graph, options);
     const driver::KernelTask& task = plain.tasks.at(1);
-    driver::TaskWorkbench bench(plain.optimized.graph, plain.optimized.groups, task);
+    driver::KernelWorkbench bench(plain.optimized.graph, plain.optimized.groups, task);
     std::string good = bench.default_schedule_text();
 
     QTemporaryDir dir;

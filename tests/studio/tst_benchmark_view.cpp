@@ -21,15 +21,15 @@
 #include <QtTest>
 
 #include "../test_models.h"
+#include "driver/kernel_workbench.h"
 #include "driver/model_loader.h"
 #include "driver/onnx_runtime.h"
-#include "driver/task_workbench.h"
 #include "runtime/package.h"
 #include "studio/benchmark_page.h"
 #include "studio/export_dialog.h"
 #include "studio/main_window.h"
+#include "tune/kernel_task.h"
 #include "tune/records.h"
-#include "tune/task.h"
 #include "views/benchmark_chart.h"
 #include "views/benchmark_table_model.h"
 #include "views/kernel_profile_model.h"
@@ -114,7 +114,7 @@ class TestBenchmarkView : public QObject {
     QVERIFY(!tasks.empty());
     taskCount_ = static_cast<int>(tasks.size());
     const driver::KernelTask& task = tasks.front();
-    const driver::TaskWorkbench workbench(optimized.graph, optimized.groups, task);
+    const driver::KernelWorkbench workbench(optimized.graph, optimized.groups, task);
 
     tune::TuningRecord record;
     record.workload = tune::task_workload_id(task);

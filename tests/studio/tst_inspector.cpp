@@ -24,7 +24,7 @@
 #include "studio/main_window.h"
 #include "studio/model_load_tracker.h"
 #include "studio/schedule_editor_page.h"
-#include "tune/task.h"
+#include "tune/kernel_task.h"
 #include "views/fused_group_model.h"
 #include "views/graph_view.h"
 #include "views/inspector_view.h"

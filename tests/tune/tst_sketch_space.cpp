@@ -4,7 +4,7 @@
 // groups of a small network's optimized graph) the space has knobs and,
 // where two rules apply, more than one sketch; seeded random points apply,
 // lower, JIT-compile and compute what the reference executor computes for
-// the same graph (tune::make_task_data for the fused groups).
+// the same graph (tune::make_kernel_fixture for the fused groups).
 // Points the scheduler rejects (ScheduleError) are counted and must stay a
 // minority.
 #include <QtTest>
@@ -27,8 +27,8 @@
 #include "tir/lower.h"
 #include "topi/nn.h"
 #include "tune/group_computation.h"
+#include "tune/kernel_fixture.h"
 #include "tune/sketch_space.h"
-#include "tune/task_data.h"
 
 using namespace lathe;
 
@@ -360,7 +360,7 @@ class TestSketchSpace : public QObject {
       const topi::SearchSpace space = tune::sketch_search_space(c.outputs);
       // The group's real parameters, random activations and the reference
       // executor's outputs for them, as the tuner checks its candidates.
-      const tune::TaskData data = tune::make_task_data(optimized.graph, group, g);
+      const tune::KernelFixture data = tune::make_kernel_fixture(optimized.graph, group, g);
       const std::vector<Buffer> inputs(data.buffers.begin(),
                                        data.buffers.begin() + static_cast<long>(data.num_inputs));
       check_points(c, space, kRandomGroupConfigs, 99u + static_cast<unsigned>(group.id), inputs,

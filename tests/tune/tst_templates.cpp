@@ -22,7 +22,7 @@
 #include "support/error.h"
 #include "tir/lower.h"
 #include "tune/group_computation.h"
-#include "tune/task_data.h"
+#include "tune/kernel_fixture.h"
 
 using namespace lathe;
 
@@ -260,7 +260,7 @@ struct Reference {
 
 Reference reference_of(const Graph& graph, const passes::FusedGroup& group,
                        const tune::GroupComputation& c) {
-  tune::TaskData data = tune::make_task_data(graph, group, c);
+  tune::KernelFixture data = tune::make_kernel_fixture(graph, group, c);
   data.buffers.resize(data.num_inputs);
   return {std::move(data.buffers), std::move(data.expected)};
 }

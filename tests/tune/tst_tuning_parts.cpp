@@ -12,9 +12,9 @@
 #include "passes/graph_edit.h"
 #include "support/error.h"
 #include "tune/group_computation.h"
+#include "tune/kernel_fixture.h"
 #include "tune/records.h"
 #include "tune/search_strategy.h"
-#include "tune/task_data.h"
 #include "tune/task_scheduler.h"
 
 using namespace lathe;
@@ -80,7 +80,8 @@ class TestTuningParts : public QObject {
     g.outputs = {gather.outputs[0]};
     const std::vector<passes::FusedGroup> groups = passes::fuse_ops(g);
     QCOMPARE(groups.size(), size_t{1});
-    const TaskData data = make_task_data(g, groups[0], build_group_computation(g, groups[0]));
+    const KernelFixture data =
+        make_kernel_fixture(g, groups[0], build_group_computation(g, groups[0]));
     const Tensor* drawn = nullptr;
     for (size_t i = 0; i < data.num_inputs; ++i)
       if (data.buffers[i].dtype() == DType::Int64) drawn = &data.buffers[i];

@@ -41,11 +41,11 @@ Model load_mlp() {
   return m;
 }
 
-std::vector<TuningTask> tuning_tasks(const Model& m) {
-  std::vector<TuningTask> tasks;
+std::vector<SearchTask> tuning_tasks(const Model& m) {
+  std::vector<SearchTask> tasks;
   for (const KernelTask& t : m.tasks)
     tasks.push_back(
-        make_tuning_task(m.optimized.graph, m.optimized.groups, t, SpaceKind::Template));
+        make_search_task(m.optimized.graph, m.optimized.groups, t, SpaceKind::Template));
   return tasks;
 }
 
@@ -126,7 +126,7 @@ class TestTuningSession : public QObject {
   // and one smaller than the task count says how many tasks it left out.
   void defaultsCoverTheModelBeforeAnySearch() {
     Model m = load_mlp();
-    const std::vector<TuningTask> tasks = tuning_tasks(m);
+    const std::vector<SearchTask> tasks = tuning_tasks(m);
     QVERIFY(tasks.size() >= 3);
     QTemporaryDir dir;
     const std::string path = dir.filePath("records.json").toStdString();
@@ -162,7 +162,7 @@ class TestTuningSession : public QObject {
   // next to the default never becomes the best, in the session or the file.
   void aLuckyFirstMeasurementIsNotKept() {
     Model m = load_mlp();
-    std::vector<TuningTask> tasks = tuning_tasks(m);
+    std::vector<SearchTask> tasks = tuning_tasks(m);
     tasks.resize(1);
     const std::string default_text =
         instantiate(tasks[0], tasks[0].space.default_config).schedule_text;
@@ -217,7 +217,7 @@ class TestTuningSession : public QObject {
   // its record; slower candidates after it are not measured again.
   void aCandidateThatStaysFasterBecomesTheBest() {
     Model m = load_mlp();
-    std::vector<TuningTask> tasks = tuning_tasks(m);
+    std::vector<SearchTask> tasks = tuning_tasks(m);
     tasks.resize(1);
     const std::string default_text =
         instantiate(tasks[0], tasks[0].space.default_config).schedule_text;
@@ -260,8 +260,8 @@ class TestTuningSession : public QObject {
   // template's default config, recorded under the template's space.
   void aSketchSearchMeasuresTheTemplateDefaultFirst() {
     Model m = load_mlp();
-    TuningTask task =
-        make_tuning_task(m.optimized.graph, m.optimized.groups, m.tasks.at(1), SpaceKind::Sketch);
+    SearchTask task =
+        make_search_task(m.optimized.graph, m.optimized.groups, m.tasks.at(1), SpaceKind::Sketch);
     QCOMPARE(task.space.name, std::string("sketch"));
     QVERIFY(task.baseline.name != task.space.name);
     const std::string untuned = schedule::print_schedule(*default_group_schedule(task.computation));
@@ -271,7 +271,7 @@ class TestTuningSession : public QObject {
     o.space = SpaceKind::Sketch;
     o.trials = 3;
     o.batch_size = 3;
-    std::vector<TuningTask> tasks;
+    std::vector<SearchTask> tasks;
     tasks.push_back(std::move(task));
     TuningSession session(std::move(tasks), o);
     session.run();
@@ -289,7 +289,7 @@ class TestTuningSession : public QObject {
 
   void aWrongAnswerIsRecordedAndNeverBest() {
     Model m = load_mlp();
-    std::vector<TuningTask> tasks = tuning_tasks(m);
+    std::vector<SearchTask> tasks = tuning_tasks(m);
     tasks.resize(1);
     // Corrupt the reference: every candidate now disagrees with it.
     for (Tensor& t : tasks[0].data.expected)

@@ -33,12 +33,12 @@ struct KernelMeasurement {
   int runs = 0;
 };
 
-class TaskWorkbench {
+class KernelWorkbench {
  public:
   // `graph` is the optimized graph the task's groups index into, laid out
   // for `vector_unit` (passes::OptimizedGraph::vector_unit).
-  TaskWorkbench(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
-                const KernelTask& task, const VectorUnit& vector_unit = {});
+  KernelWorkbench(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+                  const KernelTask& task, const VectorUnit& vector_unit = {});
 
   const KernelTask& task() const { return task_; }
   const tune::GroupComputation& computation() const { return computation_; }

@@ -1,8 +1,8 @@
-// One task as the tuner holds it: the kernel's computation, the search space
-// of its schedules (the anchor op's template, or Ansor-style sketches), the
-// inputs it is measured on and the reference outputs new bests are checked
-// against; and the building of candidates — a config applied to a fresh
-// schedule, lowered, described for the cost model and compiled to an object.
+// A kernel task as the tuner searches it (Ansor's SearchTask): the kernel's computation, the search
+// space of its schedules (the anchor op's template, or Ansor-style sketches), the inputs it is
+// measured on and the reference outputs new bests are checked against; and the building of
+// candidates — a config applied to a fresh schedule, lowered, described for the cost model and
+// compiled to an object.
 #pragma once
 
 #include <functional>
@@ -13,14 +13,14 @@
 #include "tir/stmt.h"
 #include "topi/config_space.h"
 #include "tune/group_computation.h"
-#include "tune/task.h"
-#include "tune/task_data.h"
+#include "tune/kernel_fixture.h"
+#include "tune/kernel_task.h"
 
 namespace lathe::tune {
 
 enum class SpaceKind { Template, Sketch };
 
-struct TuningTask {
+struct SearchTask {
   KernelTask task;
   GroupComputation computation;
   topi::SearchSpace space;
@@ -28,12 +28,12 @@ struct TuningTask {
   // its default config is the untuned schedule, what `lathe compile` uses
   // without records and every speed-up is measured against.
   topi::SearchSpace baseline;
-  TaskData data;
+  KernelFixture data;
 };
 
 // `vector_unit` is the compile target's (codegen::Target::vector_unit), the
 // one the graph's layout was chosen for.
-TuningTask make_tuning_task(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+SearchTask make_search_task(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
                             const KernelTask& task, SpaceKind kind,
                             const VectorUnit& vector_unit = {});
 
@@ -53,19 +53,19 @@ struct Candidate {
 // Applies the config (of task.space, or of `space`), prints the schedule,
 // lowers it and extracts its features; a config the scheduler rejects becomes
 // an "instantiation" error.
-Candidate instantiate(const TuningTask& task, const topi::Config& config);
-Candidate instantiate(const TuningTask& task, const topi::SearchSpace& space,
+Candidate instantiate(const SearchTask& task, const topi::Config& config);
+Candidate instantiate(const SearchTask& task, const topi::SearchSpace& space,
                       const topi::Config& config);
 // instantiate, then LLVM to an object ("compile" error when that fails).
-Candidate build_candidate(const TuningTask& task, const topi::Config& config,
+Candidate build_candidate(const SearchTask& task, const topi::Config& config,
                           const codegen::Target& target);
-Candidate build_candidate(const TuningTask& task, const topi::SearchSpace& space,
+Candidate build_candidate(const SearchTask& task, const topi::SearchSpace& space,
                           const topi::Config& config, const codegen::Target& target);
 // The untuned schedule: task.baseline's default config, built.
-Candidate build_baseline(const TuningTask& task, const codegen::Target& target);
+Candidate build_baseline(const SearchTask& task, const codegen::Target& target);
 // A candidate from schedule text (a record's `schedule`, of any space) with
 // no config; a schedule that does not parse or apply is an "instantiation" error.
-Candidate build_schedule_text(const TuningTask& task, const std::string& schedule_text,
+Candidate build_schedule_text(const SearchTask& task, const std::string& schedule_text,
                               const codegen::Target& target);
 
 // Calls fn(0..n-1) on up to `threads` threads (the calling one included).

@@ -1,4 +1,4 @@
-#include "tune/tuning_task.h"
+#include "tune/search_task.h"
 
 #include <algorithm>
 #include <atomic>
@@ -15,23 +15,23 @@
 
 namespace lathe::tune {
 
-TuningTask make_tuning_task(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+SearchTask make_search_task(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
                             const KernelTask& task, SpaceKind kind, const VectorUnit& vector_unit) {
   const passes::FusedGroup& group = groups.at(static_cast<size_t>(task.groups.at(0)));
-  TuningTask t;
+  SearchTask t;
   t.task = task;
   t.computation = build_group_computation(graph, group, vector_unit);
   t.baseline = template_search_space(t.computation);
   t.space = kind == SpaceKind::Sketch ? sketch_search_space(t.computation.outputs, vector_unit)
                                       : t.baseline;
-  t.data = make_task_data(graph, group, t.computation);
+  t.data = make_kernel_fixture(graph, group, t.computation);
   return t;
 }
 
 namespace {
 
 // Lowers a scheduled computation into `c` (schedule text, function, features).
-void lower_into(const TuningTask& task, schedule::Schedule& sch, Candidate& c) {
+void lower_into(const SearchTask& task, schedule::Schedule& sch, Candidate& c) {
   c.schedule_text = schedule::print_schedule(sch);
   c.func = tir::lower(sch, task.computation.args(), task.task.func_name, {.record_ir = false}).func;
   c.features = extract_features(c.func);
@@ -49,11 +49,11 @@ void compile_into(Candidate& c, const codegen::Target& target) {
 
 }  // namespace
 
-Candidate instantiate(const TuningTask& task, const topi::Config& config) {
+Candidate instantiate(const SearchTask& task, const topi::Config& config) {
   return instantiate(task, task.space, config);
 }
 
-Candidate instantiate(const TuningTask& task, const topi::SearchSpace& space,
+Candidate instantiate(const SearchTask& task, const topi::SearchSpace& space,
                       const topi::Config& config) {
   Timer timer;
   Candidate c;
@@ -72,16 +72,16 @@ Candidate instantiate(const TuningTask& task, const topi::SearchSpace& space,
   return c;
 }
 
-Candidate build_candidate(const TuningTask& task, const topi::Config& config,
+Candidate build_candidate(const SearchTask& task, const topi::Config& config,
                           const codegen::Target& target) {
   return build_candidate(task, task.space, config, target);
 }
 
-Candidate build_baseline(const TuningTask& task, const codegen::Target& target) {
+Candidate build_baseline(const SearchTask& task, const codegen::Target& target) {
   return build_candidate(task, task.baseline, task.baseline.default_config, target);
 }
 
-Candidate build_schedule_text(const TuningTask& task, const std::string& schedule_text,
+Candidate build_schedule_text(const SearchTask& task, const std::string& schedule_text,
                               const codegen::Target& target) {
   Timer timer;
   Candidate c;
@@ -96,7 +96,7 @@ Candidate build_schedule_text(const TuningTask& task, const std::string& schedul
   return c;
 }
 
-Candidate build_candidate(const TuningTask& task, const topi::SearchSpace& space,
+Candidate build_candidate(const SearchTask& task, const topi::SearchSpace& space,
                           const topi::Config& config, const codegen::Target& target) {
   Timer timer;
   Candidate c = instantiate(task, space, config);

@@ -1,35 +1,35 @@
-#include "driver/task_workbench.h"
+#include "driver/kernel_workbench.h"
 
 #include <algorithm>
 
 #include "codegen/codegen.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
-#include "tune/task_data.h"
+#include "tune/kernel_fixture.h"
 
 namespace lathe::driver {
 
-TaskWorkbench::TaskWorkbench(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
-                             const KernelTask& task, const VectorUnit& vector_unit)
+KernelWorkbench::KernelWorkbench(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+                                 const KernelTask& task, const VectorUnit& vector_unit)
     : graph_(graph),
       group_(groups.at(static_cast<size_t>(task.groups.at(0)))),
       task_(task),
       computation_(tune::build_group_computation(graph, group_, vector_unit)) {}
 
-std::string TaskWorkbench::default_schedule_text() const {
+std::string KernelWorkbench::default_schedule_text() const {
   return schedule::print_schedule(*tune::default_group_schedule(computation_));
 }
 
-tir::LoweredFunc TaskWorkbench::lower(const std::string& schedule_text, bool record_ir) const {
+tir::LoweredFunc KernelWorkbench::lower(const std::string& schedule_text, bool record_ir) const {
   std::unique_ptr<schedule::Schedule> sch =
       schedule_text.empty() ? tune::default_group_schedule(computation_)
                             : tune::parse_group_schedule(computation_, schedule_text);
   return tir::lower(*sch, computation_.args(), task_.func_name, {.record_ir = record_ir});
 }
 
-KernelMeasurement TaskWorkbench::measure(const tir::PrimFunc& func, const codegen::Target& target,
-                                         int repeat, bool flush_cache) const {
-  tune::TaskData data = tune::make_task_data(graph_, group_, computation_);
+KernelMeasurement KernelWorkbench::measure(const tir::PrimFunc& func, const codegen::Target& target,
+                                           int repeat, bool flush_cache) const {
+  tune::KernelFixture data = tune::make_kernel_fixture(graph_, group_, computation_);
   // In a worker process, as the tuner measures: a schedule that crashes or
   // hangs is an error message here, not the end of the studio.
   tune::MeasureWorker worker;

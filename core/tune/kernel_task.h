@@ -1,6 +1,10 @@
-// Tuning tasks: the distinct kernels of a model. Structurally equal fused
+// Kernel tasks: the distinct kernels of a model. Structurally equal fused
 // groups (same ops, attributes, types and inlined constants) share one task,
 // as in TVM's task extraction; a task's weight is how many groups run it.
+// The names around it: a SearchTask (tune/search_task.h) is a kernel task as
+// the tuner searches it, a KernelFixture (tune/kernel_fixture.h) the data its
+// kernel is measured on and checked against, and a KernelWorkbench
+// (driver/kernel_workbench.h) what the schedule editor opens it in.
 #pragma once
 
 #include <cstdint>

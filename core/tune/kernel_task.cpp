@@ -1,4 +1,4 @@
-#include "tune/task.h"
+#include "tune/kernel_task.h"
 
 #include <cstdio>
 #include <map>

@@ -1,4 +1,4 @@
-#include "tune/task_data.h"
+#include "tune/kernel_fixture.h"
 
 #include <cmath>
 #include <cstring>
@@ -93,15 +93,15 @@ double normalized_error(const Tensor& got, const Tensor& want) {
 namespace {
 
 // The task's data with integer inputs drawn below `int_bound` (0: zeros).
-TaskData task_data(const Graph& graph, const passes::FusedGroup& group,
-                   const GroupComputation& computation, unsigned seed, int64_t int_bound) {
+KernelFixture task_data(const Graph& graph, const passes::FusedGroup& group,
+                        const GroupComputation& computation, unsigned seed, int64_t int_bound) {
   std::mt19937 rng(seed);
   std::map<ValueId, Tensor> values;
   for (ValueId v : group.inputs) {
     const Value& value = graph.value(v);
     values[v] = value.is_constant() ? value.constant : random_tensor(value.type, rng, int_bound);
   }
-  TaskData data;
+  KernelFixture data;
   for (ValueId v : computation.input_values) data.buffers.push_back(values.at(v).clone());
   data.num_inputs = data.buffers.size();
   for (ValueId v : computation.output_values) data.buffers.emplace_back(graph.type(v));
@@ -123,8 +123,8 @@ TaskData task_data(const Graph& graph, const passes::FusedGroup& group,
 
 }  // namespace
 
-TaskData make_task_data(const Graph& graph, const passes::FusedGroup& group,
-                        const GroupComputation& computation, unsigned seed) {
+KernelFixture make_kernel_fixture(const Graph& graph, const passes::FusedGroup& group,
+                                  const GroupComputation& computation, unsigned seed) {
   const int64_t bound = index_bound(graph, group);
   if (bound == 0) return task_data(graph, group, computation, seed, 0);
   try {
@@ -136,7 +136,7 @@ TaskData make_task_data(const Graph& graph, const passes::FusedGroup& group,
   }
 }
 
-std::vector<BufferData> measure_buffers(const TaskData& data) {
+std::vector<BufferData> measure_buffers(const KernelFixture& data) {
   std::vector<BufferData> out;
   for (size_t i = 0; i < data.buffers.size(); ++i) {
     const Tensor& t = data.buffers[i];
@@ -151,7 +151,7 @@ std::vector<BufferData> measure_buffers(const TaskData& data) {
   return out;
 }
 
-double output_error(const TaskData& data, const std::vector<std::vector<char>>& outputs) {
+double output_error(const KernelFixture& data, const std::vector<std::vector<char>>& outputs) {
   LATHE_CHECK(outputs.size() == data.expected.size(), "the kernel returned ", outputs.size(),
               " outputs, expected ", data.expected.size());
   double error = 0;
