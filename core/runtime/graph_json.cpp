@@ -165,8 +165,7 @@ void validate(const GraphModuleDesc& desc) {
   check_size("storage_id", desc.storage_id.size());
   for (size_t e = 0; e < n; ++e) {
     try {
-      DataType::parse(desc.dltype[e]);
-      num_elements(desc.shape[e]);
+      num_bytes(desc.shape[e], DataType::parse(desc.dltype[e]));
     } catch (const Error& error) {
       bad("entry " + std::to_string(e), error.what());
     }
