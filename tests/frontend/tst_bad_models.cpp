@@ -201,6 +201,46 @@ class TestBadModels : public QObject {
     QVERIFY(o.error.find(g->node(30).name()) != std::string::npos);
   }
 
+  // Found by fuzz_onnx_import: Tile's inferred output has more than 2^63
+  // elements, whose count overflowed (UB) where the importer sized the fold.
+  void shapesTooLargeToCountAreRejected() {
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(13);
+    onnx::GraphProto* g = m.mutable_graph();
+    g->set_name("huge_tile");
+    // Dims of 0 are left symbolic.
+    auto add_value = [](onnx::ValueInfoProto* v, const char* name, std::vector<int64_t> dims) {
+      v->set_name(name);
+      auto* t = v->mutable_type()->mutable_tensor_type();
+      t->set_elem_type(onnx::TensorProto::FLOAT);
+      for (int64_t d : dims) {
+        auto* dim = t->mutable_shape()->add_dim();
+        d ? dim->set_dim_value(d) : dim->set_dim_param("d");
+      }
+    };
+    add_value(g->add_input(), "x", {1, 2, 3, 4});
+    add_value(g->add_output(), "y", {0, 0, 0, 0});
+    onnx::TensorProto* repeats = g->add_initializer();
+    repeats->set_name("repeats");
+    repeats->set_data_type(onnx::TensorProto::INT64);
+    repeats->add_dims(4);
+    for (int64_t r : {int64_t{1}, int64_t{1} << 40, int64_t{1} << 40, int64_t{1}})
+      repeats->add_int64_data(r);
+    onnx::NodeProto* tile = g->add_node();
+    tile->set_name("tile");
+    tile->set_op_type("Tile");
+    tile->add_input("x");
+    tile->add_input("repeats");
+    tile->add_output("y");
+
+    Outcome o = try_import(serialize(m));
+    QVERIFY(!o.imported);
+    QVERIFY2(o.error.find("node 'tile'") != std::string::npos &&
+                 o.error.find("more elements than fit in 64 bits") != std::string::npos,
+             o.error.c_str());
+  }
+
   void cleanupTestCase() {
     qInfo("%d mutated models imported or rejected without a crash", mutants_);
     QVERIFY(mutants_ >= 200);
