@@ -211,7 +211,8 @@ GraphModuleDesc parse_graph_json(const std::string& text) {
   json root;
   try {
     root = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number past double's range.
     throw Error(std::string("graph JSON: not valid JSON: ") + e.what());
   }
   if (!root.is_object()) bad("top level", "expected an object");

@@ -266,6 +266,9 @@ class TestRuntimeFormats : public QObject {
   void graphJsonErrorsNameTheKey() {
     QString e = error_of([] { parse_graph_json("{\"nodes\": ["); });
     QVERIFY2(e.contains("not valid JSON"), qPrintable(e));
+    // Found by fuzz_package: nlohmann's number overflow escaped as its own exception.
+    e = error_of([] { parse_graph_json("{\"nodes\": [1E400]}"); });
+    QVERIFY2(e.contains("not valid JSON") && e.contains("number overflow"), qPrintable(e));
 
     std::string text = to_json(two_node_graph());
     std::string no_func = text;
