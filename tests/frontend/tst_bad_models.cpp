@@ -201,14 +201,32 @@ class TestBadModels : public QObject {
     QVERIFY(o.error.find(g->node(30).name()) != std::string::npos);
   }
 
-  // Found by fuzz_onnx_import: Tile's inferred output has more than 2^63
-  // elements, whose count overflowed (UB) where the importer sized the fold.
-  void shapesTooLargeToCountAreRejected() {
+  // Found by fuzz_onnx_import under UBSan: extents a model gives, multiplied
+  // without a check, overflowed int64. Each row is x: float[1,2,3,4] -> OP(x,
+  // an int64 constant) -> y, and must fail with a diagnostic naming the node.
+  void extentsThatOverflowAreRejected_data() {
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<std::vector<int64_t>>("constant");
+    QTest::addColumn<QString>("message");
+    constexpr int64_t k40 = int64_t{1} << 40, k62 = int64_t{1} << 62;
+    // Every extent fits, their product does not (the importer's fold sizing).
+    QTest::newRow("tile count") << "Tile" << std::vector<int64_t>{1, k40, k40, 1}
+                                << "more elements than fit in 64 bits";
+    QTest::newRow("tile extent") << "Tile" << std::vector<int64_t>{1, 1, 1, k62}
+                                 << "a tiled extent overflows 64 bits";
+    QTest::newRow("reshape") << "Reshape" << std::vector<int64_t>{k40, k40, -1}
+                             << "the shape's element count overflows 64 bits";
+  }
+
+  void extentsThatOverflowAreRejected() {
+    QFETCH(QString, op);
+    QFETCH(std::vector<int64_t>, constant);
+    QFETCH(QString, message);
     onnx::ModelProto m;
     m.set_ir_version(8);
     m.add_opset_import()->set_version(13);
     onnx::GraphProto* g = m.mutable_graph();
-    g->set_name("huge_tile");
+    g->set_name("overflow");
     // Dims of 0 are left symbolic.
     auto add_value = [](onnx::ValueInfoProto* v, const char* name, std::vector<int64_t> dims) {
       v->set_name(name);
@@ -220,24 +238,23 @@ class TestBadModels : public QObject {
       }
     };
     add_value(g->add_input(), "x", {1, 2, 3, 4});
-    add_value(g->add_output(), "y", {0, 0, 0, 0});
-    onnx::TensorProto* repeats = g->add_initializer();
-    repeats->set_name("repeats");
-    repeats->set_data_type(onnx::TensorProto::INT64);
-    repeats->add_dims(4);
-    for (int64_t r : {int64_t{1}, int64_t{1} << 40, int64_t{1} << 40, int64_t{1}})
-      repeats->add_int64_data(r);
-    onnx::NodeProto* tile = g->add_node();
-    tile->set_name("tile");
-    tile->set_op_type("Tile");
-    tile->add_input("x");
-    tile->add_input("repeats");
-    tile->add_output("y");
+    add_value(g->add_output(), "y", std::vector<int64_t>(constant.size(), 0));
+    onnx::TensorProto* c = g->add_initializer();
+    c->set_name("c");
+    c->set_data_type(onnx::TensorProto::INT64);
+    c->add_dims(static_cast<int64_t>(constant.size()));
+    for (int64_t v : constant) c->add_int64_data(v);
+    onnx::NodeProto* node = g->add_node();
+    node->set_name("n");
+    node->set_op_type(op.toStdString());
+    node->add_input("x");
+    node->add_input("c");
+    node->add_output("y");
 
     Outcome o = try_import(serialize(m));
     QVERIFY(!o.imported);
-    QVERIFY2(o.error.find("node 'tile'") != std::string::npos &&
-                 o.error.find("more elements than fit in 64 bits") != std::string::npos,
+    QVERIFY2(o.error.find("node 'n'") != std::string::npos &&
+                 o.error.find(message.toStdString()) != std::string::npos,
              o.error.c_str());
   }
 
