@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <limits>
 #include <random>
 
 #include "../test_models.h"
@@ -256,6 +257,54 @@ class TestBadModels : public QObject {
     QVERIFY2(o.error.find("node 'n'") != std::string::npos &&
                  o.error.find(message.toStdString()) != std::string::npos,
              o.error.c_str());
+  }
+
+  // Found by fuzz_onnx_import under UBSan: folding int64 arithmetic on
+  // constants overflowed (Mul), and the lowest value over -1 traps on x86
+  // (Div, Mod). Integer arithmetic wraps, as in NumPy and ONNX Runtime.
+  void foldedIntegerArithmeticWraps_data() {
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<int64_t>("a");
+    QTest::addColumn<int64_t>("b");
+    QTest::addColumn<int64_t>("expected");
+    constexpr int64_t lowest = std::numeric_limits<int64_t>::min();
+    QTest::newRow("mul") << "Mul" << (int64_t{3} << 61) << int64_t{256} << int64_t{0};
+    QTest::newRow("add") << "Add" << std::numeric_limits<int64_t>::max() << int64_t{1} << lowest;
+    QTest::newRow("div") << "Div" << lowest << int64_t{-1} << lowest;
+    QTest::newRow("mod") << "Mod" << lowest << int64_t{-1} << int64_t{0};
+  }
+
+  void foldedIntegerArithmeticWraps() {
+    QFETCH(QString, op);
+    QFETCH(int64_t, a);
+    QFETCH(int64_t, b);
+    QFETCH(int64_t, expected);
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(13);
+    onnx::GraphProto* g = m.mutable_graph();
+    g->set_name("fold");
+    for (auto [name, value] : {std::pair{"a", a}, std::pair{"b", b}}) {
+      onnx::TensorProto* t = g->add_initializer();
+      t->set_name(name);
+      t->set_data_type(onnx::TensorProto::INT64);
+      t->add_dims(1);
+      t->add_int64_data(value);
+    }
+    onnx::ValueInfoProto* y = g->add_output();
+    y->set_name("y");
+    y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+    y->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(1);
+    onnx::NodeProto* node = g->add_node();
+    node->set_op_type(op.toStdString());
+    node->add_input("a");
+    node->add_input("b");
+    node->add_output("y");
+
+    Graph imported = onnx_frontend::import_model_bytes(serialize(m), "fold.onnx", ".");
+    const Value& out = imported.value(imported.outputs[0]);
+    QVERIFY(out.is_constant());
+    QCOMPARE(out.constant.data<int64_t>()[0], expected);
   }
 
   void cleanupTestCase() {
