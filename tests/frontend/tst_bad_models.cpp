@@ -307,6 +307,33 @@ class TestBadModels : public QObject {
     QCOMPARE(out.constant.data<int64_t>()[0], expected);
   }
 
+  // Found by fuzz_onnx_import: an opset-6 PRelu without its slope reached the
+  // upgrade's inputs.at(1), whose std::out_of_range escaped the importer.
+  void legacyNodeMissingAnInputIsReported() {
+    onnx::ModelProto m;
+    m.set_ir_version(3);
+    m.add_opset_import()->set_version(6);
+    onnx::GraphProto* g = m.mutable_graph();
+    g->set_name("prelu");
+    for (auto [v, name] : {std::pair{g->add_input(), "x"}, std::pair{g->add_output(), "y"}}) {
+      v->set_name(name);
+      auto* t = v->mutable_type()->mutable_tensor_type();
+      t->set_elem_type(onnx::TensorProto::FLOAT);
+      for (int64_t d : {1, 3, 4, 4}) t->mutable_shape()->add_dim()->set_dim_value(d);
+    }
+    onnx::NodeProto* node = g->add_node();
+    node->set_name("prelu");
+    node->set_op_type("PRelu");
+    node->add_input("x");
+    node->add_output("y");
+
+    Outcome o = try_import(serialize(m));
+    QVERIFY(!o.imported);
+    QVERIFY2(o.error.find("node 'prelu'") != std::string::npos &&
+                 o.error.find("PRelu needs input 1") != std::string::npos,
+             o.error.c_str());
+  }
+
   void cleanupTestCase() {
     qInfo("%d mutated models imported or rejected without a crash", mutants_);
     QVERIFY(mutants_ >= 200);

@@ -7,6 +7,14 @@
 namespace lathe::onnx_frontend {
 namespace {
 
+// Input i of a node an upgrade rewrites; an Error, not std::out_of_range, when
+// the model gave fewer (libonnx's checker leaves some legacy arities alone).
+ValueId required_input(const Node& node, size_t i) {
+  LATHE_CHECK(i < node.inputs.size(), node.op, " needs input ", i, "; the node has ",
+              node.inputs.size());
+  return node.inputs[i];
+}
+
 // Moves an ints attribute into input `index` as an int64 constant.
 void ints_attribute_to_input(Node& node, const std::string& attr, size_t index,
                              const UpgradeHooks& hooks) {
@@ -40,7 +48,7 @@ void float_attribute_to_input(Node& node, const std::string& attr, size_t index,
 // Softmax before opset 13 flattens the input to 2-D at `axis` and normalizes
 // each row: Flatten → Softmax(axis = 1) → Reshape back.
 std::vector<Node> upgrade_softmax(Node node, const UpgradeHooks& hooks) {
-  const TensorType* t = hooks.type_of(node.inputs.at(0));
+  const TensorType* t = hooks.type_of(required_input(node, 0));
   int64_t axis = node.attrs.get_int("axis", 1);
   if (!t) return {node};
   int rank = t->rank();
@@ -75,7 +83,7 @@ Node upgrade_upsample(Node node, const UpgradeHooks& hooks) {
                                 Tensor::from_vector(v, {static_cast<int64_t>(v.size())}));
   }
   LATHE_CHECK(scales != kNoValue, "Upsample needs scales");
-  node.inputs = {node.inputs.at(0), kNoValue, scales};
+  node.inputs = {required_input(node, 0), kNoValue, scales};
   node.attrs.set("coordinate_transformation_mode", std::string("asymmetric"));
   node.attrs.set("nearest_mode", std::string("floor"));
   return node;
@@ -119,8 +127,8 @@ std::vector<Node> upgrade_node(Node node, int opset, const UpgradeHooks& hooks) 
     return upgrade_softmax(std::move(node), hooks);
   } else if (opset < 7 && op == "PRelu") {
     // Before opset 7 a 1-D slope of C values applied per channel (axis 1).
-    const TensorType* x = hooks.type_of(node.inputs.at(0));
-    const TensorType* slope = hooks.type_of(node.inputs.at(1));
+    const TensorType* x = hooks.type_of(required_input(node, 0));
+    const TensorType* slope = hooks.type_of(required_input(node, 1));
     const Tensor* value = hooks.constant_of(node.inputs[1]);
     if (x && slope && value && slope->rank() == 1 && x->rank() >= 3 &&
         slope->shape[0] == x->shape[1]) {
