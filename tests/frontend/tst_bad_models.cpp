@@ -334,6 +334,35 @@ class TestBadModels : public QObject {
              o.error.c_str());
   }
 
+  // Found by fuzz_onnx_import: an initializer's dims were allocated (and
+  // zeroed) before its data was checked, so a few bytes of model asked for
+  // 10 GB. The data's size is now checked first.
+  void initializerDimsWithoutDataAllocateNothing() {
+    for (bool raw : {false, true}) {
+      onnx::ModelProto m;
+      m.set_ir_version(8);
+      m.add_opset_import()->set_version(13);
+      onnx::GraphProto* g = m.mutable_graph();
+      g->set_name("huge_initializer");
+      onnx::TensorProto* w = g->add_initializer();
+      w->set_name("w");
+      w->set_data_type(onnx::TensorProto::DOUBLE);
+      w->add_dims(int64_t{1} << 34);  // 128 GiB, more than the test machine has
+      if (raw) w->set_raw_data("12345678");
+      onnx::ValueInfoProto* y = g->add_output();
+      y->set_name("w");
+      y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::DOUBLE);
+      y->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(int64_t{1}
+                                                                                          << 34);
+
+      Outcome o = try_import(serialize(m));
+      QVERIFY(!o.imported);
+      const char* expected = raw ? "raw data has 8 bytes, expected 137438953472"
+                                 : "has 0 values, expected 17179869184";
+      QVERIFY2(o.error.find(expected) != std::string::npos, o.error.c_str());
+    }
+  }
+
   void cleanupTestCase() {
     qInfo("%d mutated models imported or rejected without a crash", mutants_);
     QVERIFY(mutants_ >= 200);
