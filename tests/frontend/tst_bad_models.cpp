@@ -363,6 +363,37 @@ class TestBadModels : public QObject {
     }
   }
 
+  // An external-data offset that is not a number threw std::invalid_argument
+  // from std::stoll, past the importer (seen while reading the code that
+  // fuzz_onnx_import reaches; its seeds hold no external data).
+  void externalDataOffsetMustBeANumber() {
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    m.add_opset_import()->set_version(13);
+    onnx::GraphProto* g = m.mutable_graph();
+    g->set_name("external");
+    onnx::TensorProto* w = g->add_initializer();
+    w->set_name("w");
+    w->set_data_type(onnx::TensorProto::FLOAT);
+    w->add_dims(2);
+    w->set_data_location(onnx::TensorProto::EXTERNAL);
+    for (auto [key, value] : {std::pair{"location", "w.bin"}, std::pair{"offset", "abc"}}) {
+      onnx::StringStringEntryProto* e = w->add_external_data();
+      e->set_key(key);
+      e->set_value(value);
+    }
+    onnx::ValueInfoProto* y = g->add_output();
+    y->set_name("w");
+    y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    y->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
+
+    Outcome o = try_import(serialize(m));
+    QVERIFY(!o.imported);
+    QVERIFY2(o.error.find("external data offset 'abc' is not a non-negative integer") !=
+                 std::string::npos,
+             o.error.c_str());
+  }
+
   void cleanupTestCase() {
     qInfo("%d mutated models imported or rejected without a crash", mutants_);
     QVERIFY(mutants_ >= 200);

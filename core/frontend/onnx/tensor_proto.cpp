@@ -1,5 +1,6 @@
 #include "frontend/onnx/tensor_proto.h"
 
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,20 +13,30 @@ namespace {
 
 constexpr int64_t kMaxElements = int64_t{1} << 34;  // beyond this a dims list is corrupt
 
+// A non-negative decimal from external_data ("offset", "length"); std::stoll
+// would throw std::invalid_argument past the importer.
+int64_t external_int(const std::string& text, const std::string& tensor, const char* key) {
+  int64_t v = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  LATHE_CHECK(ec == std::errc() && end == text.data() + text.size() && v >= 0, tensor,
+              ": external data ", key, " '", text, "' is not a non-negative integer");
+  return v;
+}
+
 std::string read_external(const onnx::TensorProto& proto, const std::string& base_dir,
                           size_t expected_bytes) {
   std::string location;
   int64_t offset = 0;
   int64_t length = -1;
+  const std::string name = "tensor '" + proto.name() + "'";
   for (const auto& entry : proto.external_data()) {
     if (entry.key() == "location")
       location = entry.value();
     else if (entry.key() == "offset")
-      offset = std::stoll(entry.value());
+      offset = external_int(entry.value(), name, "offset");
     else if (entry.key() == "length")
-      length = std::stoll(entry.value());
+      length = external_int(entry.value(), name, "length");
   }
-  const std::string name = "tensor '" + proto.name() + "'";
   LATHE_CHECK(!location.empty(), name, ": external data without a location");
   std::filesystem::path path = std::filesystem::path(base_dir) / location;
   std::ifstream in(path, std::ios::binary);
@@ -33,8 +44,10 @@ std::string read_external(const onnx::TensorProto& proto, const std::string& bas
   in.seekg(0, std::ios::end);
   int64_t file_size = in.tellg();
   if (length < 0) length = file_size - offset;
-  LATHE_CHECK(offset >= 0 && offset + length <= file_size, name, ": external data range [", offset,
-              ", ", offset + length, ") lies outside ", path.string(), " (", file_size, " bytes)");
+  // Compared without offset + length, which a model can make overflow.
+  LATHE_CHECK(offset <= file_size && length <= file_size - offset, name, ": external data of ",
+              length, " bytes at offset ", offset, " lies outside ", path.string(), " (", file_size,
+              " bytes)");
   LATHE_CHECK(static_cast<size_t>(length) == expected_bytes, name, ": external data has ", length,
               " bytes, expected ", expected_bytes);
   std::string bytes(static_cast<size_t>(length), '\0');
