@@ -2,6 +2,7 @@
 // shared models (truncated, bit-flipped, random bytes, and semantic edits made
 // through protobuf) each import cleanly or fail with one error that lists every
 // problem and names where it is.
+#include <malloc.h>
 #include <onnx/onnx_pb.h>
 
 #include <QtTest>
@@ -392,6 +393,46 @@ class TestBadModels : public QObject {
     QVERIFY2(o.error.find("external data offset 'abc' is not a non-negative integer") !=
                  std::string::npos,
              o.error.c_str());
+  }
+
+  // Found by fuzz_onnx_import under ASan: the pre-13 Softmax upgrade read its
+  // input's shape through a pointer into the graph's values after adding
+  // values, which can move them (heap-use-after-free). glibc's M_PERTURB
+  // fills freed memory, so the stale read shows here too; the number of
+  // unused initializers walks the values past a reallocation.
+  void legacySoftmaxUpgradeKeepsItsInputShape() {
+    mallopt(M_PERTURB, 0xA5);
+    for (int extra = 0; extra < 40; ++extra) {
+      onnx::ModelProto m;
+      m.set_ir_version(6);
+      m.add_opset_import()->set_version(11);
+      onnx::GraphProto* g = m.mutable_graph();
+      g->set_name("softmax");
+      for (int i = 0; i < extra; ++i) {
+        onnx::TensorProto* c = g->add_initializer();
+        c->set_name("unused" + std::to_string(i));
+        c->set_data_type(onnx::TensorProto::FLOAT);
+        c->add_float_data(1.0f);
+      }
+      for (auto [v, name] : {std::pair{g->add_input(), "x"}, std::pair{g->add_output(), "y"}}) {
+        v->set_name(name);
+        auto* t = v->mutable_type()->mutable_tensor_type();
+        t->set_elem_type(onnx::TensorProto::FLOAT);
+        for (int64_t d : {2, 3, 4}) t->mutable_shape()->add_dim()->set_dim_value(d);
+      }
+      onnx::NodeProto* node = g->add_node();
+      node->set_op_type("Softmax");
+      node->add_input("x");
+      node->add_output("y");
+      node->add_attribute()->CopyFrom(onnx::AttributeProto());
+      node->mutable_attribute(0)->set_name("axis");
+      node->mutable_attribute(0)->set_type(onnx::AttributeProto::INT);
+      node->mutable_attribute(0)->set_i(1);
+
+      Graph imported = onnx_frontend::import_model_bytes(serialize(m), "softmax.onnx", ".");
+      QCOMPARE(imported.type(imported.outputs[0]).shape, (Shape{2, 3, 4}));
+    }
+    mallopt(M_PERTURB, 0);
   }
 
   void cleanupTestCase() {

@@ -51,7 +51,9 @@ std::vector<Node> upgrade_softmax(Node node, const UpgradeHooks& hooks) {
   const TensorType* t = hooks.type_of(required_input(node, 0));
   int64_t axis = node.attrs.get_int("axis", 1);
   if (!t) return {node};
-  int rank = t->rank();
+  // A copy: the hooks below add values, which may move the one t points to.
+  const Shape shape = t->shape;
+  const int rank = t->rank();
   if (axis < 0) axis += rank;
   if (axis == rank - 1 || rank == 0) {
     node.attrs.set("axis", int64_t{-1});
@@ -63,7 +65,6 @@ std::vector<Node> upgrade_softmax(Node node, const UpgradeHooks& hooks) {
   Node softmax{node.name, node.op, {flatten.outputs[0]}, {}, {}};
   softmax.attrs.set("axis", int64_t{1});
   softmax.outputs = {hooks.add_value(node.name + "/2d")};
-  Shape shape = t->shape;
   ValueId target = hooks.add_constant(
       node.name + "/shape", Tensor::from_vector(shape, {static_cast<int64_t>(shape.size())}));
   Node reshape{node.name + "/reshape", "Reshape", {softmax.outputs[0], target}, node.outputs, {}};
