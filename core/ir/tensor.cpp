@@ -9,7 +9,9 @@ namespace lathe {
 
 int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n))
+      fail(str("shape ", shape_to_string(shape), " has more elements than fit in 64 bits"));
   return n;
 }
 

@@ -13,6 +13,8 @@ namespace lathe {
 
 using Shape = std::vector<int64_t>;
 
+// The product of the extents; throws Error when it does not fit in int64_t
+// (shapes come from models, and inference multiplies them: Tile, Expand).
 int64_t shape_numel(const Shape& shape);
 std::string shape_to_string(const Shape& shape);  // "[1,3,224,224]"
 // Row-major strides in elements.

@@ -16,6 +16,39 @@ namespace {
 #define LATHE_UNSIGNED uint8_t, uint16_t, uint32_t, uint64_t
 #define LATHE_NUMERIC LATHE_FLOATS, LATHE_SIGNED, LATHE_UNSIGNED
 
+// Integer arithmetic wraps, as NumPy's and ONNX Runtime's does. C++ leaves
+// signed overflow undefined (and promotes small types to int, where even
+// uint16 * uint16 can overflow), so integers compute in uint64_t, whose
+// conversion back to T is modular.
+template <typename T>
+T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  else
+    return a + b;
+}
+template <typename T>
+T wrapping_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+  else
+    return a - b;
+}
+template <typename T>
+T wrapping_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  else
+    return a * b;
+}
+template <typename T>
+T wrapping_neg(T x) {
+  if constexpr (std::is_integral_v<T>)
+    return wrapping_sub(T{}, x);
+  else
+    return -x;  // 0 - x would turn -0.0 into +0.0
+}
+
 // out = op(a, b) over broadcast inputs of the same type In, output type Out.
 template <typename In, typename Out, typename F>
 void broadcast_apply(const Tensor& a, const Tensor& b, Tensor& out, F op) {
@@ -86,9 +119,12 @@ void variadic(KernelContext& ctx, F op, bool mean) {
 void div(KernelContext& ctx) {
   dispatch_types<LATHE_NUMERIC>(ctx.input(0).dtype(), "Div", [&](auto tag) {
     using T = decltype(tag);
-    broadcast_apply<T, T>(ctx.input(0), ctx.input(1), ctx.output(0), [](T a, T b) {
+    broadcast_apply<T, T>(ctx.input(0), ctx.input(1), ctx.output(0), [](T a, T b) -> T {
       if constexpr (std::is_integral_v<T>) {
         if (b == 0) fail("integer division by zero");
+        // The lowest value over -1 overflows (x86 traps): it wraps, as negation.
+        if constexpr (std::is_signed_v<T>)
+          if (b == -1) return wrapping_neg(a);
       }
       return a / b;
     });
@@ -99,9 +135,13 @@ void mod(KernelContext& ctx) {
   bool fmod = ctx.attrs().get_int("fmod", 0) != 0;
   dispatch_types<LATHE_NUMERIC>(ctx.input(0).dtype(), "Mod", [&](auto tag) {
     using T = decltype(tag);
-    broadcast_apply<T, T>(ctx.input(0), ctx.input(1), ctx.output(0), [fmod](T a, T b) -> T {
+    // Captured implicitly: unsigned types never read fmod, and clang warns of
+    // an explicit capture some instantiations leave unused.
+    broadcast_apply<T, T>(ctx.input(0), ctx.input(1), ctx.output(0), [=](T a, T b) -> T {
       if constexpr (std::is_integral_v<T>) {
         if (b == 0) fail("integer modulo by zero");
+        if constexpr (std::is_signed_v<T>)
+          if (b == -1) return T{};  // the lowest value % -1 traps on x86
         T r = static_cast<T>(a % b);
         // Without fmod the result takes the divisor's sign, as Python's %.
         if constexpr (std::is_signed_v<T>)
@@ -300,11 +340,11 @@ void register_activations(OpRegistry& r) {
       if constexpr (std::is_unsigned_v<decltype(x)>)
         return x;
       else
-        return x < decltype(x){} ? static_cast<decltype(x)>(-x) : x;
+        return x < decltype(x){} ? wrapping_neg(x) : x;
     });
   });
   set("Neg", [](KernelContext& c) {
-    unary<LATHE_FLOATS, LATHE_SIGNED>(c, [](auto x) { return static_cast<decltype(x)>(-x); });
+    unary<LATHE_FLOATS, LATHE_SIGNED>(c, [](auto x) { return wrapping_neg(x); });
   });
   set("Sign", [](KernelContext& c) {
     unary<LATHE_FLOATS, LATHE_SIGNED>(c, [](auto x) {
@@ -368,22 +408,25 @@ void register_activations(OpRegistry& r) {
 
 void register_binary(OpRegistry& r) {
   auto set = [&](const char* op, KernelFn fn) { r.find_mutable(op)->kernel = fn; };
-  set("Add",
-      [](KernelContext& c) { binary<LATHE_NUMERIC>(c, [](auto a, auto b) { return a + b; }); });
-  set("Sub",
-      [](KernelContext& c) { binary<LATHE_NUMERIC>(c, [](auto a, auto b) { return a - b; }); });
-  set("Mul",
-      [](KernelContext& c) { binary<LATHE_NUMERIC>(c, [](auto a, auto b) { return a * b; }); });
+  set("Add", [](KernelContext& c) {
+    binary<LATHE_NUMERIC>(c, [](auto a, auto b) { return wrapping_add(a, b); });
+  });
+  set("Sub", [](KernelContext& c) {
+    binary<LATHE_NUMERIC>(c, [](auto a, auto b) { return wrapping_sub(a, b); });
+  });
+  set("Mul", [](KernelContext& c) {
+    binary<LATHE_NUMERIC>(c, [](auto a, auto b) { return wrapping_mul(a, b); });
+  });
   set("Div", div);
   set("Mod", mod);
   set("Pow", pow);
   set("Sum", [](KernelContext& c) {
     variadic(
-        c, [](auto a, auto b) { return a + b; }, false);
+        c, [](auto a, auto b) { return wrapping_add(a, b); }, false);
   });
   set("Mean", [](KernelContext& c) {
     variadic(
-        c, [](auto a, auto b) { return a + b; }, true);
+        c, [](auto a, auto b) { return wrapping_add(a, b); }, true);
   });
   // NaN propagates through Max and Min, as in NumPy's maximum/minimum.
   set("Max", [](KernelContext& c) {

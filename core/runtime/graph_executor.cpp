@@ -54,7 +54,7 @@ GraphExecutor::GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
       pool_bytes.resize(sid + 1, 0);
       users.resize(sid + 1, 0);
     }
-    const size_t bytes = static_cast<size_t>(num_elements(desc_.shape[e]) * dtypes[e].bytes());
+    const size_t bytes = static_cast<size_t>(num_bytes(desc_.shape[e], dtypes[e]));
     pool_bytes[sid] = std::max(pool_bytes[sid], bytes);
     ++users[sid];
   }

@@ -165,8 +165,7 @@ void validate(const GraphModuleDesc& desc) {
   check_size("storage_id", desc.storage_id.size());
   for (size_t e = 0; e < n; ++e) {
     try {
-      DataType::parse(desc.dltype[e]);
-      num_elements(desc.shape[e]);
+      num_bytes(desc.shape[e], DataType::parse(desc.dltype[e]));
     } catch (const Error& error) {
       bad("entry " + std::to_string(e), error.what());
     }
@@ -212,7 +211,8 @@ GraphModuleDesc parse_graph_json(const std::string& text) {
   json root;
   try {
     root = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number past double's range.
     throw Error(std::string("graph JSON: not valid JSON: ") + e.what());
   }
   if (!root.is_object()) bad("top level", "expected an object");

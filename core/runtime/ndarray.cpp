@@ -101,9 +101,17 @@ int64_t num_elements(const std::vector<int64_t>& shape) {
   return n;
 }
 
+int64_t num_bytes(const std::vector<int64_t>& shape, DataType dtype) {
+  const int64_t n = num_elements(shape), element = dtype.bytes();
+  // Room for NDArray's rounding up to its alignment, too.
+  if (element > 0 && n > (std::numeric_limits<int64_t>::max() - kTensorAlignment) / element)
+    throw Error("a " + dtype.to_string() + shape_to_string(shape) + " array has too many bytes");
+  return n * element;
+}
+
 NDArray::NDArray(std::vector<int64_t> shape, DataType dtype)
     : shape_(std::move(shape)), dtype_(dtype) {
-  const int64_t bytes = numel() * dtype_.bytes();
+  const int64_t bytes = num_bytes(shape_, dtype_);
   // aligned_alloc wants a multiple of the alignment; an empty array still
   // gets a (valid, distinct) allocation so that data() is never null.
   const int64_t size = std::max<int64_t>(

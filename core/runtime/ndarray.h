@@ -42,6 +42,10 @@ struct DataType {
 std::string shape_to_string(const std::vector<int64_t>& shape);
 // Product of the extents; Error for a negative extent or an overflow.
 int64_t num_elements(const std::vector<int64_t>& shape);
+// Bytes an array of this shape and type takes: num_elements(shape) *
+// dtype.bytes(), with the same errors. Shapes come from files (mod.json,
+// mod.params), so the product is checked, never trusted.
+int64_t num_bytes(const std::vector<int64_t>& shape, DataType dtype);
 
 class NDArray {
  public:
@@ -57,7 +61,7 @@ class NDArray {
   int ndim() const { return static_cast<int>(shape_.size()); }
   DataType dtype() const { return dtype_; }
   int64_t numel() const { return num_elements(shape_); }
-  size_t nbytes() const { return static_cast<size_t>(numel() * dtype_.bytes()); }
+  size_t nbytes() const { return static_cast<size_t>(num_bytes(shape_, dtype_)); }
 
   void* data() { return data_; }
   const void* data() const { return data_; }

@@ -22,9 +22,11 @@ namespace {
 
 const char* const kMembers[] = {"mod.so", "mod.json", "mod.params"};
 
-// The members a package needs, read into memory; other members are ignored
-// (and never written to disk, so no path in the tar can escape the folder).
-std::map<std::string, std::string> read_members(const std::string& path) {
+}  // namespace
+
+// Other members are never written to disk, so no path in the tar can escape
+// the extraction folder.
+std::map<std::string, std::string> read_package_members(const std::string& path) {
   std::unique_ptr<archive, int (*)(archive*)> reader(archive_read_new(), archive_read_free);
   archive* a = reader.get();
   archive_read_support_format_tar(a);
@@ -65,6 +67,8 @@ std::map<std::string, std::string> read_members(const std::string& path) {
                   " (a package holds mod.so, mod.json and mod.params)");
   return members;
 }
+
+namespace {
 
 std::string make_private_dir() {
   const char* tmp = std::getenv("TMPDIR");
@@ -117,7 +121,7 @@ void Package::release() {
 
 void Package::load() {
   if (!std::filesystem::exists(path_)) throw Error(path_ + ": no such file");
-  std::map<std::string, std::string> members = read_members(path_);
+  std::map<std::string, std::string> members = read_package_members(path_);
 
   dir_ = make_private_dir();
   const std::string so_path = dir_ + "/mod.so";

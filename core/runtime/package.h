@@ -9,6 +9,7 @@
 // against it, or dlopen'ed RTLD_GLOBAL).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -19,6 +20,13 @@ namespace lathe::runtime {
 // The C symbols mod.so defines besides the kernels.
 inline constexpr const char* kModuleTargetSymbol = "lathe_module_target";      // "llvm -mcpu=..."
 inline constexpr const char* kModuleFeaturesSymbol = "lathe_module_features";  // "+avx2,..."
+
+// The members a package needs (mod.so, mod.json, mod.params), read from the
+// tar into memory by name; other members are ignored and never written to
+// disk. Throws Error naming the file for: not a tar, a truncated tar or
+// member, a missing member. Package's constructor starts here; fuzz_package
+// calls it alone, without dlopen.
+std::map<std::string, std::string> read_package_members(const std::string& tar_path);
 
 class Package {
  public:

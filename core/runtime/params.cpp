@@ -146,7 +146,7 @@ ParamMap load_params(const std::string& bytes, const std::string& what) {
     for (int32_t d = 0; d < ndim; ++d) shape.push_back(in.get<int64_t>(context));
     int64_t expected = 0;
     try {
-      expected = num_elements(shape) * dtype.bytes();
+      expected = num_bytes(shape, dtype);
     } catch (const Error& e) {
       in.fail("array '" + name + "': " + e.what());
     }

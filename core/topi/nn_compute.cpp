@@ -538,7 +538,10 @@ std::vector<Expr> stats_index(const std::vector<Var>& i, int axis) {
 std::vector<te::Tensor> instance_norm_compute(const ComputeContext& ctx) {
   const te::Tensor& x = ctx.input(0);
   const te::Tensor &scale = ctx.input(1), &bias = ctx.input(2);
-  auto [mean, inv] = moments(ctx, x, 2, ctx.attrs().get_float("epsilon", 1e-5f));
+  // Not a structured binding: the lambda below captures them, which clang
+  // implements only from version 16.
+  te::Tensor mean, inv;
+  std::tie(mean, inv) = moments(ctx, x, 2, ctx.attrs().get_float("epsilon", 1e-5f));
   return {te::compute(
       x.shape(),
       [&](const std::vector<Var>& i) {
@@ -551,7 +554,8 @@ std::vector<te::Tensor> instance_norm_compute(const ComputeContext& ctx) {
 std::vector<te::Tensor> layer_norm_compute(const ComputeContext& ctx) {
   const te::Tensor& x = ctx.input(0);
   const int axis = normalize_axis(ctx.attrs().get_int("axis", -1), x.ndim());
-  auto [mean, inv] = moments(ctx, x, axis, ctx.attrs().get_float("epsilon", 1e-5f));
+  te::Tensor mean, inv;  // not a structured binding, as in instance_norm_compute
+  std::tie(mean, inv) = moments(ctx, x, axis, ctx.attrs().get_float("epsilon", 1e-5f));
   te::Tensor y = te::compute(
       x.shape(),
       [&](const std::vector<Var>& i) {

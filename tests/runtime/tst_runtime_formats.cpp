@@ -192,6 +192,30 @@ class TestRuntimeFormats : public QObject {
     QVERIFY2(e.contains("device type 2"), qPrintable(e));
   }
 
+  // Found by fuzz_package: 2^62 float32 elements are 2^64 bytes, which wrapped
+  // to the 0 data bytes the blob claims, and loaded as a 64-byte array.
+  void paramsWhoseByteSizeOverflowsAreRejected() {
+    std::string b;
+    append<uint64_t>(b, kTVMNDArrayListMagic);
+    append<uint64_t>(b, 0);
+    append<uint64_t>(b, 1);
+    append<uint64_t>(b, 3);
+    b += "big";
+    append<uint64_t>(b, 1);
+    append<uint64_t>(b, kTVMNDArrayMagic);
+    append<uint64_t>(b, 0);
+    append<int32_t>(b, 1);  // kDLCPU
+    append<int32_t>(b, 0);
+    append<int32_t>(b, 1);  // ndim
+    append<uint8_t>(b, 2);  // kDLFloat
+    append<uint8_t>(b, 32);
+    append<uint16_t>(b, 1);
+    append<int64_t>(b, int64_t{1} << 62);  // shape
+    append<int64_t>(b, 0);                 // data bytes, as the product wraps
+    const QString e = error_of([&] { load_params(b); });
+    QVERIFY2(e.contains("array 'big'") && e.contains("too many bytes"), qPrintable(e));
+  }
+
   void graphJsonRoundTrip() {
     const GraphModuleDesc d = two_node_graph();
     const std::string text = to_json(d);
@@ -242,6 +266,9 @@ class TestRuntimeFormats : public QObject {
   void graphJsonErrorsNameTheKey() {
     QString e = error_of([] { parse_graph_json("{\"nodes\": ["); });
     QVERIFY2(e.contains("not valid JSON"), qPrintable(e));
+    // Found by fuzz_package: nlohmann's number overflow escaped as its own exception.
+    e = error_of([] { parse_graph_json("{\"nodes\": [1E400]}"); });
+    QVERIFY2(e.contains("not valid JSON") && e.contains("number overflow"), qPrintable(e));
 
     std::string text = to_json(two_node_graph());
     std::string no_func = text;
@@ -269,6 +296,12 @@ class TestRuntimeFormats : public QObject {
     bad_dtype.dltype[1] = "float31x";
     e = error_of([&] { parse_graph_json(to_json(bad_dtype)); });
     QVERIFY2(e.contains("entry 1") && e.contains("float31x"), qPrintable(e));
+
+    // Found by fuzz_package: the executor sized this entry's storage as 0 bytes.
+    GraphModuleDesc huge = two_node_graph();
+    huge.shape[1] = {int64_t{1} << 62};
+    e = error_of([&] { parse_graph_json(to_json(huge)); });
+    QVERIFY2(e.contains("entry 1") && e.contains("too many bytes"), qPrintable(e));
   }
 
   void recordedCpusDecodeToLlvmNames() {

@@ -448,6 +448,7 @@ class Importer {
     std::vector<TensorType> types;
     try {
       types = infer_node_types(*op, graph_, node);
+      for (const TensorType& type : types) type.numel();  // a shape too large is reported here
     } catch (const UnsupportedError& e) {
       report(Kind::Unsupported, where, e.what());
       return false;

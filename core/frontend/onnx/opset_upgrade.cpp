@@ -7,6 +7,14 @@
 namespace lathe::onnx_frontend {
 namespace {
 
+// Input i of a node an upgrade rewrites; an Error, not std::out_of_range, when
+// the model gave fewer (libonnx's checker leaves some legacy arities alone).
+ValueId required_input(const Node& node, size_t i) {
+  LATHE_CHECK(i < node.inputs.size(), node.op, " needs input ", i, "; the node has ",
+              node.inputs.size());
+  return node.inputs[i];
+}
+
 // Moves an ints attribute into input `index` as an int64 constant.
 void ints_attribute_to_input(Node& node, const std::string& attr, size_t index,
                              const UpgradeHooks& hooks) {
@@ -40,10 +48,12 @@ void float_attribute_to_input(Node& node, const std::string& attr, size_t index,
 // Softmax before opset 13 flattens the input to 2-D at `axis` and normalizes
 // each row: Flatten → Softmax(axis = 1) → Reshape back.
 std::vector<Node> upgrade_softmax(Node node, const UpgradeHooks& hooks) {
-  const TensorType* t = hooks.type_of(node.inputs.at(0));
+  const TensorType* t = hooks.type_of(required_input(node, 0));
   int64_t axis = node.attrs.get_int("axis", 1);
   if (!t) return {node};
-  int rank = t->rank();
+  // A copy: the hooks below add values, which may move the one t points to.
+  const Shape shape = t->shape;
+  const int rank = t->rank();
   if (axis < 0) axis += rank;
   if (axis == rank - 1 || rank == 0) {
     node.attrs.set("axis", int64_t{-1});
@@ -55,7 +65,6 @@ std::vector<Node> upgrade_softmax(Node node, const UpgradeHooks& hooks) {
   Node softmax{node.name, node.op, {flatten.outputs[0]}, {}, {}};
   softmax.attrs.set("axis", int64_t{1});
   softmax.outputs = {hooks.add_value(node.name + "/2d")};
-  Shape shape = t->shape;
   ValueId target = hooks.add_constant(
       node.name + "/shape", Tensor::from_vector(shape, {static_cast<int64_t>(shape.size())}));
   Node reshape{node.name + "/reshape", "Reshape", {softmax.outputs[0], target}, node.outputs, {}};
@@ -75,7 +84,7 @@ Node upgrade_upsample(Node node, const UpgradeHooks& hooks) {
                                 Tensor::from_vector(v, {static_cast<int64_t>(v.size())}));
   }
   LATHE_CHECK(scales != kNoValue, "Upsample needs scales");
-  node.inputs = {node.inputs.at(0), kNoValue, scales};
+  node.inputs = {required_input(node, 0), kNoValue, scales};
   node.attrs.set("coordinate_transformation_mode", std::string("asymmetric"));
   node.attrs.set("nearest_mode", std::string("floor"));
   return node;
@@ -119,8 +128,8 @@ std::vector<Node> upgrade_node(Node node, int opset, const UpgradeHooks& hooks) 
     return upgrade_softmax(std::move(node), hooks);
   } else if (opset < 7 && op == "PRelu") {
     // Before opset 7 a 1-D slope of C values applied per channel (axis 1).
-    const TensorType* x = hooks.type_of(node.inputs.at(0));
-    const TensorType* slope = hooks.type_of(node.inputs.at(1));
+    const TensorType* x = hooks.type_of(required_input(node, 0));
+    const TensorType* slope = hooks.type_of(required_input(node, 1));
     const Tensor* value = hooks.constant_of(node.inputs[1]);
     if (x && slope && value && slope->rank() == 1 && x->rank() >= 3 &&
         slope->shape[0] == x->shape[1]) {

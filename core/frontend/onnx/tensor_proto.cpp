@@ -1,5 +1,6 @@
 #include "frontend/onnx/tensor_proto.h"
 
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,20 +13,30 @@ namespace {
 
 constexpr int64_t kMaxElements = int64_t{1} << 34;  // beyond this a dims list is corrupt
 
+// A non-negative decimal from external_data ("offset", "length"); std::stoll
+// would throw std::invalid_argument past the importer.
+int64_t external_int(const std::string& text, const std::string& tensor, const char* key) {
+  int64_t v = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  LATHE_CHECK(ec == std::errc() && end == text.data() + text.size() && v >= 0, tensor,
+              ": external data ", key, " '", text, "' is not a non-negative integer");
+  return v;
+}
+
 std::string read_external(const onnx::TensorProto& proto, const std::string& base_dir,
                           size_t expected_bytes) {
   std::string location;
   int64_t offset = 0;
   int64_t length = -1;
+  const std::string name = "tensor '" + proto.name() + "'";
   for (const auto& entry : proto.external_data()) {
     if (entry.key() == "location")
       location = entry.value();
     else if (entry.key() == "offset")
-      offset = std::stoll(entry.value());
+      offset = external_int(entry.value(), name, "offset");
     else if (entry.key() == "length")
-      length = std::stoll(entry.value());
+      length = external_int(entry.value(), name, "length");
   }
-  const std::string name = "tensor '" + proto.name() + "'";
   LATHE_CHECK(!location.empty(), name, ": external data without a location");
   std::filesystem::path path = std::filesystem::path(base_dir) / location;
   std::ifstream in(path, std::ios::binary);
@@ -33,8 +44,10 @@ std::string read_external(const onnx::TensorProto& proto, const std::string& bas
   in.seekg(0, std::ios::end);
   int64_t file_size = in.tellg();
   if (length < 0) length = file_size - offset;
-  LATHE_CHECK(offset >= 0 && offset + length <= file_size, name, ": external data range [", offset,
-              ", ", offset + length, ") lies outside ", path.string(), " (", file_size, " bytes)");
+  // Compared without offset + length, which a model can make overflow.
+  LATHE_CHECK(offset <= file_size && length <= file_size - offset, name, ": external data of ",
+              length, " bytes at offset ", offset, " lies outside ", path.string(), " (", file_size,
+              " bytes)");
   LATHE_CHECK(static_cast<size_t>(length) == expected_bytes, name, ": external data has ", length,
               " bytes, expected ", expected_bytes);
   std::string bytes(static_cast<size_t>(length), '\0');
@@ -44,10 +57,27 @@ std::string read_external(const onnx::TensorProto& proto, const std::string& bas
 }
 
 template <typename Src, typename Dst>
-void copy_field(const Src& field, Dst* out, int64_t n, const std::string& name) {
-  LATHE_CHECK(field.size() == n, "tensor '", name, "': has ", field.size(), " values, expected ",
-              n);
+void copy_field(const Src& field, Dst* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Dst>(field.Get(static_cast<int>(i)));
+}
+
+// Calls f with the repeated field that holds the values of a tensor of this
+// dtype when it has no raw data.
+template <typename F>
+void typed_field(const onnx::TensorProto& proto, DType dtype, F f) {
+  switch (dtype) {
+    case DType::Float32:
+      return f(proto.float_data());
+    case DType::Float64:
+      return f(proto.double_data());
+    case DType::Int64:
+      return f(proto.int64_data());
+    case DType::UInt32:
+    case DType::UInt64:
+      return f(proto.uint64_data());
+    default:
+      return f(proto.int32_data());
+  }
 }
 
 }  // namespace
@@ -66,41 +96,29 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& base
     numel *= d;
     shape.push_back(d);
   }
-  Tensor t(*dtype, shape);
-  const size_t bytes = t.nbytes();
-
+  // The data is checked before the tensor is allocated: dims alone may ask
+  // for gigabytes that the model does not hold.
+  const size_t bytes = static_cast<size_t>(numel) * dtype_size(*dtype);
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
     std::string data = read_external(proto, base_dir, bytes);
+    Tensor t(*dtype, shape);
     std::memcpy(t.raw(), data.data(), bytes);
     return t;
   }
   if (proto.has_raw_data()) {
     LATHE_CHECK(proto.raw_data().size() == bytes, "tensor '", name, "': raw data has ",
-                proto.raw_data().size(), " bytes, expected ", bytes, " for ", t.type().to_string());
+                proto.raw_data().size(), " bytes, expected ", bytes, " for ",
+                TensorType{*dtype, shape}.to_string());
+    Tensor t(*dtype, shape);
     if (bytes) std::memcpy(t.raw(), proto.raw_data().data(), bytes);
     return t;
   }
-  visit_dtype(*dtype, [&](auto tag) {
-    using T = decltype(tag);
-    T* out = t.data<T>();
-    switch (*dtype) {
-      case DType::Float32:
-        copy_field(proto.float_data(), out, numel, name);
-        break;
-      case DType::Float64:
-        copy_field(proto.double_data(), out, numel, name);
-        break;
-      case DType::Int64:
-        copy_field(proto.int64_data(), out, numel, name);
-        break;
-      case DType::UInt32:
-      case DType::UInt64:
-        copy_field(proto.uint64_data(), out, numel, name);
-        break;
-      default:
-        copy_field(proto.int32_data(), out, numel, name);
-        break;
-    }
+  Tensor t;
+  typed_field(proto, *dtype, [&](const auto& field) {
+    LATHE_CHECK(field.size() == numel, "tensor '", name, "': has ", field.size(),
+                " values, expected ", numel);
+    t = Tensor(*dtype, shape);
+    visit_dtype(*dtype, [&](auto tag) { copy_field(field, t.data<decltype(tag)>(), numel); });
   });
   return t;
 }

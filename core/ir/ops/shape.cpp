@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/ops/infer_util.h"
+#include "support/int_math.h"
 
 namespace lathe {
 namespace {
@@ -69,7 +70,7 @@ void infer_reshape(InferContext& ctx) {
     }
     LATHE_CHECK(d >= 0, "invalid dimension ", d, " in shape ", shape_to_string(target));
     out[i] = d;
-    known *= d;
+    known = checked_mul(known, d, "the shape's element count");
   }
   if (infer_at >= 0) {
     LATHE_CHECK(known != 0 && x.numel() % known == 0, "cannot reshape ", x.to_string(), " to ",
@@ -352,7 +353,7 @@ void infer_tile(InferContext& ctx) {
   Shape out = x.shape;
   for (size_t d = 0; d < out.size(); ++d) {
     LATHE_CHECK(repeats[d] >= 0, "negative repeat in ", shape_to_string(repeats));
-    out[d] *= repeats[d];
+    out[d] = checked_mul(out[d], repeats[d], "a tiled extent");
   }
   ctx.set_output(0, {x.dtype, out});
 }
