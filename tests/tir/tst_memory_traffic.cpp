@@ -93,6 +93,12 @@ class TestMemoryTraffic : public QObject {
     QCOMPARE(t[2].read_bytes, 64 * (512.0 + 512));
     QCOMPARE(t[2].write_bytes, 32768.0);
     QCOMPARE(count_flops(f), 64.0 * 128);
+
+    // Warm, the cache that holds the whole kernel has nothing left to fetch;
+    // the smaller ones still re-read what their loops evict.
+    t = memory_traffic(f, {1 << 20, 1000}, {.warm = true});
+    QCOMPARE(t[0].bytes(), 0.0);
+    QCOMPARE(t[1].read_bytes, 64 * (512.0 + 512));
   }
 
   void slidingWindowAndUnrolledTapsCountOverlapOnce() {

@@ -179,10 +179,10 @@ class TrafficModel {
     return out;
   }
 
-  LevelTraffic traffic(double capacity) const {
+  LevelTraffic traffic(double capacity, bool warm) const {
     // The whole kernel as one iteration of a loop of extent 1 around it.
     if (footprint(root_.accesses, 0).working_set() <= capacity)
-      return footprint(root_.accesses, 0).traffic(allocated_within(-1));
+      return warm ? LevelTraffic{} : footprint(root_.accesses, 0).traffic(allocated_within(-1));
     return body_traffic(root_, 0, capacity);
   }
 
@@ -396,10 +396,11 @@ std::vector<LoopFootprint> loop_footprints(const PrimFunc& func) {
 }
 
 std::vector<LevelTraffic> memory_traffic(const PrimFunc& func,
-                                         const std::vector<int64_t>& capacities) {
+                                         const std::vector<int64_t>& capacities,
+                                         const TrafficOptions& options) {
   TrafficModel model(func);
   std::vector<LevelTraffic> out;
-  for (int64_t c : capacities) out.push_back(model.traffic(static_cast<double>(c)));
+  for (int64_t c : capacities) out.push_back(model.traffic(static_cast<double>(c), options.warm));
   return out;
 }
 

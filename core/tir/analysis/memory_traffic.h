@@ -48,10 +48,19 @@ struct LoopFootprint {
 
 std::vector<LoopFootprint> loop_footprints(const PrimFunc& func);
 
+struct TrafficOptions {
+  // The kernel's data already in the caches, as when it runs again right
+  // after itself (a benchmark's loop): a cache that holds the kernel's whole
+  // footprint then lets nothing through. Cold, the default, is a first run
+  // (the tuner measures after flushing the caches).
+  bool warm = false;
+};
+
 // The bytes read and written through a cache of each capacity (bytes),
 // as the model above estimates them: what the next level out serves. With
 // the register file's capacity it is what L1 serves.
 std::vector<LevelTraffic> memory_traffic(const PrimFunc& func,
-                                         const std::vector<int64_t>& capacities);
+                                         const std::vector<int64_t>& capacities,
+                                         const TrafficOptions& options = {});
 
 }  // namespace lathe::tir
