@@ -126,6 +126,26 @@ class TestMemoryTraffic : public QObject {
     QCOMPARE(count_flops(g), 200.0);
   }
 
+  void bufferAllocatedInAFittingLoopStaysInTheCache() {
+    // for i in [0, 64): allocate T[128]; for j: T[j] = A[i*128 + j] * 2;
+    //                                    for j: C[i*128 + j] = T[j] + 1
+    Buffer a = buffer("A", 64 * 128), c = buffer("C", 64 * 128);
+    Var t("T", DataType::Handle()), i("i"), j("j"), k("k");
+    Stmt produce =
+        make_for(j, 0, 128, ForKind::Serial, make_store(t, load(a, i * 128 + j) * Expr(2.0), j));
+    Stmt consume = make_for(k, 0, 128, ForKind::Serial,
+                            make_store(c.data, te::load(f32, t, k) + Expr(1.0), i * 128 + k));
+    Stmt body = make_for(i, 0, 64, ForKind::Serial,
+                         make_allocate(t, f32, {128}, make_seq({produce, consume})));
+    PrimFunc f{"staged", {a, c}, body};
+    // One iteration of i (1.5 KB) fits 2 KB: T is written and read there and
+    // never leaves; A is read and C written once.
+    LevelTraffic fits = memory_traffic(f, {2048})[0];
+    QCOMPARE(fits.read_bytes, 32768.0);
+    QCOMPARE(fits.write_bytes, 32768.0);
+    QCOMPARE(footprint_of(loop_footprints(f)[0], "T"), 512.0);
+  }
+
   void vectorAccessesAndFmaCount() {
     // for i in [0, 16): C[ramp(i*16, 1, 16)] = fma(A[ramp(i*16, 1, 16)], x16, C[...])
     Buffer a = buffer("A", 256), c = buffer("C", 256);
@@ -179,6 +199,28 @@ class TestMemoryTraffic : public QObject {
     Roofline r = roofline_of(f);
     QCOMPARE(r.bound, std::string("compute"));
     QCOMPARE(r.roof_gflops, kPeakGflops);
+  }
+
+  void big3x3ConvIsComputeBound() {
+    // ResNet's 3x3 conv at 56x56, 64 -> 64 channels, on NCHW16c data.
+    te::Tensor data = te::placeholder({1, 4, 56, 56, 16}, f32, "data");
+    te::Tensor kernel = te::placeholder({4, 4, 3, 3, 16, 16}, f32, "kernel");
+    topi::Conv2dParams p;
+    p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+    te::Tensor conv = topi::conv2d_nchwc(data, kernel, p, "conv");
+    topi::SearchSpace space = topi::conv2d_nchwc_template(conv, {conv}, VectorUnit::avx512());
+    schedule::Schedule sch({conv.op()});
+    space.apply(sch, space.default_config);
+    PrimFunc f = lower(sch, {data, kernel, conv}, "conv", {.record_ir = false}).func;
+
+    // 2 x 64 x 64 x 9 MACs per output pixel.
+    QCOMPARE(count_flops(f), 2.0 * 56 * 56 * 64 * 64 * 9);
+    Roofline r = roofline_of(f);
+    QCOMPARE(r.bound, std::string("compute"));
+    // Input, weights and output (0.95 MB) come from DRAM once.
+    const double compulsory = 4.0 * (56 * 56 * 64 * 2 + 64 * 64 * 9);
+    QVERIFY(r.levels.back().bytes >= compulsory);
+    QVERIFY(r.levels.back().bytes < 1.1 * compulsory);
   }
 };
 
