@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -283,7 +284,6 @@ class TrafficModel {
     struct Class {
       double product = 1, hull = 1;
       int64_t min_offset = 0, max_offset = 0;
-      int offsets = 0;
       bool read = false, write = false;
       int elem_bytes = 4;
       std::vector<int64_t> seen_offsets;
