@@ -1,0 +1,221 @@
+// The roofline of this machine and of a handful of kernels: the measured
+// bandwidth of each cache level and DRAM beside the FMA peak, then for each
+// kernel (TOPI computes under their default schedules) its measured time,
+// GFLOPS, DRAM GB/s, arithmetic intensity per level, the roof, % of roof and
+// the bound, as the model over the loop IR (tir/analysis/memory_traffic)
+// estimates them for a warm cache (each timed run follows another). Last, the Spearman rank
+// correlation between the model's estimated time and the measured one over these kernels.
+//   bench_roofline [--repeat N]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "codegen/codegen.h"
+#include "ir/tensor.h"
+#include "schedule/schedule.h"
+#include "support/machine_peak.h"
+#include "support/memory_bandwidth.h"
+#include "support/roofline.h"
+#include "support/timer.h"
+#include "tir/analysis/flop_count.h"
+#include "tir/analysis/memory_traffic.h"
+#include "tir/lower.h"
+#include "topi/default_schedule.h"
+#include "topi/nn.h"
+#include "topi/nn_schedule_x86.h"
+
+using namespace lathe;
+
+namespace {
+
+const te::DataType kF32 = te::DataType::Float(32);
+
+struct Kernel {
+  std::string name;
+  std::vector<te::Tensor> args;  // inputs, then the output
+  std::function<void(schedule::Schedule&)> schedule;
+};
+
+Kernel elementwise_add(int64_t n, const VectorUnit& vu) {
+  te::Tensor a = te::placeholder({n}, kF32, "A"), b = te::placeholder({n}, kF32, "B");
+  te::Tensor c = te::compute(
+      {n}, [&](const std::vector<te::Var>& i) { return a(i[0]) + b(i[0]); }, "C");
+  int64_t bytes = n * 4;
+  std::string size = bytes >= (1 << 20) ? std::to_string(bytes >> 20) + " MB"
+                                        : std::to_string(bytes >> 10) + " KB";
+  return {"add " + size + " per tensor", {a, b, c}, [vu](schedule::Schedule& s) {
+            topi::apply_default_schedule(s, vu);
+          }};
+}
+
+Kernel matmul(int64_t n, const VectorUnit& vu) {
+  te::Tensor a = te::placeholder({n, n}, kF32, "A"), b = te::placeholder({n, n}, kF32, "B");
+  te::Tensor c = topi::matmul(a, b);
+  return {"matmul " + std::to_string(n) + "^3", {a, b, c}, [c, vu](schedule::Schedule& s) {
+            topi::SearchSpace space = topi::matmul_template(c, {c}, vu);
+            space.apply(s, space.default_config);
+          }};
+}
+
+// NCHW[lanes]c conv on a size x size image, channels in and out, as the
+// layout pass would give it; depthwise when `depthwise`.
+Kernel conv(const std::string& name, int64_t channels, int64_t size, int64_t k, bool depthwise,
+            const VectorUnit& vu) {
+  const int64_t lanes = vu.lanes();
+  te::Tensor data = te::placeholder({1, channels / lanes, size, size, lanes}, kF32, "data");
+  te::Tensor kernel =
+      depthwise ? te::placeholder({channels / lanes, 1, k, k, 1, lanes}, kF32, "kernel")
+                : te::placeholder({channels / lanes, channels / lanes, k, k, lanes, lanes}, kF32,
+                                  "kernel");
+  topi::Conv2dParams p;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = k / 2;
+  if (depthwise) p.groups = channels;
+  te::Tensor out = topi::conv2d_nchwc(data, kernel, p, "conv");
+  return {name, {data, kernel, out}, [out, vu](schedule::Schedule& s) {
+            topi::SearchSpace space = topi::conv2d_nchwc_template(out, {out}, vu);
+            space.apply(s, space.default_config);
+          }};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Ranks from 1, ties sharing their mean rank.
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<size_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    for (size_t k = i; k <= j; ++k) r[order[k]] = (i + j) / 2.0 + 1;
+    i = j + 1;
+  }
+  return r;
+}
+
+// Spearman's rho: Pearson's correlation of the ranks.
+double spearman(const std::vector<double>& x, const std::vector<double>& y) {
+  std::vector<double> rx = ranks(x), ry = ranks(y);
+  double n = static_cast<double>(x.size());
+  double mx = std::accumulate(rx.begin(), rx.end(), 0.0) / n;
+  double my = std::accumulate(ry.begin(), ry.end(), 0.0) / n;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sxy += (rx[i] - mx) * (ry[i] - my);
+    sxx += (rx[i] - mx) * (rx[i] - mx);
+    syy += (ry[i] - my) * (ry[i] - my);
+  }
+  return sxy / std::sqrt(sxx * syy);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeat = 20;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
+      repeat = std::max(1, std::atoi(argv[++i]));
+    } else {
+      std::fprintf(stderr, "usage: bench_roofline [--repeat N]\n");
+      return 2;
+    }
+  }
+  try {
+    int threads = static_cast<int>(std::thread::hardware_concurrency());
+    if (const char* env = std::getenv("LATHE_NUM_THREADS")) threads = std::atoi(env);
+    codegen::Target target = codegen::Target::host();
+    VectorUnit vu = target.vector_unit();
+
+    PeakFlops peak = measure_peak_flops(threads);
+    Timer bw_timer;
+    MemoryBandwidth mb = measure_memory_bandwidth(threads);
+    std::printf("peak fp32 FMA (%d-bit vectors): %.1f GFLOPS on %d threads\n", peak.vector_bits,
+                peak.gflops_all_cores, threads);
+    std::printf("memory bandwidth (%d threads, %d-bit vectors, measured in %.2f s):\n", mb.threads,
+                mb.vector_bits, bw_timer.seconds());
+    std::printf("  %-5s %12s %8s %12s %10s %12s\n", "level", "capacity", "shared", "working set",
+                "read GB/s", "read+write");
+    // The register file is the innermost "cache": what misses it, L1 serves.
+    std::vector<int64_t> capacities = {vu.bits / 8 * vu.registers};
+    for (const BandwidthLevel& l : mb.levels) {
+      std::printf("  %-5s %10lld K %8d %10lld K %10.1f %12.1f\n", l.name.c_str(),
+                  static_cast<long long>(l.capacity_bytes >> 10), l.shared_by_cpus,
+                  static_cast<long long>(l.working_set_bytes >> 10), l.read_gbps,
+                  l.read_write_gbps);
+      if (l.name != "DRAM") capacities.push_back(l.capacity_bytes);
+    }
+
+    std::vector<Kernel> kernels = {
+        elementwise_add(16 << 20, vu),
+        elementwise_add(64 << 10, vu),
+        matmul(512, vu),
+        matmul(1024, vu),
+        conv("conv3x3 64ch 56x56", 64, 56, 3, false, vu),
+        conv("conv1x1 256ch 28x28", 256, 28, 1, false, vu),
+        conv("dwconv3x3 256ch 28x28", 256, 28, 3, true, vu),
+        conv("dwconv3x3 32ch 112x112", 32, 112, 3, true, vu),
+    };
+    std::printf("\n%-24s %9s %9s %8s %29s %9s %7s %-8s %9s\n", "kernel", "time ms", "GFLOPS",
+                "DRAM GB/s", "intensity L1/L2/L3/DRAM", "roof", "% roof", "bound", "model ms");
+    std::vector<double> measured, estimated;
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> dist(-1, 1);
+    for (Kernel& k : kernels) {
+      schedule::Schedule sch({k.args.back().op()});
+      k.schedule(sch);
+      tir::PrimFunc func = tir::lower(sch, k.args, "kernel", {.record_ir = false}).func;
+      codegen::CompiledKernel compiled = codegen::jit_compile(func, target);
+
+      std::vector<lathe::Tensor> storage;
+      std::vector<void*> buffers;
+      for (const te::Tensor& t : k.args) {
+        lathe::Tensor& s = storage.emplace_back(DType::Float32, t.shape());
+        for (int64_t i = 0; i < s.numel(); ++i) s.data<float>()[i] = dist(rng);
+        buffers.push_back(s.raw());
+      }
+      compiled.run(buffers);  // warm-up
+      std::vector<double> times;
+      for (int r = 0; r < repeat; ++r) {
+        Timer t;
+        compiled.run(buffers);
+        times.push_back(t.seconds());
+      }
+      double secs = median(times);
+
+      double flops = tir::count_flops(func);
+      // Warm: each timed run follows another run of the same kernel.
+      std::vector<LevelTraffic> traffic = tir::memory_traffic(func, capacities, {.warm = true});
+      Roofline roof = classify_roofline(flops, traffic, peak.gflops_all_cores, mb);
+      double gflops = flops / secs / 1e9;
+      char intensity[64];
+      std::snprintf(intensity, sizeof intensity, "%.2g/%.2g/%.2g/%.2g",
+                    roof.levels.size() > 0 ? roof.levels[0].intensity : 0,
+                    roof.levels.size() > 1 ? roof.levels[1].intensity : 0,
+                    roof.levels.size() > 2 ? roof.levels[2].intensity : 0,
+                    roof.levels.back().intensity);
+      std::printf("%-24s %9.3f %9.1f %8.1f %29s %9.1f %6.1f%% %-8s %9.3f\n", k.name.c_str(),
+                  secs * 1e3, gflops, traffic.back().bytes() / secs / 1e9, intensity,
+                  roof.roof_gflops, 100 * gflops / roof.roof_gflops, roof.bound.c_str(),
+                  roof.estimated_seconds * 1e3);
+      measured.push_back(secs);
+      estimated.push_back(roof.estimated_seconds);
+    }
+    std::printf(
+        "\nSpearman rank correlation, model's estimated time vs measured (%zu kernels): "
+        "%.3f\n",
+        measured.size(), spearman(estimated, measured));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_roofline: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,407 @@
+#include "tir/analysis/memory_traffic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "te/expr_functor.h"
+#include "tir/analysis/trip_count.h"
+
+namespace lathe::tir {
+namespace {
+
+using te::ExprKind;
+using te::VarNode;
+
+// index = offset + sum(coeff * var) + lane * lane_stride; variables used
+// otherwise (through / or %, an indirect load) are `opaque`.
+struct AffineIndex {
+  std::map<const VarNode*, int64_t> coeffs;
+  std::vector<const VarNode*> opaque;
+  int64_t offset = 0;
+  int64_t lane_stride = 0;
+  int lanes = 1;
+};
+
+using LetValues = std::unordered_map<const VarNode*, Expr>;
+
+class AffineBuilder {
+ public:
+  explicit AffineBuilder(const LetValues& lets) : lets_(lets) {}
+
+  AffineIndex build(const Expr& index, int lanes) const {
+    AffineIndex r;
+    r.lanes = lanes;
+    add(index, 1, r);
+    std::erase_if(r.coeffs, [](const auto& kv) { return kv.second == 0; });
+    return r;
+  }
+
+ private:
+  void add(const Expr& e, int64_t scale, AffineIndex& r) const {
+    switch (e.kind()) {
+      case ExprKind::IntImm:
+        r.offset += scale * e.as<te::IntImmNode>()->value;
+        return;
+      case ExprKind::Var: {
+        const VarNode* v = e.as<VarNode>();
+        if (auto it = lets_.find(v); it != lets_.end()) return add(it->second, scale, r);
+        r.coeffs[v] += scale;
+        return;
+      }
+      case ExprKind::Add:
+      case ExprKind::Sub: {
+        const auto* b = e.as<te::BinaryNode>();
+        add(b->a, scale, r);
+        add(b->b, e.kind() == ExprKind::Add ? scale : -scale, r);
+        return;
+      }
+      case ExprKind::Mul: {
+        const auto* b = e.as<te::BinaryNode>();
+        if (const int64_t* c = te::as_const_int(b->b)) return add(b->a, scale * *c, r);
+        if (const int64_t* c = te::as_const_int(b->a)) return add(b->b, scale * *c, r);
+        break;
+      }
+      case ExprKind::Ramp: {
+        const auto* ramp = e.as<te::RampNode>();
+        add(ramp->base, scale, r);
+        if (const int64_t* c = te::as_const_int(ramp->stride)) {
+          r.lane_stride += scale * *c;
+          return;
+        }
+        break;
+      }
+      case ExprKind::Broadcast:
+        return add(e.as<te::BroadcastNode>()->value, scale, r);
+      case ExprKind::Cast:
+        return add(e.as<te::CastNode>()->value, scale, r);
+      default:
+        break;
+    }
+    add_opaque(e, r);
+  }
+
+  void add_opaque(const Expr& e, AffineIndex& r) const {
+    te::visit_expr(e, [&](const Expr& x) {
+      const VarNode* v = x.as<VarNode>();
+      if (!v) return;
+      if (auto it = lets_.find(v); it != lets_.end()) return add_opaque(it->second, r);
+      if (std::find(r.opaque.begin(), r.opaque.end(), v) == r.opaque.end()) r.opaque.push_back(v);
+    });
+  }
+
+  const LetValues& lets_;
+};
+
+struct Loop {
+  const VarNode* var = nullptr;
+  std::string name;
+  int64_t extent = 1;
+  int depth = 0;
+  int parent = -1;            // -1: the kernel's top level
+  std::vector<int> children;  // loops directly inside
+  std::vector<int> direct;    // accesses whose innermost loop this is
+  std::vector<int> accesses;  // every access inside
+};
+
+struct Access {
+  const VarNode* buffer = nullptr;
+  int elem_bytes = 4;
+  bool store = false;
+  AffineIndex index;
+  std::vector<int> path;  // enclosing loops, outermost first
+};
+
+constexpr int kParameter = -2;
+
+struct BufferInfo {
+  std::string name;
+  double elements = HUGE_VAL;
+  int order = 0;           // first access, for a stable report
+  int scope = kParameter;  // for a buffer the kernel allocates, the loop around it (-1: none)
+};
+
+// What a set of accesses touches with some of their loops relaxed.
+struct Footprint {
+  struct PerBuffer {
+    double elements = 0, read_elements = 0, write_elements = 0;
+    int elem_bytes = 4;
+  };
+  std::map<const VarNode*, PerBuffer> buffers;
+
+  double working_set() const {
+    double total = 0;
+    for (const auto& [_, b] : buffers) total += b.elements * b.elem_bytes;
+    return total;
+  }
+  // Every buffer but those in `skip`.
+  LevelTraffic traffic(const std::vector<const VarNode*>& skip = {}) const {
+    LevelTraffic t;
+    for (const auto& [buffer, b] : buffers) {
+      if (std::find(skip.begin(), skip.end(), buffer) != skip.end()) continue;
+      t.read_bytes += b.read_elements * b.elem_bytes;
+      t.write_bytes += b.write_elements * b.elem_bytes;
+    }
+    return t;
+  }
+};
+
+class TrafficModel {
+ public:
+  explicit TrafficModel(const PrimFunc& func) {
+    for (const Buffer& b : func.params)
+      buffers_[b.data.node()] = {b.name, static_cast<double>(b.numel()), 0, kParameter};
+    root_.depth = 0;
+    walk(func.body, -1);
+  }
+
+  std::vector<LoopFootprint> loop_footprints() const {
+    std::vector<LoopFootprint> out;
+    for (const Loop& l : loops_) {
+      LoopFootprint lf;
+      lf.loop_var = l.name;
+      lf.extent = l.extent;
+      lf.depth = l.depth;
+      Footprint fp = footprint(l.accesses, l.depth + 1);
+      std::vector<std::pair<int, BufferFootprint>> ordered;
+      for (const auto& [buffer, b] : fp.buffers) {
+        const BufferInfo& info = buffers_.at(buffer);
+        ordered.push_back({info.order, {info.name, b.elements * b.elem_bytes}});
+      }
+      std::sort(ordered.begin(), ordered.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto& [_, bf] : ordered) lf.buffers.push_back(std::move(bf));
+      lf.working_set_bytes = fp.working_set();
+      out.push_back(std::move(lf));
+    }
+    return out;
+  }
+
+  LevelTraffic traffic(double capacity, bool warm) const {
+    // The whole kernel as one iteration of a loop of extent 1 around it.
+    if (footprint(root_.accesses, 0).working_set() <= capacity)
+      return warm ? LevelTraffic{} : footprint(root_.accesses, 0).traffic(allocated_within(-1));
+    return body_traffic(root_, 0, capacity);
+  }
+
+ private:
+  void walk(const Stmt& s, int parent) {
+    if (!s.defined()) return;
+    switch (s.kind()) {
+      case StmtKind::For: {
+        const auto* f = s.as<ForNode>();
+        int id = static_cast<int>(loops_.size());
+        Loop& l = loops_.emplace_back();
+        l.var = f->loop_var.node();
+        l.name = f->loop_var.name();
+        l.extent = trip_count(f->extent);
+        l.depth = static_cast<int>(stack_.size());
+        l.parent = parent;
+        loop_at(parent).children.push_back(id);
+        stack_.push_back(id);
+        walk(f->body, id);
+        stack_.pop_back();
+        return;
+      }
+      case StmtKind::Store: {
+        const auto* st = s.as<StoreNode>();
+        add_exprs(st->value, parent);
+        add_exprs(st->index, parent);
+        int lanes = std::max(st->value.type().lanes, st->index.type().lanes);
+        add_access(st->buffer.node(), st->value.type().bytes(), lanes, st->index, true, parent);
+        return;
+      }
+      case StmtKind::Allocate: {
+        const auto* a = s.as<AllocateNode>();
+        double elements = 1;
+        for (const Expr& e : a->extents) elements *= static_cast<double>(trip_count(e));
+        buffers_[a->buffer.node()] = {a->buffer.name(), elements, 0, parent};
+        return walk(a->body, parent);
+      }
+      case StmtKind::Seq:
+        for (const Stmt& c : s.as<SeqNode>()->seq) walk(c, parent);
+        return;
+      case StmtKind::IfThenElse: {
+        const auto* i = s.as<IfThenElseNode>();
+        add_exprs(i->condition, parent);
+        walk(i->then_case, parent);
+        walk(i->else_case, parent);
+        return;
+      }
+      case StmtKind::LetStmt: {
+        const auto* l = s.as<LetStmtNode>();
+        add_exprs(l->value, parent);
+        lets_[l->var.node()] = l->value;
+        walk(l->body, parent);
+        lets_.erase(l->var.node());
+        return;
+      }
+      case StmtKind::AttrStmt:
+        return walk(s.as<AttrStmtNode>()->body, parent);
+      case StmtKind::ProducerRealize:
+        return walk(s.as<ProducerRealizeNode>()->body, parent);
+      case StmtKind::Evaluate:       // prefetches move no data the kernel uses
+      case StmtKind::ProducerStore:  // a kernel never flattened: nothing to model
+        return;
+    }
+  }
+
+  Loop& loop_at(int id) { return id < 0 ? root_ : loops_[id]; }
+  const Loop& loop_at(int id) const { return id < 0 ? root_ : loops_[id]; }
+
+  void add_exprs(const Expr& e, int parent) {
+    te::visit_expr(e, [&](const Expr& x) {
+      if (const auto* load = x.as<te::LoadNode>())
+        add_access(load->buffer.node(), load->type.bytes(), load->type.lanes, load->index, false,
+                   parent);
+    });
+  }
+
+  void add_access(const VarNode* buffer, int elem_bytes, int lanes, const Expr& index, bool store,
+                  int parent) {
+    int id = static_cast<int>(accesses_.size());
+    Access& a = accesses_.emplace_back();
+    a.buffer = buffer;
+    a.elem_bytes = std::max(1, elem_bytes);
+    a.store = store;
+    a.index = AffineBuilder(lets_).build(index, lanes);
+    a.path = stack_;
+    auto [it, inserted] = buffers_.try_emplace(buffer, BufferInfo{buffer->name, HUGE_VAL, 0});
+    if (it->second.order == 0) it->second.order = ++next_order_;
+    loop_at(parent).direct.push_back(id);
+    root_.accesses.push_back(id);
+    for (int l : stack_) loops_[l].accesses.push_back(id);
+  }
+
+  // The accesses' footprint with their loops at depth >= `relaxed_from`
+  // relaxed over their extents and the outer ones fixed.
+  Footprint footprint(const std::vector<int>& ids, int relaxed_from) const {
+    // Accesses of one buffer with the same coefficients differ by a constant
+    // offset: one class, whose hull grows by the spread of the offsets.
+    struct Class {
+      double product = 1, hull = 1;
+      int64_t min_offset = 0, max_offset = 0;
+      bool read = false, write = false;
+      int elem_bytes = 4;
+      std::vector<int64_t> seen_offsets;
+    };
+    using Key = std::tuple<const VarNode*, std::map<const VarNode*, int64_t>,
+                           std::vector<const VarNode*>, int64_t, int>;
+    std::map<Key, Class> classes;
+    for (int id : ids) {
+      const Access& a = accesses_[id];
+      Key key{a.buffer, a.index.coeffs, a.index.opaque, a.index.lane_stride, a.index.lanes};
+      auto [it, fresh] = classes.try_emplace(key);
+      Class& c = it->second;
+      if (fresh) {
+        c.elem_bytes = a.elem_bytes;
+        c.min_offset = c.max_offset = a.index.offset;
+        if (a.index.lanes > 1 && a.index.lane_stride != 0) {
+          c.product = a.index.lanes;
+          c.hull = 1 + static_cast<double>(std::abs(a.index.lane_stride)) * (a.index.lanes - 1);
+        }
+        for (size_t d = static_cast<size_t>(std::max(relaxed_from, 0)); d < a.path.size(); ++d) {
+          const Loop& l = loops_[a.path[d]];
+          auto coeff = a.index.coeffs.find(l.var);
+          bool opaque = std::find(a.index.opaque.begin(), a.index.opaque.end(), l.var) !=
+                        a.index.opaque.end();
+          if (opaque) {
+            c.product *= static_cast<double>(l.extent);
+            c.hull = HUGE_VAL;  // no hull through / or %
+          } else if (coeff != a.index.coeffs.end()) {
+            c.product *= static_cast<double>(l.extent);
+            c.hull += static_cast<double>(std::abs(coeff->second)) * (l.extent - 1);
+          }
+        }
+      }
+      c.read |= !a.store;
+      c.write |= a.store;
+      c.min_offset = std::min(c.min_offset, a.index.offset);
+      c.max_offset = std::max(c.max_offset, a.index.offset);
+      if (std::find(c.seen_offsets.begin(), c.seen_offsets.end(), a.index.offset) ==
+          c.seen_offsets.end())
+        c.seen_offsets.push_back(a.index.offset);
+    }
+
+    Footprint fp;
+    for (const auto& [key, c] : classes) {
+      const VarNode* buffer = std::get<0>(key);
+      double cap = buffers_.at(buffer).elements;
+      double elements = std::min({c.product * static_cast<double>(c.seen_offsets.size()),
+                                  c.hull + static_cast<double>(c.max_offset - c.min_offset), cap});
+      Footprint::PerBuffer& b = fp.buffers[buffer];
+      b.elem_bytes = c.elem_bytes;
+      b.elements = std::min(b.elements + elements, cap);
+      if (c.read) b.read_elements = std::min(b.read_elements + elements, cap);
+      if (c.write) b.write_elements = std::min(b.write_elements + elements, cap);
+    }
+    return fp;
+  }
+
+  // One iteration of `loop` does not fit: each loop inside is charged per
+  // iteration by the same rule, and so are the accesses directly in the body.
+  LevelTraffic body_traffic(const Loop& loop, int body_depth, double capacity) const {
+    LevelTraffic t = footprint(loop.direct, body_depth).traffic();
+    for (int child : loop.children) {
+      LevelTraffic c = loop_traffic(child, capacity);
+      t.read_bytes += c.read_bytes;
+      t.write_bytes += c.write_bytes;
+    }
+    return t;
+  }
+
+  // The bytes one execution of `loop` (all its iterations) moves through a
+  // cache of `capacity`.
+  LevelTraffic loop_traffic(int id, double capacity) const {
+    const Loop& loop = loops_[id];
+    // When one iteration fits, what consecutive iterations share hits, and
+    // what the loop touches comes through once.
+    if (footprint(loop.accesses, loop.depth + 1).working_set() <= capacity)
+      return footprint(loop.accesses, loop.depth).traffic(allocated_within(id));
+    LevelTraffic t = body_traffic(loop, loop.depth + 1, capacity);
+    double n = static_cast<double>(loop.extent);
+    return {t.read_bytes * n, t.write_bytes * n};
+  }
+
+  // The buffers allocated inside `loop` (-1: the whole kernel). Within a
+  // scope that fits the cache, such a buffer is written before it is read and
+  // freed after: it never travels to or from the level beyond.
+  std::vector<const VarNode*> allocated_within(int loop) const {
+    std::vector<const VarNode*> local;
+    for (const auto& [buffer, info] : buffers_) {
+      if (info.scope == kParameter) continue;
+      int l = info.scope;
+      while (l != loop && l >= 0) l = loops_[l].parent;
+      if (l == loop) local.push_back(buffer);
+    }
+    return local;
+  }
+
+  std::vector<Loop> loops_;
+  Loop root_;
+  std::vector<Access> accesses_;
+  std::vector<int> stack_;
+  LetValues lets_;
+  std::unordered_map<const VarNode*, BufferInfo> buffers_;
+  int next_order_ = 0;
+};
+
+}  // namespace
+
+std::vector<LoopFootprint> loop_footprints(const PrimFunc& func) {
+  return TrafficModel(func).loop_footprints();
+}
+
+std::vector<LevelTraffic> memory_traffic(const PrimFunc& func,
+                                         const std::vector<int64_t>& capacities,
+                                         const TrafficOptions& options) {
+  TrafficModel model(func);
+  std::vector<LevelTraffic> out;
+  for (int64_t c : capacities) out.push_back(model.traffic(static_cast<double>(c), options.warm));
+  return out;
+}
+
+}  // namespace lathe::tir
