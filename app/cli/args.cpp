@@ -51,6 +51,17 @@ std::string Args::get(const std::string& name, const std::string& fallback) cons
   return has(name) && it != values_.end() ? it->second : fallback;
 }
 
+std::pair<double, size_t> leading_number(const std::string& text) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  return {value, used};
+}
+
 int Args::get_int(const std::string& name, int fallback) const {
   if (!has(name)) return fallback;
   const std::string text = get(name);
@@ -69,13 +80,7 @@ int Args::get_int(const std::string& name, int fallback) const {
 double Args::get_double(const std::string& name, double fallback) const {
   if (!has(name)) return fallback;
   const std::string text = get(name);
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const auto [value, used] = leading_number(text);
   LATHE_CHECK(used > 0 && used == text.size() && std::isfinite(value), "option --", name,
               " expects a number, got '", text, "'");
   return value;

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace CLI {
@@ -14,6 +15,10 @@ class App;
 }
 
 namespace lathe::cli {
+
+// The number std::stod reads at the start of `text` and how many characters
+// it took: {0, 0} when there is none.
+std::pair<double, size_t> leading_number(const std::string& text);
 
 class Args {
  public:

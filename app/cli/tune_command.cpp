@@ -20,14 +20,8 @@ namespace {
 
 // "20m", "90s", "1.5h", "300" (seconds).
 double parse_duration(const std::string& text) {
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
+  const auto [value, used] = leading_number(text);
+  const std::string unit = text.substr(used);
   double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
   LATHE_CHECK(used > 0 && scale > 0 && value > 0, "--time-budget: '", text,
               "' is not a duration like 20m, 90s or 1h");
