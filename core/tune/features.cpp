@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "te/expr_functor.h"
+#include "tir/analysis/affine_index.h"
 
 namespace lathe::tune {
 namespace {
@@ -16,7 +17,9 @@ namespace {
 using te::Expr;
 using te::ExprKind;
 using te::VarNode;
+using tir::AffineIndex;
 using tir::ForKind;
+using tir::LetValues;
 using tir::Stmt;
 using tir::StmtKind;
 
@@ -140,105 +143,6 @@ float loop_kind_code(ForKind k) {
 enum StrideClass : int { kInvariant, kContiguous, kStrided, kUnknownStride };
 
 // ---- Affine view of an index -------------------------------------------------
-
-// index = offset + sum(coeff * var) + lane * lane_stride, with the variables
-// an index uses non-affinely (through / or %, an indirect load) in `opaque`.
-struct AffineIndex {
-  std::vector<std::pair<const VarNode*, int64_t>> coeffs;
-  std::vector<const VarNode*> opaque;
-  int64_t offset = 0;
-  int64_t lane_stride = 0;
-  bool lane_stride_known = true;
-
-  void add(const VarNode* v, int64_t c) {
-    for (auto& [var, coeff] : coeffs)
-      if (var == v) {
-        coeff += c;
-        return;
-      }
-    coeffs.emplace_back(v, c);
-  }
-  int64_t coeff(const VarNode* v) const {
-    for (const auto& [var, c] : coeffs)
-      if (var == v) return c;
-    return 0;
-  }
-  bool is_opaque(const VarNode* v) const {
-    return std::find(opaque.begin(), opaque.end(), v) != opaque.end();
-  }
-  bool depends_on(const VarNode* v) const { return coeff(v) != 0 || is_opaque(v); }
-  bool affine() const { return opaque.empty() && lane_stride_known; }
-};
-
-using LetValues = std::unordered_map<const VarNode*, Expr>;
-
-class AffineBuilder {
- public:
-  explicit AffineBuilder(const LetValues& lets) : lets_(lets) {}
-
-  AffineIndex build(const Expr& index) const {
-    AffineIndex r;
-    add(index, 1, r);
-    return r;
-  }
-
- private:
-  void add(const Expr& e, int64_t scale, AffineIndex& r) const {
-    switch (e.kind()) {
-      case ExprKind::IntImm:
-        r.offset += scale * e.as<te::IntImmNode>()->value;
-        return;
-      case ExprKind::Var: {
-        const VarNode* v = e.as<VarNode>();
-        if (auto it = lets_.find(v); it != lets_.end()) return add(it->second, scale, r);
-        r.add(v, scale);
-        return;
-      }
-      case ExprKind::Add:
-      case ExprKind::Sub: {
-        const auto* b = e.as<te::BinaryNode>();
-        add(b->a, scale, r);
-        add(b->b, e.kind() == ExprKind::Add ? scale : -scale, r);
-        return;
-      }
-      case ExprKind::Mul: {
-        const auto* b = e.as<te::BinaryNode>();
-        if (const int64_t* c = te::as_const_int(b->b)) return add(b->a, scale * *c, r);
-        if (const int64_t* c = te::as_const_int(b->a)) return add(b->b, scale * *c, r);
-        break;
-      }
-      case ExprKind::Ramp: {
-        const auto* ramp = e.as<te::RampNode>();
-        add(ramp->base, scale, r);
-        if (const int64_t* c = te::as_const_int(ramp->stride)) {
-          r.lane_stride += scale * *c;
-        } else {
-          r.lane_stride_known = false;
-          add_opaque(ramp->stride, r);
-        }
-        return;
-      }
-      case ExprKind::Broadcast:
-        return add(e.as<te::BroadcastNode>()->value, scale, r);
-      case ExprKind::Cast:
-        return add(e.as<te::CastNode>()->value, scale, r);
-      default:
-        break;
-    }
-    add_opaque(e, r);
-  }
-
-  void add_opaque(const Expr& e, AffineIndex& r) const {
-    te::visit_expr(e, [&](const Expr& x) {
-      const VarNode* v = x.as<VarNode>();
-      if (!v) return;
-      if (auto it = lets_.find(v); it != lets_.end()) return add_opaque(it->second, r);
-      if (!r.is_opaque(v)) r.opaque.push_back(v);
-    });
-  }
-
-  const LetValues& lets_;
-};
 
 // ---- Walk --------------------------------------------------------------------
 
@@ -456,14 +360,13 @@ class FeatureWalker {
     int lanes = std::max(n->value.type().lanes, n->index.type().lanes);
     g.lanes = std::max(g.lanes, lanes);
 
-    AffineBuilder affine(lets_);
-    AffineIndex index = affine.build(n->index);
+    AffineIndex index = tir::affine_index(n->index, lets_);
     std::vector<int64_t> store_key = access_key(buffer, index, true);
     count_ops(n->index, g);
     te::visit_expr(n->value, [&](const Expr& e) {
       count_op(e, g);
       if (const auto* load = e.as<te::LoadNode>()) {
-        AffineIndex li = affine.build(load->index);
+        AffineIndex li = tir::affine_index(load->index, lets_);
         std::vector<int64_t> key = access_key(load->buffer.node(), li, false);
         if (!key.empty() && !store_key.empty() &&
             std::equal(key.begin() + 1, key.end(), store_key.begin() + 1, store_key.end()))

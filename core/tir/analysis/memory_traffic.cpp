@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "te/expr_functor.h"
+#include "tir/analysis/affine_index.h"
 #include "tir/analysis/trip_count.h"
 
 namespace lathe::tir {
@@ -16,9 +17,9 @@ namespace {
 using te::ExprKind;
 using te::VarNode;
 
-// index = offset + sum(coeff * var) + lane * lane_stride; variables used
-// otherwise (through / or %, an indirect load) are `opaque`.
-struct AffineIndex {
+// An access's index as the model keys it: the affine view (affine_index.h)
+// without zero coefficients, ordered by variable, and its vector's lanes.
+struct AccessIndex {
   std::map<const VarNode*, int64_t> coeffs;
   std::vector<const VarNode*> opaque;
   int64_t offset = 0;
@@ -26,75 +27,18 @@ struct AffineIndex {
   int lanes = 1;
 };
 
-using LetValues = std::unordered_map<const VarNode*, Expr>;
-
-class AffineBuilder {
- public:
-  explicit AffineBuilder(const LetValues& lets) : lets_(lets) {}
-
-  AffineIndex build(const Expr& index, int lanes) const {
-    AffineIndex r;
-    r.lanes = lanes;
-    add(index, 1, r);
-    std::erase_if(r.coeffs, [](const auto& kv) { return kv.second == 0; });
-    return r;
-  }
-
- private:
-  void add(const Expr& e, int64_t scale, AffineIndex& r) const {
-    switch (e.kind()) {
-      case ExprKind::IntImm:
-        r.offset += scale * e.as<te::IntImmNode>()->value;
-        return;
-      case ExprKind::Var: {
-        const VarNode* v = e.as<VarNode>();
-        if (auto it = lets_.find(v); it != lets_.end()) return add(it->second, scale, r);
-        r.coeffs[v] += scale;
-        return;
-      }
-      case ExprKind::Add:
-      case ExprKind::Sub: {
-        const auto* b = e.as<te::BinaryNode>();
-        add(b->a, scale, r);
-        add(b->b, e.kind() == ExprKind::Add ? scale : -scale, r);
-        return;
-      }
-      case ExprKind::Mul: {
-        const auto* b = e.as<te::BinaryNode>();
-        if (const int64_t* c = te::as_const_int(b->b)) return add(b->a, scale * *c, r);
-        if (const int64_t* c = te::as_const_int(b->a)) return add(b->b, scale * *c, r);
-        break;
-      }
-      case ExprKind::Ramp: {
-        const auto* ramp = e.as<te::RampNode>();
-        add(ramp->base, scale, r);
-        if (const int64_t* c = te::as_const_int(ramp->stride)) {
-          r.lane_stride += scale * *c;
-          return;
-        }
-        break;
-      }
-      case ExprKind::Broadcast:
-        return add(e.as<te::BroadcastNode>()->value, scale, r);
-      case ExprKind::Cast:
-        return add(e.as<te::CastNode>()->value, scale, r);
-      default:
-        break;
-    }
-    add_opaque(e, r);
-  }
-
-  void add_opaque(const Expr& e, AffineIndex& r) const {
-    te::visit_expr(e, [&](const Expr& x) {
-      const VarNode* v = x.as<VarNode>();
-      if (!v) return;
-      if (auto it = lets_.find(v); it != lets_.end()) return add_opaque(it->second, r);
-      if (std::find(r.opaque.begin(), r.opaque.end(), v) == r.opaque.end()) r.opaque.push_back(v);
-    });
-  }
-
-  const LetValues& lets_;
-};
+AccessIndex access_index(const Expr& index, int lanes, const LetValues& lets) {
+  const AffineIndex affine = affine_index(index, lets);
+  AccessIndex r;
+  for (const auto& [v, c] : affine.coeffs)
+    if (c != 0) r.coeffs[v] += c;
+  std::erase_if(r.coeffs, [](const auto& kv) { return kv.second == 0; });
+  r.opaque = affine.opaque;
+  r.offset = affine.offset;
+  r.lane_stride = affine.lane_stride;  // 0 when not constant: its variables are opaque
+  r.lanes = lanes;
+  return r;
+}
 
 struct Loop {
   const VarNode* var = nullptr;
@@ -111,7 +55,7 @@ struct Access {
   const VarNode* buffer = nullptr;
   int elem_bytes = 4;
   bool store = false;
-  AffineIndex index;
+  AccessIndex index;
   std::vector<int> path;  // enclosing loops, outermost first
 };
 
@@ -267,7 +211,7 @@ class TrafficModel {
     a.buffer = buffer;
     a.elem_bytes = std::max(1, elem_bytes);
     a.store = store;
-    a.index = AffineBuilder(lets_).build(index, lanes);
+    a.index = access_index(index, lanes, lets_);
     a.path = stack_;
     auto [it, inserted] = buffers_.try_emplace(buffer, BufferInfo{buffer->name, HUGE_VAL, 0});
     if (it->second.order == 0) it->second.order = ++next_order_;
