@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "driver/compiled_module.h"
 #include "driver/executor.h"
+#include "driver/kernel_roofline.h"
 #include "driver/model_loader.h"
 #include "driver/reference_run.h"
 #include "driver/tensor_files.h"
@@ -47,8 +48,13 @@ void set_inputs(driver::GraphExecutor& exec, const std::string& npz) {
 
 // Outputs are named as the model names them when it is at hand, else as tvmc
 // names a package's outputs: output_0, output_1 ...
+// `compiled` is the in-memory compile the executor runs, when there is one:
+// the profile then places each kernel on the machine's roofline (a package
+// carries no loop IR to model, so its profile has the times only).
 int run_compiled(driver::GraphExecutor& exec, const Args& args,
-                 const std::vector<std::string>& output_names) {
+                 const std::vector<std::string>& output_names,
+                 const driver::CompiledGraph* compiled = nullptr,
+                 const driver::Target* target = nullptr) {
   set_inputs(exec, args.get("inputs"));
   exec.run();
   if (args.has("output")) {
@@ -65,8 +71,17 @@ int run_compiled(driver::GraphExecutor& exec, const Args& args,
         driver::benchmark(exec, args.get_int("repeat", 10), args.get_int("number", 1));
     std::cout << driver::format_time_summary(times) << "\n";
   }
-  if (args.has("profile"))
-    std::cout << driver::GraphExecutor::format_profile(exec.profile(args.get_int("repeat", 10)));
+  if (args.has("profile")) {
+    const std::vector<driver::KernelProfile> profile = exec.profile(args.get_int("repeat", 10));
+    if (!compiled) {
+      std::cout << driver::GraphExecutor::format_profile(profile);
+      return 0;
+    }
+    const driver::MachineRoof machine =
+        driver::measure_machine_roof(*target, driver::default_num_threads());
+    std::cout << driver::format_roofline_profile(
+        driver::kernel_rooflines(*compiled, profile, machine), machine);
+  }
   return 0;
 }
 
@@ -118,7 +133,7 @@ int run(const Args& args) {
   driver::JitGraphModule module(compiled, compile.target);
   std::vector<std::string> names;
   for (ValueId v : graph.outputs) names.push_back(graph.value(v).name);
-  return run_compiled(module.executor(), args, names);
+  return run_compiled(module.executor(), args, names, &compiled, &compile.target);
 }
 
 }  // namespace

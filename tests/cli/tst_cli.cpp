@@ -3,6 +3,8 @@
 #include <QtTest>
 
 #include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
 #include <QTemporaryDir>
 #include <cmath>
 
@@ -87,6 +89,30 @@ class TestCli : public QObject {
     QCOMPARE(got.size(), size_t{1});
     QCOMPARE(got[0].first, std::string("output_0"));
     QCOMPARE(got[0].second.shape(), (Shape{1, 10}));
+  }
+
+  // Profiling a model compiled in the same run places every kernel on the
+  // machine's roofline: each row names its bound, and a model of convs and a
+  // global pool has both kinds (SqueezeNet's convs compute-bound, its
+  // layout transforms and pools memory-bound).
+  void profilePlacesKernelsOnTheRoofline() {
+    Result r = lathe_cli({"run", models() + "/squeezenet1_1.onnx", "--profile", "--repeat", "3"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("Roofline: peak "), qPrintable(r.out));
+    const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+    const int header = lines.indexOf(QRegularExpression("^Node Name .*% Roof +Bound$"));
+    QVERIFY2(header >= 0, qPrintable(r.out));
+    QSet<QString> bounds;
+    int kernels = 0;
+    for (int i = header + 2; i < lines.size() && !lines[i].startsWith("Total_time"); ++i) {
+      const QString bound = lines[i].split(' ', Qt::SkipEmptyParts).last();
+      QVERIFY2(QStringList({"compute", "L1", "L2", "L3", "DRAM"}).contains(bound),
+               qPrintable(lines[i]));
+      bounds.insert(bound == "compute" ? bound : "memory");
+      ++kernels;
+    }
+    QVERIFY(kernels > 10);
+    QCOMPARE(bounds, (QSet<QString>{"compute", "memory"}));
   }
 
   void tasksListsFusedGroups() {

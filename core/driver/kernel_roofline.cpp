@@ -1,0 +1,128 @@
+#include "driver/kernel_roofline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "support/machine_peak.h"
+#include "tir/analysis/flop_count.h"
+#include "tir/analysis/memory_traffic.h"
+
+namespace lathe::driver {
+namespace {
+
+std::string fixed(double v, int digits) {
+  if (!std::isfinite(v)) return "inf";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+// The intensity a reader compares with the roof: at the bounding level, or
+// at DRAM when the kernel is compute-bound.
+double telling_intensity(const Roofline& roof) {
+  for (const RooflineLevel& l : roof.levels)
+    if (l.name == roof.bound) return l.intensity;
+  return roof.levels.empty() ? INFINITY : roof.levels.back().intensity;
+}
+
+}  // namespace
+
+MachineRoof measure_machine_roof(const codegen::Target& target, int threads) {
+  MachineRoof m;
+  m.peak_gflops = measure_peak_flops(threads).gflops_all_cores;
+  m.bandwidth = measure_memory_bandwidth(threads);
+  m.vector_unit = target.vector_unit();
+  return m;
+}
+
+std::vector<KernelRoofline> kernel_rooflines(const CompiledGraph& compiled,
+                                             const std::vector<KernelProfile>& profile,
+                                             const MachineRoof& machine) {
+  std::vector<int64_t> capacities = {static_cast<int64_t>(machine.vector_unit.bits / 8) *
+                                     machine.vector_unit.registers};
+  for (const BandwidthLevel& l : machine.bandwidth.levels)
+    if (l.name != "DRAM") capacities.push_back(l.capacity_bytes);
+
+  // The model's view of each function, computed once however many groups run it.
+  std::map<std::string, std::pair<double, std::vector<LevelTraffic>>> by_func;
+  for (size_t i = 0; i < compiled.tasks.size(); ++i)
+    by_func.emplace(compiled.tasks[i].func_name,
+                    std::pair{tir::count_flops(compiled.funcs[i]),
+                              tir::memory_traffic(compiled.funcs[i], capacities)});
+
+  std::vector<KernelRoofline> rows;
+  for (const KernelProfile& p : profile) {
+    KernelRoofline row;
+    row.profile = p;
+    const auto it = by_func.find(p.func_name);
+    if (it != by_func.end()) {
+      const auto& [flops, traffic] = it->second;
+      row.flops = flops;
+      row.roof = classify_roofline(flops, traffic, machine.peak_gflops, machine.bandwidth);
+      const double seconds = p.time_us * 1e-6;
+      if (seconds > 0) {
+        row.achieved_gflops = flops / seconds / 1e9;
+        if (!row.roof.levels.empty() && row.roof.levels.back().name == "DRAM")
+          row.dram_gbps = row.roof.levels.back().bytes / seconds / 1e9;
+        // The model's time at the roof over the measured time: achieved over
+        // roof GFLOPS, and for a kernel without FLOPs (a layout transform)
+        // achieved over roof bandwidth.
+        row.percent_of_roof = row.roof.estimated_seconds / seconds * 100;
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string format_roofline_profile(const std::vector<KernelRoofline>& rows,
+                                    const MachineRoof& machine) {
+  std::vector<KernelRoofline> sorted = rows;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.profile.time_us > b.profile.time_us;
+  });
+  double total = 0;
+  for (const KernelRoofline& r : sorted) total += r.profile.time_us;
+
+  std::vector<std::vector<std::string>> table = {
+      {"Node Name", "Ops", "Time(us)", "Time(%)", "GFLOPS", "DRAM GB/s", "Intensity", "Roof",
+       "% Roof", "Bound"},
+      {"---------", "---", "--------", "-------", "------", "---------", "---------", "----",
+       "------", "-----"}};
+  for (const KernelRoofline& r : sorted) {
+    const bool modelled = !r.roof.bound.empty();
+    table.push_back({r.profile.node_name, r.profile.func_name, fixed(r.profile.time_us, 3),
+                     fixed(total > 0 ? r.profile.time_us / total * 100 : 0, 2),
+                     fixed(r.achieved_gflops, 1), fixed(r.dram_gbps, 1),
+                     modelled ? fixed(telling_intensity(r.roof), 2) : "-",
+                     modelled ? fixed(r.roof.roof_gflops, 1) : "-",
+                     modelled ? fixed(r.percent_of_roof, 1) : "-", modelled ? r.roof.bound : "-"});
+  }
+  table.push_back({"Total_time", "-", fixed(total, 3), "-", "-", "-", "-", "-", "-", "-"});
+
+  std::vector<size_t> width(table[0].size(), 0);
+  for (const auto& line : table)
+    for (size_t c = 0; c < line.size(); ++c) width[c] = std::max(width[c], line[c].size());
+  std::string text;
+  char head[160];
+  std::snprintf(head, sizeof head, "Roofline: peak %.1f GFLOPS on %d threads; GB/s read",
+                machine.peak_gflops, machine.bandwidth.threads);
+  text += head;
+  for (const BandwidthLevel& l : machine.bandwidth.levels)
+    text += " " + l.name + " " + fixed(l.read_gbps, 1);
+  text += "\n";
+  for (const auto& line : table) {
+    for (size_t c = 0; c < line.size(); ++c) {
+      std::string cell = line[c];
+      cell.resize(width[c], ' ');
+      text += cell + (c + 1 < line.size() ? "  " : "");
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    text += "\n";
+  }
+  return text;
+}
+
+}  // namespace lathe::driver
