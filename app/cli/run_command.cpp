@@ -77,8 +77,7 @@ int run_compiled(driver::GraphExecutor& exec, const Args& args,
       std::cout << driver::GraphExecutor::format_profile(profile);
       return 0;
     }
-    const driver::MachineRoof machine =
-        driver::measure_machine_roof(*target, driver::default_num_threads());
+    const driver::MachineRoof machine = driver::measure_machine_roof(*target);
     std::cout << driver::format_roofline_profile(
         driver::kernel_rooflines(*compiled, profile, machine), machine);
   }

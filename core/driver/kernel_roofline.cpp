@@ -5,7 +5,8 @@
 #include <cstdio>
 #include <map>
 
-#include "support/machine_peak.h"
+#include "driver/machine_peak.h"
+#include "runtime/thread_pool.h"
 #include "tir/analysis/flop_count.h"
 #include "tir/analysis/memory_traffic.h"
 
@@ -29,10 +30,10 @@ double telling_intensity(const Roofline& roof) {
 
 }  // namespace
 
-MachineRoof measure_machine_roof(const codegen::Target& target, int threads) {
+MachineRoof measure_machine_roof(const codegen::Target& target) {
   MachineRoof m;
-  m.peak_gflops = measure_peak_flops(threads).gflops_all_cores;
-  m.bandwidth = measure_memory_bandwidth(threads);
+  m.peak_gflops = machine_peak_gflops();
+  m.bandwidth = measure_memory_bandwidth(runtime::default_num_threads());
   m.vector_unit = target.vector_unit();
   return m;
 }

@@ -20,9 +20,9 @@ struct MachineRoof {
   VectorUnit vector_unit;  // the register file: what misses it, L1 serves
 };
 
-// Measures the FMA peak and the bandwidth of every level on `threads`
-// threads (about a second).
-MachineRoof measure_machine_roof(const codegen::Target& target, int threads);
+// The FMA peak (driver/machine_peak.h) and the bandwidth of every level,
+// measured on the threads generated kernels run on (about a second).
+MachineRoof measure_machine_roof(const codegen::Target& target);
 
 struct KernelRoofline {
   KernelProfile profile;
