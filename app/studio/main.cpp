@@ -1,8 +1,10 @@
 // lathe-studio [MODEL]: the Lathe workbench; opens MODEL, or the bundled sample.
+// The desktop entry (packaging/desktop) starts it on an .onnx file this way.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
 
+#include "studio/application_icon.h"
 #include "studio/main_window.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +14,9 @@ int main(int argc, char** argv) {
   QCoreApplication::setOrganizationName(QStringLiteral("Lathe"));
   QCoreApplication::setApplicationName(QStringLiteral("lathe-studio"));
   QCoreApplication::setApplicationVersion(QStringLiteral(LATHE_VERSION));
+  // Wayland compositors match the window to lathe-studio.desktop (its icon, its name) by this.
+  QGuiApplication::setDesktopFileName(QStringLiteral("lathe-studio"));
+  QApplication::setWindowIcon(lathe::studio::applicationIcon());
 
   QCommandLineParser parser;
   parser.setApplicationDescription(
@@ -21,9 +26,31 @@ int main(int argc, char** argv) {
   parser.addPositionalArgument(QStringLiteral("model"),
                                QStringLiteral("ONNX model to open (default: the bundled sample)"),
                                QStringLiteral("[MODEL]"));
+  const QCommandLineOption quitWhenShown(
+      QStringLiteral("quit-when-shown"),
+      QStringLiteral("Quit once the model's graphs are laid out and shown (exit status 0), or "
+                     "when opening or laying it out fails (1): checks an installation"));
+  parser.addOption(quitWhenShown);
   parser.process(app);
 
   lathe::studio::MainWindow window;
+  if (parser.isSet(quitWhenShown)) {
+    using lathe::studio::MainWindow;
+    QObject::connect(&window, &MainWindow::graphsShown, &app, [](const QString& path) {
+      qInfo("lathe-studio: %s shown", qUtf8Printable(path));
+      QCoreApplication::exit(0);
+    });
+    QObject::connect(&window, &MainWindow::loadFailed, &app, [](const QString& path) {
+      qCritical("lathe-studio: cannot open %s", qUtf8Printable(path));
+      QCoreApplication::exit(1);
+    });
+    QObject::connect(&window, &MainWindow::graphsFailed, &app,
+                     [](const QString& path, const QString& message) {
+                       qCritical("lathe-studio: graphs of %s failed: %s", qUtf8Printable(path),
+                                 qUtf8Printable(message));
+                       QCoreApplication::exit(1);
+                     });
+  }
   window.show();
   const QStringList arguments = parser.positionalArguments();
   if (arguments.isEmpty())

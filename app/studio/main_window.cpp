@@ -246,6 +246,7 @@ void MainWindow::connectGraphTracker() {
       [this](const QString& path, const QString& message) {
         logView_->error(tr("error: graph passes or layout failed for %1\n  %2").arg(path, message));
         graphStatus_->setText(tr("failed; see the log"));
+        emit graphsFailed(path, message);
       });
 }
 

@@ -115,6 +115,8 @@ class MainWindow : public QMainWindow {
   void snapshotsComputed(const QString& path);
   // Both graph views show the current model (original and fused, laid out).
   void graphsShown(const QString& path);
+  // The current model's passes or one of its layouts failed (also in the log).
+  void graphsFailed(const QString& path, const QString& message);
   // The right view shows the snapshot chosen in the combo.
   void snapshotShown(int comboIndex);
 

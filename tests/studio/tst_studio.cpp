@@ -16,6 +16,7 @@
 
 #include "driver/model_info.h"
 #include "driver/model_loader.h"
+#include "studio/application_icon.h"
 #include "studio/main_window.h"
 #include "studio/model_load_tracker.h"
 #include "studio/studio_settings.h"
@@ -212,6 +213,22 @@ class TestStudio : public QObject {
     QVERIFY(logText(window).contains(QStringLiteral("Opened sample_cnn.onnx")));
     // The sample's copy is temporary: it never becomes a recent file.
     QVERIFY(window.settings()->recentFiles().isEmpty());
+  }
+
+  // The window icon is the bundled PNG set, one image per size the icon theme
+  // gets on install (packaging/CMakeLists.txt), each drawn at its own size.
+  void applicationIconHasEverySize() {
+    const QIcon icon = studio::applicationIcon();
+    QVERIFY(!icon.isNull());
+    QList<QSize> expected;
+    for (int size : studio::applicationIconSizes()) {
+      expected << QSize(size, size);
+      const QImage image = icon.pixmap(QSize(size, size)).toImage();
+      QCOMPARE(image.size(), QSize(size, size));
+      // Not blank: the plate is opaque in the middle.
+      QCOMPARE(qAlpha(image.pixel(size / 2, size / 2)), 255);
+    }
+    QCOMPARE(icon.availableSizes(), expected);
   }
 
   void corruptFileKeepsPreviousModel() {
