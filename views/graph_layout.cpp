@@ -276,7 +276,8 @@ DotGraph build_dot(const Graph& graph, const std::vector<driver::FusedGroup>& gr
 // Sends the DOT text to a lathe-layout-worker and reads its geometry back;
 // kills the worker and throws LayoutCancelled once `cancel` is set.
 DotGeometry run_layout_worker(const std::string& dot, const std::atomic<bool>* cancel) {
-  const std::string executable = find_program_file("lathe-layout-worker", "LATHE_LAYOUT_WORKER");
+  const std::string executable =
+      find_program_file("lathe-layout-worker", "LATHE_LAYOUT_WORKER", ProgramFileKind::Helper);
   WorkerProcess worker(executable);
   auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
   size_t sent = 0;

@@ -53,7 +53,7 @@ ErrorKind error_kind_from_string(const std::string& text) {
 }
 
 std::string find_measure_worker() {
-  return find_program_file(kWorkerName, "LATHE_MEASURE_WORKER");
+  return find_program_file(kWorkerName, "LATHE_MEASURE_WORKER", ProgramFileKind::Helper);
 }
 
 MeasureWorker::MeasureWorker(std::string executable) : executable_(std::move(executable)) {}

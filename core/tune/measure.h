@@ -64,7 +64,8 @@ struct MeasureResult {
 };
 
 // Where the worker executable is: $LATHE_MEASURE_WORKER, else lathe-measure-worker next to
-// /proc/self/exe, else the build's bin dir (LATHE_BUILD_BIN_DIR). Throws naming the places tried.
+// /proc/self/exe, in the install's libexec/lathe/ or the build's bin dir
+// (support/program_files.h). Throws naming the places tried.
 std::string find_measure_worker();
 
 // One worker process at a time, started on the first measure and after each

@@ -11,7 +11,8 @@ namespace lathe::tune {
 namespace {
 
 const LatheXgboostRanker* load() {
-  const std::string path = find_program_file(kXgboostRankerModule, "LATHE_XGBOOST_RANKER");
+  const std::string path =
+      find_program_file(kXgboostRankerModule, "LATHE_XGBOOST_RANKER", ProgramFileKind::Module);
   // Never closed: boosters and XGBoost's thread-local state live as long as the process.
   void* module = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!module) fail(str("cost model: cannot load ", path, ": ", dlerror()));
