@@ -21,6 +21,8 @@ packages=(
   python3-torch python3-torchvision python3-onnx
   # screenshots of the studio
   xvfb xauth xdotool
+  # the install test (tests/packaging): checks the menu entry and the MIME types
+  desktop-file-utils shared-mime-info
 )
 
 missing=()

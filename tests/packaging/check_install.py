@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Installs the build into a staging root as the .deb lays it out (DESTDIR, prefix
+/usr) and runs, from there, what a user of the package runs: lathe, lathe-studio
+(offscreen) and a C program built against the installed runtime SDK through
+find_package(LatheRuntime) and through pkg-config. Nothing may come from the
+build tree: LD_LIBRARY_PATH is unset, and the staging root lies outside it.
+
+  check_install.py --build-dir B --source-dir S --version V
+                   --bindir bin --libdir lib --libexecdir libexec --includedir include
+                   --datadir share
+
+Standard library only (the python3 on PATH has no numpy)."""
+
+import argparse
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+
+class Failure(Exception):
+    pass
+
+
+def run(command, env, cwd=None, expect=0):
+    """Runs a command; fails with its output unless it exits with `expect`."""
+    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
+    if done.returncode != expect:
+        raise Failure(f"{' '.join(map(str, command))} exited with {done.returncode}, "
+                      f"expected {expect}:\n{done.stdout}{done.stderr}")
+    return done.stdout
+
+
+def npy_data(npz_path, name):
+    """The raw data of array `name` in an .npz (a zip of .npy files)."""
+    with zipfile.ZipFile(npz_path) as archive:
+        npy = archive.read(name + ".npy")
+    if not npy.startswith(b"\x93NUMPY"):
+        raise Failure(f"{name}.npy in {npz_path} is not an .npy file")
+    major = npy[6]
+    header_size, offset = (struct.unpack("<H", npy[8:10])[0], 10) if major == 1 else (
+        struct.unpack("<I", npy[8:12])[0], 12)
+    return npy[offset + header_size:]
+
+
+def expect_files(root, paths):
+    missing = [p for p in paths if not os.path.isfile(os.path.join(root, p))]
+    if missing:
+        raise Failure("not installed: " + ", ".join(missing))
+
+
+def runpath(elf, env):
+    for line in run(["readelf", "-d", elf], env).splitlines():
+        if "(RUNPATH)" in line or "(RPATH)" in line:
+            return line.split("[", 1)[1].rstrip("]")
+    return ""
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for option in ("build-dir", "source-dir", "version", "bindir", "libdir", "libexecdir",
+                   "includedir", "datadir"):
+        parser.add_argument("--" + option, required=True)
+    args = parser.parse_args()
+    major_minor = ".".join(args.version.split(".")[:2])
+
+    stage = tempfile.mkdtemp(prefix="lathe-stage-")
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+        # Settings and caches of the studio go to the stage, not the user's home.
+        env.update(HOME=stage, XDG_CONFIG_HOME=os.path.join(stage, "config"),
+                   XDG_CACHE_HOME=os.path.join(stage, "cache"), QT_QPA_PLATFORM="offscreen")
+        install_env = dict(env, DESTDIR=stage)
+        run(["cmake", "--install", args.build_dir, "--prefix", "/usr"], install_env)
+        usr = os.path.join(stage, "usr")
+        lib = args.libdir
+        expect_files(usr, [
+            f"{args.bindir}/lathe", f"{args.bindir}/lathe-studio",
+            f"{args.libexecdir}/lathe/lathe-measure-worker",
+            f"{args.libexecdir}/lathe/lathe-layout-worker",
+            f"{lib}/lathe/liblathe_xgboost_ranker.so",
+            f"{lib}/liblathe_runtime.so.{args.version}", f"{lib}/liblathe_runtime.so.{major_minor}",
+            f"{lib}/liblathe_runtime.so", f"{args.includedir}/lathe/runtime/c_api.h",
+            f"{lib}/cmake/LatheRuntime/LatheRuntimeConfig.cmake",
+            f"{lib}/pkgconfig/lathe-runtime.pc",
+            f"{args.datadir}/applications/lathe-studio.desktop",
+            f"{args.datadir}/mime/packages/lathe.xml",
+            f"{args.datadir}/icons/hicolor/scalable/apps/lathe-studio.svg",
+            f"{args.datadir}/icons/hicolor/48x48/apps/lathe-studio.png"])
+
+        # The desktop integration: a valid menu entry, and MIME types that
+        # shared-mime-info compiles (it exits 0 on a broken file, leaving its types out).
+        share = os.path.join(usr, args.datadir)
+        run(["desktop-file-validate", os.path.join(share, "applications", "lathe-studio.desktop")],
+            env)
+        mime = os.path.join(share, "mime")
+        run(["update-mime-database", mime], env)
+        with open(os.path.join(mime, "globs2")) as f:
+            if "application/x-onnx:*.onnx" not in f.read():
+                raise Failure("update-mime-database did not register *.onnx as application/x-onnx")
+        with open(os.path.join(mime, "magic"), "rb") as f:
+            if b"application/x-lathe-package" not in f.read():
+                raise Failure("update-mime-database did not register the package's magic")
+
+        # The installed programs find the runtime relative to themselves, not in the build.
+        for program in ("lathe", "lathe-studio"):
+            path = os.path.join(usr, args.bindir, program)
+            rpath = runpath(path, env)
+            if args.build_dir in rpath or not rpath.startswith("$ORIGIN"):
+                raise Failure(f"{path} has RUNPATH '{rpath}', not one relative to $ORIGIN")
+            loaded = [line.split("=>")[1].split()[0] for line in run(["ldd", path], env).splitlines()
+                      if "liblathe_runtime" in line and "=>" in line]
+            if not loaded or os.path.dirname(os.path.realpath(loaded[0])) != os.path.join(usr, lib):
+                raise Failure(f"{program} does not load the staged runtime but {loaded}")
+
+        bindir = os.path.join(usr, args.bindir)
+        lathe = os.path.join(bindir, "lathe")
+        version = run([lathe, "--version"], env).strip()
+        if version != f"lathe {args.version}":
+            raise Failure(f"lathe --version says '{version}'")
+        model = os.path.join(args.source_dir, "resources", "sample_cnn.onnx")
+        package = os.path.join(stage, "module.tar")
+        run([lathe, "compile", model, "--output", package], env)
+        reference = os.path.join(stage, "lathe_run.npz")
+        run([lathe, "run", package, "--output", reference], env)
+        expected = npy_data(reference, "output_0")
+
+        # Tuning measures in lathe-measure-worker and ranks with the XGBoost module:
+        # the loader's log (LD_DEBUG=files) says which files the processes mapped.
+        done = subprocess.run(
+            [lathe, "tune", model, "--tasks", "1", "--trials", "16", "--batch-size", "8",
+             "--repeat", "1", "--min-repeat-ms", "1", "--output", os.path.join(stage, "rec.json")],
+            env=dict(env, LD_DEBUG="files"), capture_output=True, text=True)
+        if done.returncode != 0:
+            raise Failure(f"lathe tune exited with {done.returncode}:\n{done.stdout}"
+                          + "\n".join(l for l in done.stderr.splitlines() if "error" in l))
+        for helper in (f"{args.libexecdir}/lathe/lathe-measure-worker",
+                       f"{lib}/lathe/liblathe_xgboost_ranker.so"):
+            if f"file={os.path.join(usr, helper)}" not in done.stderr and \
+               f"initialize program: {os.path.join(usr, helper)}" not in done.stderr:
+                raise Failure(f"lathe tune did not load the staged {helper}")
+
+        # The studio lays the graphs out in lathe-layout-worker, found in libexec/lathe/.
+        studio = os.path.join(bindir, "lathe-studio")
+        run([studio, "--version"], env)
+        run([studio, "--quit-when-shown", model], env)
+
+        # The SDK through CMake: the consumer's build RPATH points into the stage.
+        consumer_source = os.path.join(args.source_dir, "tests", "packaging", "sdk_consumer")
+        consumer_build = os.path.join(stage, "consumer-cmake")
+        run(["cmake", "-S", consumer_source, "-B", consumer_build, "-G", "Ninja",
+             f"-DCMAKE_PREFIX_PATH={usr}"], env)
+        run(["cmake", "--build", consumer_build], env)
+        # The SDK through pkg-config: -Wl,-rpath from the .pc's libdir (an install
+        # in /usr needs none: the loader searches the system's lib dirs).
+        pc_env = dict(env, PKG_CONFIG_PATH=os.path.join(usr, lib, "pkgconfig"))
+        flags = run(["pkg-config", "--cflags", "--libs", "lathe-runtime"], pc_env).split()
+        libdir = run(["pkg-config", "--variable=libdir", "lathe-runtime"], pc_env).strip()
+        consumer_pc = os.path.join(stage, "consumer-pkg-config")
+        run(["cc", "-std=c99", "-Wall", "-Werror", os.path.join(consumer_source, "consumer.c"),
+             "-o", consumer_pc, *flags, f"-Wl,-rpath,{libdir}"], env)
+
+        for consumer in (os.path.join(consumer_build, "lathe_sdk_consumer"), consumer_pc):
+            output = os.path.join(stage, "output.bin")
+            run([consumer, package, output], env)
+            with open(output, "rb") as f:
+                if f.read() != expected:
+                    raise Failure(f"{consumer}'s output differs from lathe run's")
+            os.remove(output)
+        print(f"installed into {stage}: lathe, lathe-studio and two SDK builds ran from there")
+    except Failure as failure:
+        print(f"check_install: {failure}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
