@@ -67,6 +67,10 @@ ScheduleDiffView::ScheduleDiffView(QWidget* parent)
   measurements_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   measurements_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   measurements_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  // Every row in view: the reference check is the last and must not hide.
+  measurements_->setMinimumHeight(measurements_->horizontalHeader()->sizeHint().height() +
+                                  measurements_->verticalHeader()->length() +
+                                  2 * measurements_->frameWidth());
   verdict_ = new QLabel;
   verdict_->setObjectName(QStringLiteral("diffVerdict"));
   verdict_->setWordWrap(true);
