@@ -24,9 +24,11 @@ namespace {
 
 // Two schedules of the task, their measurements, knobs and loop IRs side by side.
 int diff(const Args& args, const driver::KernelWorkbench& bench, const driver::Target& target) {
-  LATHE_CHECK(!args.has("schedule") && !args.has("emit") && !args.has("measure"),
-              "--diff compares the two schedules it names: it takes no --schedule, --emit or "
-              "--measure");
+  for (const char* option : {"schedule", "emit", "measure", "cache-flush"})
+    LATHE_CHECK(!args.has(option),
+                "--diff compares the two schedules it names and measures them "
+                "with caches flushed: it takes no --",
+                option);
   const std::vector<std::string> specs = args.get_all("diff");
   const std::string records = args.get("tuning-records");
   driver::ScheduleDiff diff = driver::diff_schedules(
@@ -56,7 +58,8 @@ int schedule(const Args& args) {
   driver::KernelWorkbench bench(optimized.graph, optimized.groups, tasks[static_cast<size_t>(id)],
                                 optimized.vector_unit);
   if (args.has("diff")) return diff(args, bench, target);
-  LATHE_CHECK(!args.has("tuning-records"), "--tuning-records goes with --diff");
+  for (const char* option : {"tuning-records", "no-measure", "unified", "width"})
+    LATHE_CHECK(!args.has(option), "--", option, " goes with --diff");
 
   std::string text;
   if (args.has("schedule")) {
@@ -122,8 +125,8 @@ Command schedule_command(CLI::App& lathe) {
       .flag("measure", "time the kernel and compare it with the reference executor")
       .value("repeat", "N", "runs to time with --measure (default 50; with --diff 20 a round)")
       .flag("cache-flush", "evict weights and outputs before each run, as tuning does")
-      .values("diff", "A B", 2,
-              "compare two schedules: each is default, best, a record index or a schedule file")
+      .values("diff", "SCHEDULE", 2,
+              "compare two schedules A B: each default, best, a record index or a schedule file")
       .value("tuning-records", "FILE", "with --diff: the records best and record indices read")
       .flag("no-measure", "with --diff: compare the code only, do not time it")
       .flag("unified", "with --diff: the loop IR as a unified diff, not side by side")

@@ -427,6 +427,8 @@ class TestCli : public QObject {
     QTest::newRow("diff: illegal schedule names its line")
         << QStringList{"schedule", mlp, "--task", "1", "--diff", illegal, "default", "--no-measure"}
         << "file illegal.py:\n2:15: name 'nothing' is not defined";
+    QTest::newRow("diff option without --diff")
+        << QStringList{"schedule", mlp, "--task", "1", "--unified"} << "--unified goes with --diff";
     QTest::newRow("diff: one schedule")
         << QStringList{"schedule", mlp, "--task", "1", "--diff", "default"} << "--diff";
   }

@@ -2,6 +2,7 @@
 // what changed and highlights the knobs that differ, with both measurements
 // on top; the dialog lists a kernel's schedules (default, editor, records,
 // journal) and compares two in the background.
+#include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
@@ -123,6 +124,8 @@ class TestScheduleDiffView : public QObject {
     diff.b.measurement = measurement(1.0, 80);
 
     views::ScheduleDiffView view;
+    QAbstractItemModelTester tester(view.loopIRModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     view.resize(1200, 800);
     view.setDiff(diff);
     view.show();
