@@ -30,6 +30,12 @@ Args& Args::flag(const std::string& name, const std::string& description) {
   return *this;
 }
 
+Args& Args::values(const std::string& name, const std::string& metavar, int count,
+                   const std::string& description) {
+  app_->add_option("--" + name, lists_[name], description)->type_name(metavar)->expected(count);
+  return *this;
+}
+
 Args& Args::target_option() {
   return value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)");
 }
@@ -49,6 +55,11 @@ bool Args::has(const std::string& name) const {
 std::string Args::get(const std::string& name, const std::string& fallback) const {
   auto it = values_.find(name);
   return has(name) && it != values_.end() ? it->second : fallback;
+}
+
+std::vector<std::string> Args::get_all(const std::string& name) const {
+  auto it = lists_.find(name);
+  return has(name) && it != lists_.end() ? it->second : std::vector<std::string>{};
 }
 
 std::pair<double, size_t> leading_number(const std::string& text) {

@@ -30,6 +30,9 @@ class Args {
   Args& positional(const std::string& name, const std::string& description);
   Args& value(const std::string& name, const std::string& metavar, const std::string& description);
   Args& flag(const std::string& name, const std::string& description);
+  // An option followed by exactly `count` values (--diff A B).
+  Args& values(const std::string& name, const std::string& metavar, int count,
+               const std::string& description);
   // The options several commands share (read back by model_options.h):
   // --target, --input-shapes, --no-layout.
   Args& target_option();
@@ -43,6 +46,8 @@ class Args {
   const std::string& positional() const { return positional_; }
   bool has(const std::string& name) const;
   std::string get(const std::string& name, const std::string& fallback = "") const;
+  // The values of an option declared with values(); empty when not given.
+  std::vector<std::string> get_all(const std::string& name) const;
   // The whole value as a number; an error naming the option otherwise.
   int get_int(const std::string& name, int fallback) const;
   double get_double(const std::string& name, double fallback) const;
@@ -57,6 +62,7 @@ class Args {
   std::string positional_;
   // Node-based, so the strings CLI11 writes into stay where they are.
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> lists_;
 };
 
 // The declared name closest to `given` by edit distance, if it is close

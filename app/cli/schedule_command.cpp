@@ -1,6 +1,7 @@
 // lathe schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm] [--measure
 // [--cache-flush]]
-// The command-line twin of the studio's schedule editor.
+// lathe schedule MODEL --task ID --diff A B [--tuning-records R] [--no-measure] [--unified]
+// The command-line twin of the studio's schedule editor and its diff view.
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -9,14 +10,41 @@
 #include "args.h"
 #include "commands.h"
 #include "driver/kernel_code.h"
+#include "driver/kernel_roofline.h"
 #include "driver/kernel_workbench.h"
 #include "driver/model_loader.h"
+#include "driver/schedule_diff.h"
 #include "model_options.h"
+#include "schedule_diff_text.h"
 #include "support/error.h"
 
 namespace lathe::cli {
 
 namespace {
+
+// Two schedules of the task, their measurements, knobs and loop IRs side by side.
+int diff(const Args& args, const driver::KernelWorkbench& bench, const driver::Target& target) {
+  for (const char* option : {"schedule", "emit", "measure", "cache-flush"})
+    LATHE_CHECK(!args.has(option),
+                "--diff compares the two schedules it names and measures them "
+                "with caches flushed: it takes no --",
+                option);
+  const std::vector<std::string> specs = args.get_all("diff");
+  const std::string records = args.get("tuning-records");
+  driver::ScheduleDiff diff = driver::diff_schedules(
+      bench, driver::resolve_diff_schedule(specs.at(0), bench, records, target),
+      driver::resolve_diff_schedule(specs.at(1), bench, records, target));
+  if (!args.has("no-measure"))
+    driver::measure_schedule_diff(diff, bench, target, driver::measure_machine_roof(target),
+                                  args.get_int("repeat", 20));
+  DiffLayout layout;
+  layout.width = args.get_int("width", terminal_width());
+  layout.unified = args.has("unified");
+  std::cout << format_schedule_diff(diff, layout);
+  const bool wrong = diff.a.measurement && (!diff.a.measurement->kernel.matches_reference() ||
+                                            !diff.b.measurement->kernel.matches_reference());
+  return wrong ? 3 : 0;
+}
 
 int schedule(const Args& args) {
   LATHE_CHECK(args.has("task"), "--task is required: which kernel (see lathe tasks)");
@@ -29,6 +57,9 @@ int schedule(const Args& args) {
               "; the model has tasks 0 to ", tasks.size() - 1, " (see lathe tasks)");
   driver::KernelWorkbench bench(optimized.graph, optimized.groups, tasks[static_cast<size_t>(id)],
                                 optimized.vector_unit);
+  if (args.has("diff")) return diff(args, bench, target);
+  for (const char* option : {"tuning-records", "no-measure", "unified", "width"})
+    LATHE_CHECK(!args.has(option), "--", option, " goes with --diff");
 
   std::string text;
   if (args.has("schedule")) {
@@ -92,8 +123,15 @@ Command schedule_command(CLI::App& lathe) {
       .value("emit", "tir|llvm|asm|schedule", "what to print (default: the schedule text)")
       .flag("passes", "with --emit tir, the loop IR after every lowering pass")
       .flag("measure", "time the kernel and compare it with the reference executor")
-      .value("repeat", "N", "runs to time with --measure (default 50)")
+      .value("repeat", "N", "runs to time with --measure (default 50; with --diff 20 a round)")
       .flag("cache-flush", "evict weights and outputs before each run, as tuning does")
+      .values("diff", "SCHEDULE", 2,
+              "compare two schedules A B: each default, best, a record index or a schedule file")
+      .value("tuning-records", "FILE", "with --diff: the records best and record indices read")
+      .flag("no-measure", "with --diff: compare the code only, do not time it")
+      .flag("unified", "with --diff: the loop IR as a unified diff, not side by side")
+      .value("width", "N",
+             "with --diff: columns of the side-by-side diff (default: the terminal's)")
       .target_option()
       .input_shapes_option()
       .no_layout_flag();

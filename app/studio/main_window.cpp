@@ -351,6 +351,7 @@ QWidget* MainWindow::createNodePage() {
 
 QWidget* MainWindow::createSchedulePage() {
   schedulePage_ = new ScheduleEditorPage(EditJournal::defaultPath());
+  schedulePage_->setRecordsPath(TuningPage::defaultRecordsPath());
   schedulePage_->setObjectName(QStringLiteral("schedulePage"));
   // The fused groups dock names the task running each group.
   connect(schedulePage_, &ScheduleEditorPage::tasksListed, this,

@@ -19,6 +19,7 @@
 #include <algorithm>
 
 #include "driver/kernel_tasks.h"
+#include "studio/schedule_compare_dialog.h"
 #include "studio/schedule_editor_tracker.h"
 #include "views/code_preview.h"
 #include "views/number_format.h"
@@ -290,6 +291,11 @@ QWidget* ScheduleEditorPage::createToolbar() {
   loadMenu->addAction(tr("From a &Records File…"), this, &ScheduleEditorPage::chooseRecordsFile);
   loadBestButton_->setMenu(loadMenu);
   loadBestButton_->setPopupMode(QToolButton::InstantPopup);
+  compareButton_ = button(tr("Com&pare…"),
+                          tr("Two schedules of this kernel side by side: the default, the editor's "
+                             "text, tuning records, journal entries"),
+                          QStringLiteral("compareButton"));
+  connect(compareButton_, &QToolButton::clicked, this, &ScheduleEditorPage::compare);
   undoButton_->setEnabled(false);
   redoButton_->setEnabled(false);
   connect(undoButton_, &QToolButton::clicked, editor_, &QPlainTextEdit::undo);
@@ -329,6 +335,7 @@ QWidget* ScheduleEditorPage::createToolbar() {
   row->addWidget(separator());
   row->addWidget(resetButton_);
   row->addWidget(loadBestButton_);
+  row->addWidget(compareButton_);
   row->addWidget(separator());
   row->addWidget(measureButton_);
   row->addWidget(busy_);
@@ -449,6 +456,16 @@ void ScheduleEditorPage::measure() {
   if (openedTask()) tracker_->measure(editor_->toPlainText());
 }
 
+ScheduleCompareDialog* ScheduleEditorPage::compare() {
+  const auto task = openedTask();
+  if (!task) return nullptr;
+  auto* dialog = new ScheduleCompareDialog(task, editor_->toPlainText(), journal_.path(),
+                                           recordsPath_, tracker_->target(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
+  return dialog;
+}
+
 void ScheduleEditorPage::setStatus(const QString& text, bool error) {
   status_->setText(text);
   status_->setStyleSheet(error ? kErrorStyle : kQuietStyle);
@@ -458,6 +475,7 @@ void ScheduleEditorPage::setTaskControlsEnabled(bool enabled) {
   editor_->setReadOnly(!enabled);
   resetButton_->setEnabled(enabled);
   loadBestButton_->setEnabled(enabled);
+  compareButton_->setEnabled(enabled);
   measureButton_->setEnabled(enabled && !tracker_->isMeasuring());
 }
 

@@ -31,6 +31,7 @@ namespace lathe::studio {
 
 struct GraphSnapshots;
 struct OpenedScheduleTask;
+class ScheduleCompareDialog;
 class ScheduleEditorTracker;
 
 class ScheduleEditorPage : public QWidget {
@@ -54,6 +55,10 @@ class ScheduleEditorPage : public QWidget {
   void loadBestFromFile(const QString& path);
   void chooseRecordsFile();
   void measure();
+  // The records file the Compare dialog offers first (the Tuning tab's).
+  void setRecordsPath(const QString& path) { recordsPath_ = path; }
+  // Opens the Compare dialog on the open task: two of its schedules side by side.
+  ScheduleCompareDialog* compare();
 
   const std::vector<driver::KernelTask>& tasks() const { return tasks_; }
   // Null until a task has opened.
@@ -93,6 +98,7 @@ class ScheduleEditorPage : public QWidget {
   void journal(const std::function<void()>& write);
 
   EditJournal journal_;
+  QString recordsPath_;
   ScheduleEditorTracker* tracker_ = nullptr;
   std::shared_ptr<const GraphSnapshots> snapshots_;
   std::vector<driver::KernelTask> tasks_;
@@ -104,6 +110,7 @@ class ScheduleEditorPage : public QWidget {
   QToolButton* redoButton_ = nullptr;
   QToolButton* resetButton_ = nullptr;
   QToolButton* loadBestButton_ = nullptr;
+  QToolButton* compareButton_ = nullptr;
   QPushButton* measureButton_ = nullptr;
   QProgressBar* busy_ = nullptr;
   views::ScheduleEditor* editor_ = nullptr;

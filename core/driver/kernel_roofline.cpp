@@ -38,13 +38,30 @@ MachineRoof measure_machine_roof(const codegen::Target& target) {
   return m;
 }
 
-std::vector<KernelRoofline> kernel_rooflines(const CompiledGraph& compiled,
-                                             const std::vector<KernelProfile>& profile,
-                                             const MachineRoof& machine) {
+namespace {
+
+// The capacity of each level a kernel's traffic is modelled at: the register
+// file, then every cache the bandwidth table measured (DRAM holds everything).
+std::vector<int64_t> cache_capacities(const MachineRoof& machine) {
   std::vector<int64_t> capacities = {static_cast<int64_t>(machine.vector_unit.bits / 8) *
                                      machine.vector_unit.registers};
   for (const BandwidthLevel& l : machine.bandwidth.levels)
     if (l.name != "DRAM") capacities.push_back(l.capacity_bytes);
+  return capacities;
+}
+
+}  // namespace
+
+Roofline kernel_roof(const tir::PrimFunc& func, const MachineRoof& machine) {
+  return classify_roofline(tir::count_flops(func),
+                           tir::memory_traffic(func, cache_capacities(machine)),
+                           machine.peak_gflops, machine.bandwidth);
+}
+
+std::vector<KernelRoofline> kernel_rooflines(const CompiledGraph& compiled,
+                                             const std::vector<KernelProfile>& profile,
+                                             const MachineRoof& machine) {
+  const std::vector<int64_t> capacities = cache_capacities(machine);
 
   // The model's view of each function, computed once however many groups run it.
   std::map<std::string, std::pair<double, std::vector<LevelTraffic>>> by_func;

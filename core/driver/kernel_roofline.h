@@ -11,6 +11,7 @@
 #include "driver/graph_compiler.h"
 #include "support/memory_bandwidth.h"
 #include "support/roofline.h"
+#include "tir/stmt.h"
 
 namespace lathe::driver {
 
@@ -32,6 +33,10 @@ struct KernelRoofline {
   double dram_gbps = 0;        // DRAM bytes over the measured time
   double percent_of_roof = 0;  // the model's time at the roof / the measured time
 };
+
+// The roof over one lowered kernel: its FLOPs and the bytes it moves at each
+// level of `machine` from a cold start, classified (support/roofline.h).
+Roofline kernel_roof(const tir::PrimFunc& func, const MachineRoof& machine);
 
 // One row per profiled kernel run. The traffic is the model's for a cold
 // start: a kernel's first touch of its data comes from DRAM, as when a

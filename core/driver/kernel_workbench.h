@@ -31,6 +31,10 @@ struct KernelMeasurement {
   double gflops = 0;     // at the median
   double max_error = 0;  // normalized, against the reference executor
   int runs = 0;
+
+  // Largest normalized error of an output that still matches the reference.
+  static constexpr double kReferenceTolerance = 1e-4;
+  bool matches_reference() const { return max_error <= kReferenceTolerance; }
 };
 
 class KernelWorkbench {

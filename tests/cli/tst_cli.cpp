@@ -2,6 +2,8 @@
 // bad input answered with one error line and a non-zero exit.
 #include <QtTest>
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSet>
@@ -156,6 +158,86 @@ class TestCli : public QObject {
     Result e = lathe_cli({"schedule", models() + "/mlp.onnx", "--task", "1", "--schedule", bad});
     QCOMPARE(e.code, 1);
     QVERIFY2(e.err.contains("1:"), qPrintable(e.err));
+  }
+
+  // Two schedules of one kernel side by side: the default against a tuned
+  // record of another config, with both measured, the knobs that differ and
+  // the loop IRs aligned loop beside loop.
+  void scheduleDiffsDefaultAgainstARecord() {
+    const QString mlp = models() + "/mlp.onnx";
+    const QString records = dir_.filePath("diff_records.json");
+    Result t = lathe_cli({"tune", mlp, "--tasks", "1", "--trials", "4", "--batch-size", "4",
+                          "--repeat", "2", "--output", records});
+    QVERIFY2(t.code == 0, qPrintable(t.err));
+
+    // The task's records in file order: the measured default, then the search's.
+    QFile file(records);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QList<QJsonObject> knobs;
+    int tuned = -1;
+    for (const QByteArray& line : file.readAll().split('\n')) {
+      if (line.trimmed().isEmpty()) continue;
+      const QJsonObject record = QJsonDocument::fromJson(line).object();
+      knobs.append(record["knobs"].toObject());
+      if (tuned < 0 && knobs.size() > 1 && knobs.back() != knobs.front()) tuned = knobs.size() - 1;
+    }
+    QVERIFY2(tuned > 0, "the search proposed only the default config");
+
+    Result d =
+        lathe_cli({"schedule", mlp, "--task", "1", "--diff", "default", QString::number(tuned),
+                   "--tuning-records", records, "--repeat", "3", "--width", "400"});
+    QVERIFY2(d.code == 0, qPrintable(d.err));
+    QVERIFY2(d.out.contains("A: default  (dense_pack.x86 default config)"), qPrintable(d.out));
+    QVERIFY(d.out.contains(QString("B: record %1 of diff_records.json").arg(tuned)));
+    QVERIFY(d.out.contains("% of roof"));
+    QVERIFY2(d.out.contains("reference   ok            ok"), qPrintable(d.out));
+
+    // Each knob that differs is listed with both values, and no other.
+    const QString section = d.out.section("Knobs that differ", 1).section("\n\n", 0, 0);
+    int differing = 0;
+    for (const QString& knob : knobs.front().keys()) {
+      const bool differs = knobs.front()[knob] != knobs[tuned][knob];
+      differing += differs;
+      QVERIFY2(section.contains(QRegularExpression("\n  " + knob + " ")) == differs,
+               qPrintable(knob + " in:" + section));
+    }
+    QVERIFY(section.startsWith(QString(" (dense_pack.x86, %1 of 5):").arg(differing)));
+
+    // Side by side: paired rows hold the same kind of line in both columns
+    // (a loop beside a loop), and the function heads share the first row.
+    const QStringList rows = d.out.section("Loop IR aligned by loop", 1).split('\n');
+    QVERIFY2(rows.size() > 4 && rows[2].startsWith("  @T.prim_func") &&
+                 rows[2].endsWith("| @T.prim_func"),
+             qPrintable(d.out));
+    int changedLoops = 0;
+    for (const QString& row : rows) {
+      if (!row.startsWith("~ ")) continue;
+      const QString left = row.mid(2).section(" | ", 0, 0).trimmed();
+      const QString right = row.section(" | ", 1).trimmed();
+      QVERIFY2(!left.isEmpty() && !right.isEmpty(), qPrintable(row));
+      const QRegularExpression word("^[A-Za-z_]+");
+      QCOMPARE(word.match(left).captured(), word.match(right).captured());
+      changedLoops += left.startsWith("for ");
+    }
+    QVERIFY2(changedLoops > 0, qPrintable(d.out));
+
+    Result u =
+        lathe_cli({"schedule", mlp, "--task", "1", "--diff", "default", QString::number(tuned),
+                   "--tuning-records", records, "--no-measure", "--unified"});
+    QVERIFY2(u.code == 0, qPrintable(u.err));
+    QVERIFY(u.out.contains("(not measured)"));
+    QVERIFY(u.out.contains("--- A: default\n+++ B: record"));
+    QVERIFY(u.out.contains("\n- ") && u.out.contains("\n+ "));
+
+    Result far = lathe_cli({"schedule", mlp, "--task", "1", "--diff", "default", "99",
+                            "--tuning-records", records, "--no-measure"});
+    QCOMPARE(far.code, 1);
+    QVERIFY2(far.err.contains(
+                 QString("record 99 is out of range: %1 holds %2 records of task 1 (0 to %3)")
+                     .arg(records)
+                     .arg(knobs.size())
+                     .arg(knobs.size() - 1)),
+             qPrintable(far.err));
   }
 
   void tunePrintsTasksAndSelectsSome() {
@@ -319,6 +401,36 @@ class TestCli : public QObject {
     QTest::newRow("value on a flag")
         << QStringList{"inspect", mlp, "--print=yes"} << "option --print takes no value";
     QTest::newRow("missing task") << QStringList{"schedule", mlp} << "--task is required";
+    // Schedule diffs: each source is checked before anything is lowered.
+    QTest::newRow("diff: no such task")
+        << QStringList{"schedule", mlp, "--task", "7", "--diff", "default", "default"}
+        << "no task 7";
+    QTest::newRow("diff: best without records")
+        << QStringList{"schedule", mlp, "--task", "1", "--diff", "default", "best"}
+        << "'best' needs --tuning-records FILE";
+    QTest::newRow("diff: index without records")
+        << QStringList{"schedule", mlp, "--task", "1", "--diff", "2", "default"}
+        << "record index 2 needs --tuning-records FILE";
+    QTest::newRow("diff: unreadable schedule file")
+        << QStringList{"schedule", mlp, "--task", "1", "--diff", "default", "/no/such.py"}
+        << "cannot read schedule file /no/such.py";
+    QTest::newRow("diff: missing records file")
+        << QStringList{"schedule",        mlp,       "--task", "1",
+                       "--diff",          "default", "best",   "--tuning-records",
+                       "/no/records.json"}
+        << "/no/records.json";
+    QString illegal = dir_.filePath("illegal.py");
+    QFile g(illegal);
+    g.open(QIODevice::WriteOnly);
+    g.write("s = te.create_schedule(relu.op)\ns[relu].split(nothing, factor=4)\n");
+    g.close();
+    QTest::newRow("diff: illegal schedule names its line")
+        << QStringList{"schedule", mlp, "--task", "1", "--diff", illegal, "default", "--no-measure"}
+        << "file illegal.py:\n2:15: name 'nothing' is not defined";
+    QTest::newRow("diff option without --diff")
+        << QStringList{"schedule", mlp, "--task", "1", "--unified"} << "--unified goes with --diff";
+    QTest::newRow("diff: one schedule")
+        << QStringList{"schedule", mlp, "--task", "1", "--diff", "default"} << "--diff";
   }
 
   void errorsAreOneMessageAndNonZeroExit() {
