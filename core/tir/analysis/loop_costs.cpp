@@ -16,6 +16,10 @@ using traffic::TrafficModel;
 
 // Below this many reads per byte, data that left the cache was streamed, not reused.
 constexpr double kRereadThreshold = 1.5;
+// A buffer holding less of an iteration's working set than this (a conv's
+// bias beside its weights) is not what overflows the cache, however often
+// it is read again.
+constexpr double kMinShareOfIteration = 1.0 / 32;
 
 // The cache levels of the bandwidth table (DRAM excluded), innermost first.
 std::vector<const BandwidthLevel*> cache_levels(const MemoryBandwidth& bandwidth) {
@@ -160,7 +164,9 @@ LoopCosts loop_costs(const PrimFunc& func, const LoopCostMachine& machine) {
       const bool carried = std::any_of(cost.reuse.begin(), cost.reuse.end(),
                                        [&](const AccessReuse& r) { return r.buffer == name; });
       const double whole = all.bytes_of(buffer);
-      if (!carried || whole <= 0) continue;
+      if (!carried || whole <= 0 ||
+          one.bytes_of(buffer) < kMinShareOfIteration * cost.working_set_bytes)
+        continue;
       const double times = static_cast<double>(loop.extent) * one.bytes_of(buffer) / whole;
       if (times >= kRereadThreshold) spill.rereads.push_back({name, times});
     }

@@ -60,7 +60,9 @@ struct LoopSpill {
     std::string buffer;
     double times = 0;  // reads of each of its bytes per execution of the loop
   };
-  std::vector<Reread> rereads;  // most re-read first
+  // Buffers read 1.5 times or more over that hold 1/32 of an iteration's
+  // working set or more, most re-read first.
+  std::vector<Reread> rereads;
 };
 
 struct LoopCost {
