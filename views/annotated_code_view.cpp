@@ -137,9 +137,9 @@ void AnnotatedCodeView::paintEvent(QPaintEvent* event) {
     const LineAnnotation* a = annotationAt(block.blockNumber());
     if (!a || a->note.isEmpty() || !block.layout() || block.layout()->lineCount() == 0) continue;
     const QTextLine line = block.layout()->lineAt(0);
-    const qreal x = box.left() + line.naturalTextWidth() + gap;
-    painter.drawText(QRectF(x, box.top(), viewport()->width() - x + 10000, line.height()),
-                     Qt::AlignLeft | Qt::AlignVCenter, a->note);
+    painter.drawText(
+        QPointF(box.left() + line.naturalTextWidth() + gap, box.top() + line.y() + line.ascent()),
+        a->note);
   }
 }
 

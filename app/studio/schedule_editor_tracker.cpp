@@ -52,6 +52,7 @@ struct PreviewStage {
   QList<views::ScheduleEditorDiagnostic> problems;
   QString loopIR;
   QList<views::LineAnnotation> loopAnnotations;
+  double estimatedMs = 0;  // the loop costs' model of the whole kernel
   QString llvmIR, assembly, message;
   double milliseconds = 0;
 };
@@ -118,8 +119,6 @@ PreviewStage loopCostsStage(const driver::LoweredFunc& lowered,
                             const driver::LoopCostMachine& machine) {
   PreviewStage stage;
   stage.kind = PreviewStage::Kind::LoopCostsComputed;
-  QElapsedTimer timer;
-  timer.start();
   const driver::AnnotatedLoopIR costs = driver::annotated_loop_ir(lowered.func, machine);
   stage.loopIR = QString::fromStdString(costs.loop_ir);
   for (const driver::LoopNote& loop : costs.loops) {
@@ -130,7 +129,7 @@ PreviewStage loopCostsStage(const driver::LoweredFunc& lowered,
     a.toolTip = QString::fromStdString(loop.explanation);
     stage.loopAnnotations.append(a);
   }
-  stage.milliseconds = costs.estimated_ms;
+  stage.estimatedMs = costs.estimated_ms;
   return stage;
 }
 
@@ -317,7 +316,7 @@ void ScheduleEditorTracker::startPreview(const QString& text) {
             emit loweringFailed(text, stage.problems);
             break;
           case PreviewStage::Kind::LoopCostsComputed:
-            emit loopCostsComputed(text, stage.loopIR, stage.loopAnnotations, stage.milliseconds);
+            emit loopCostsComputed(text, stage.loopIR, stage.loopAnnotations, stage.estimatedMs);
             break;
           case PreviewStage::Kind::LoopCostsFailed:
             emit loopCostsFailed(text, stage.message);

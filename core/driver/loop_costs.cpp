@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 
+#include "driver/kernel_roofline.h"
 #include "tir/printer.h"
 
 namespace lathe::driver {

@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "driver/kernel_roofline.h"
+#include "driver/target.h"
 #include "tir/analysis/loop_costs.h"
 #include "tir/stmt.h"
 
 namespace lathe::driver {
+
+struct MachineRoof;  // driver/kernel_roofline.h
 
 using tir::LoopCost;
 using tir::LoopCostMachine;
