@@ -6,11 +6,11 @@
 // previews, measurement and record search of the task open before.
 //
 // A preview lowers first and reports the loop IR after every pass at once,
-// then the costs of its loops (driver/loop_costs, on this machine, measured
-// by the first preview), then emits LLVM IR and then assembly, the slow
-// parts, each as it is ready. One preview runs at a
-// time: a newer text cancels the running one's code generation and waits, and a still newer text
-// replaces the waiting one, so typing never queues work.
+// then the costs of its loops (driver/loop_costs, on this machine, which the
+// first preview measures), then emits LLVM IR and then assembly, the slow
+// parts, each as it is ready. One preview runs at a time: a newer text
+// cancels the running one's code generation and waits, and a still newer
+// text replaces the waiting one, so typing never queues work.
 #pragma once
 
 #include <QList>
