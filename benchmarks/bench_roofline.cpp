@@ -5,17 +5,30 @@
 // the bound, as the model over the loop IR (tir/analysis/memory_traffic)
 // estimates them for a warm cache (each timed run follows another). Last, the Spearman rank
 // correlation between the model's estimated time and the measured one over these kernels.
-//   bench_roofline [--repeat N]
+//
+// With --models DIR, the kernels are instead those of every model in DIR (the
+// zoo: tools/models/export_models.py DIR --set all), compiled with their
+// default schedules and profiled inside their models' graph executor, the
+// estimate being the cold one `lathe run --profile` shows
+// (driver/kernel_roofline); the correlation is then over every kernel run of
+// every model, and per model. --marks lists, for each model's slowest
+// kernels, the loops the Schedule tab marks (driver/loop_costs) and why.
+//   bench_roofline [--repeat N] [--models DIR [--only NAME] [--marks]]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <numeric>
 #include <random>
 #include <thread>
 
 #include "codegen/codegen.h"
+#include "driver/compiled_module.h"
+#include "driver/kernel_roofline.h"
+#include "driver/loop_costs.h"
+#include "driver/model_loader.h"
 #include "ir/tensor.h"
 #include "schedule/schedule.h"
 #include "support/machine_peak.h"
@@ -117,19 +130,112 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
   return sxy / std::sqrt(sxx * syy);
 }
 
+// The zoo's kernels: each model's default compile, profiled in its executor.
+int zoo_correlation(const std::string& dir, const std::string& only, bool marks, int repeat) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(dir)) {
+    std::fprintf(stderr,
+                 "bench_roofline: no folder %s; export the zoo with "
+                 "'/usr/bin/python3 tools/models/export_models.py %s --set all'\n",
+                 dir.c_str(), dir.c_str());
+    return 2;
+  }
+  std::vector<fs::path> models;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".onnx" &&
+        (only.empty() || entry.path().stem().string().find(only) != std::string::npos))
+      models.push_back(entry.path());
+  std::sort(models.begin(), models.end());
+
+  const codegen::Target target = codegen::Target::host();
+  const driver::MachineRoof machine = driver::measure_machine_roof(target);
+  const driver::LoopCostMachine loop_machine = driver::loop_cost_machine(machine);
+  std::printf("peak %.1f GFLOPS on %d threads; GB/s read", machine.peak_gflops,
+              machine.bandwidth.threads);
+  for (const BandwidthLevel& l : machine.bandwidth.levels)
+    std::printf(" %s %.1f", l.name.c_str(), l.read_gbps);
+  std::printf("\n\n%-24s %8s %10s %10s %8s\n", "model", "kernels", "measured", "model", "rho");
+
+  std::vector<double> measured, estimated;
+  for (const fs::path& path : models) {
+    const Graph graph = driver::load_model(path.string());
+    const driver::CompiledGraph compiled = driver::compile_graph(graph);
+    driver::JitGraphModule module(compiled, target);
+    runtime::GraphExecutor& exec = module.executor();
+    exec.run();  // warm-up
+    const std::vector<driver::KernelRoofline> rows =
+        driver::kernel_rooflines(compiled, exec.profile(repeat), machine);
+    std::vector<double> model_measured, model_estimated;
+    for (const driver::KernelRoofline& r : rows) {
+      if (r.roof.bound.empty() || r.profile.time_us <= 0) continue;
+      model_measured.push_back(r.profile.time_us * 1e-6);
+      model_estimated.push_back(r.roof.estimated_seconds);
+    }
+    const double sum_measured = std::accumulate(model_measured.begin(), model_measured.end(), 0.0);
+    const double sum_estimated =
+        std::accumulate(model_estimated.begin(), model_estimated.end(), 0.0);
+    std::printf("%-24s %8zu %8.2f ms %8.2f ms %8.3f\n", path.stem().string().c_str(),
+                model_measured.size(), sum_measured * 1e3, sum_estimated * 1e3,
+                spearman(model_estimated, model_measured));
+    measured.insert(measured.end(), model_measured.begin(), model_measured.end());
+    estimated.insert(estimated.end(), model_estimated.begin(), model_estimated.end());
+
+    if (marks) {
+      // The slowest kernels, each once, with the loops the Schedule tab marks.
+      std::vector<driver::KernelRoofline> slowest = rows;
+      std::stable_sort(slowest.begin(), slowest.end(), [](const auto& a, const auto& b) {
+        return a.profile.time_us > b.profile.time_us;
+      });
+      std::vector<std::string> shown;
+      for (const driver::KernelRoofline& r : slowest) {
+        if (shown.size() == 5) break;
+        if (std::find(shown.begin(), shown.end(), r.profile.func_name) != shown.end()) continue;
+        shown.push_back(r.profile.func_name);
+        for (size_t i = 0; i < compiled.tasks.size(); ++i) {
+          if (compiled.tasks[i].func_name != r.profile.func_name) continue;
+          std::printf("    %-40s %9.1f us  %5.1f%% of roof  %s-bound\n",
+                      r.profile.func_name.c_str(), r.profile.time_us, r.percent_of_roof,
+                      r.roof.bound.c_str());
+          for (const driver::LoopNote& loop :
+               driver::annotated_loop_ir(compiled.funcs[i], loop_machine).loops)
+            if (!loop.spill_reason.empty())
+              std::printf("      line %d, for %s (%s): %s\n", loop.line + 1,
+                          loop.cost.loop_var.c_str(), loop.note.c_str(), loop.spill_reason.c_str());
+        }
+      }
+    }
+    std::fflush(stdout);
+  }
+  std::printf(
+      "\nSpearman rank correlation, model's estimated time vs measured (%zu kernel runs of %zu "
+      "models): %.3f\n",
+      measured.size(), models.size(), spearman(estimated, measured));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int repeat = 20;
+  std::string models, only;
+  bool marks = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--models") && i + 1 < argc) {
+      models = argv[++i];
+    } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = argv[++i];
+    } else if (!std::strcmp(argv[i], "--marks")) {
+      marks = true;
     } else {
-      std::fprintf(stderr, "usage: bench_roofline [--repeat N]\n");
+      std::fprintf(stderr,
+                   "usage: bench_roofline [--repeat N] [--models DIR [--only NAME] [--marks]]\n");
       return 2;
     }
   }
   try {
+    if (!models.empty()) return zoo_correlation(models, only, marks, repeat);
     int threads = static_cast<int>(std::thread::hardware_concurrency());
     if (const char* env = std::getenv("LATHE_NUM_THREADS")) threads = std::atoi(env);
     codegen::Target target = codegen::Target::host();

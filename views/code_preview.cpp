@@ -15,8 +15,9 @@ namespace {
 
 const QString kUnchanged = QStringLiteral("unchanged");
 
-QPlainTextEdit* makeCodeView(const QString& objectName) {
-  auto* view = new QPlainTextEdit;
+template <typename View = QPlainTextEdit>
+View* makeCodeView(const QString& objectName) {
+  auto* view = new View;
   view->setObjectName(objectName);
   view->setReadOnly(true);
   view->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -40,7 +41,7 @@ CodePreview::CodePreview(QWidget* parent) : QTabWidget(parent) {
   passInfo_->setObjectName(QStringLiteral("passInfo"));
   passInfo_->setForegroundRole(QPalette::PlaceholderText);
 
-  loopIR_ = makeCodeView(QStringLiteral("loopIRView"));
+  loopIR_ = makeCodeView<AnnotatedCodeView>(QStringLiteral("loopIRView"));
   llvmIR_ = makeCodeView(QStringLiteral("llvmIRView"));
   assembly_ = makeCodeView(QStringLiteral("assemblyView"));
 
@@ -109,8 +110,20 @@ void CodePreview::showPass(int index) {
   QString info = tr("%1 ms").arg(pass.milliseconds, 0, 'f', 2);
   if (shown != index) info += tr(" · unchanged since %1").arg(passes_[shown].pass);
   passInfo_->setText(info);
-  setTextKeepingScroll(loopIR_, passes_[shown].ir == kUnchanged ? QString() : passes_[shown].ir);
+  showLoopIR(passes_[shown].ir == kUnchanged ? QString() : passes_[shown].ir);
   emit passShown(pass.pass);
+}
+
+void CodePreview::showLoopIR(const QString& text) {
+  setTextKeepingScroll(loopIR_, text);
+  if (!annotatedIR_.isEmpty() && text == annotatedIR_) loopIR_->setAnnotations(loopAnnotations_);
+}
+
+void CodePreview::setLoopIRAnnotations(const QString& ir,
+                                       const QList<LineAnnotation>& annotations) {
+  annotatedIR_ = ir;
+  loopAnnotations_ = annotations;
+  loopIR_->setAnnotations(loopIR_->toPlainText() == ir ? annotations : QList<LineAnnotation>());
 }
 
 void CodePreview::setLlvmIR(const QString& text) {
@@ -123,13 +136,16 @@ void CodePreview::setAssembly(const QString& text) {
 
 void CodePreview::clear(const QString& message) {
   passes_.clear();
+  annotatedIR_.clear();
+  loopAnnotations_.clear();
   {
     const QSignalBlocker blocker(passCombo_);
     passCombo_->clear();
   }
   passCombo_->setEnabled(false);
   passInfo_->clear();
-  for (QPlainTextEdit* view : {loopIR_, llvmIR_, assembly_}) view->setPlainText(message);
+  for (QPlainTextEdit* view : {static_cast<QPlainTextEdit*>(loopIR_), llvmIR_, assembly_})
+    view->setPlainText(message);
   setNotice(QString());
 }
 

@@ -1,12 +1,15 @@
 // What a schedule compiles to, in three read-only tabs: the loop IR after any
 // lowering pass (chosen in a combo box), the optimised LLVM IR and the
 // assembly. A refresh keeps the chosen pass and each tab's scroll position,
-// so an edit's effect can be watched in place.
+// so an edit's effect can be watched in place. The loop IR as compiled can
+// carry per-line annotations (each loop's costs, spill marks in the gutter).
 #pragma once
 
 #include <QList>
 #include <QString>
 #include <QTabWidget>
+
+#include "views/annotated_code_view.h"
 
 class QComboBox;
 class QLabel;
@@ -34,6 +37,9 @@ class CodePreview : public QTabWidget {
   void setLoweringPasses(const QList<LoweringPassText>& passes);
   void setLlvmIR(const QString& text);
   void setAssembly(const QString& text);
+  // Annotations of the loop IR `ir`: shown whenever the loop IR tab shows
+  // that text (the passes that print it), replaced by the next call.
+  void setLoopIRAnnotations(const QString& ir, const QList<LineAnnotation>& annotations);
   // Clears every tab, with `message` in place of the code.
   void clear(const QString& message = QString());
 
@@ -48,6 +54,7 @@ class CodePreview : public QTabWidget {
   QString assemblyText() const;
   QComboBox* passCombo() const { return passCombo_; }
   QPlainTextEdit* codeView(Tab tab) const;
+  AnnotatedCodeView* loopIRView() const { return loopIR_; }
 
  signals:
   // The loop IR tab shows another pass (by the user's choice or a refresh).
@@ -55,13 +62,16 @@ class CodePreview : public QTabWidget {
 
  private:
   void showPass(int index);
+  void showLoopIR(const QString& text);
   static void setTextKeepingScroll(QPlainTextEdit* view, const QString& text);
 
   QList<LoweringPassText> passes_;
   QComboBox* passCombo_ = nullptr;
   QLabel* passInfo_ = nullptr;
   QLabel* notice_ = nullptr;
-  QPlainTextEdit* loopIR_ = nullptr;
+  AnnotatedCodeView* loopIR_ = nullptr;
+  QString annotatedIR_;  // the loop IR loopAnnotations_ belong to
+  QList<LineAnnotation> loopAnnotations_;
   QPlainTextEdit* llvmIR_ = nullptr;
   QPlainTextEdit* assembly_ = nullptr;
 };

@@ -150,6 +150,19 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
             preview_->setNotice(tr("showing the last schedule that lowered"));
             emit diagnosticsShown(text, static_cast<int>(problems.size()));
           });
+  connect(tracker_, &ScheduleEditorTracker::loopCostsComputed, this,
+          [this](const QString& text, const QString& loopIR,
+                 const QList<views::LineAnnotation>& annotations, double estimatedMs) {
+            preview_->setLoopIRAnnotations(loopIR, annotations);
+            loweredStatus_ += tr(" · model %1 ms").arg(estimatedMs, 0, 'g', 3);
+            setStatus(loweredStatus_, false);
+            emit loopCostsShown(text, static_cast<int>(annotations.size()));
+          });
+  connect(tracker_, &ScheduleEditorTracker::loopCostsFailed, this,
+          [this](const QString&, const QString& message) {
+            emit logMessage(tr("error: the loops' costs could not be estimated\n  %1").arg(message),
+                            true);
+          });
   connect(tracker_, &ScheduleEditorTracker::llvmEmitted, this,
           [this](const QString&, const QString& llvmIR, double ms) {
             preview_->setLlvmIR(llvmIR);

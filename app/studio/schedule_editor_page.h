@@ -78,6 +78,8 @@ class ScheduleEditorPage : public QWidget {
   // The preview shows `text` lowered (loop IR), and then all its code.
   void previewLowered(const QString& text);
   void previewEmitted(const QString& text);
+  // The loop IR of `text` carries its loops' costs (`loops` annotated lines).
+  void loopCostsShown(const QString& text, int loops);
   // The editor underlines the diagnostics of `text`; the preview kept the last good one.
   void diagnosticsShown(const QString& text, int count);
   void measurementAdded(int row);

@@ -42,12 +42,17 @@ struct PreviewStage {
   enum class Kind {
     Lowered,
     LoweringFailed,
+    LoopCostsComputed,
+    LoopCostsFailed,
     LlvmEmitted,
     AssemblyEmitted,
     CodegenFailed
   } kind = Kind::Lowered;
   QList<views::LoweringPassText> passes;
   QList<views::ScheduleEditorDiagnostic> problems;
+  QString loopIR;
+  QList<views::LineAnnotation> loopAnnotations;
+  double estimatedMs = 0;  // the loop costs' model of the whole kernel
   QString llvmIR, assembly, message;
   double milliseconds = 0;
 };
@@ -102,9 +107,36 @@ QList<views::ScheduleEditorDiagnostic> diagnosticsOf(const driver::ScheduleTextE
   return problems;
 }
 
+// Gutter colours of a spill by the level it overflows: the farther the
+// re-reads come from, the hotter.
+QColor spillColor(const std::string& level) {
+  if (level == "L1") return QColor(0xd4, 0xa0, 0x17);
+  if (level == "L2") return QColor(0xe0, 0x6c, 0x00);
+  return QColor(0xc6, 0x28, 0x28);
+}
+
+PreviewStage loopCostsStage(const driver::LoweredFunc& lowered,
+                            const driver::LoopCostMachine& machine) {
+  PreviewStage stage;
+  stage.kind = PreviewStage::Kind::LoopCostsComputed;
+  const driver::AnnotatedLoopIR costs = driver::annotated_loop_ir(lowered.func, machine);
+  stage.loopIR = QString::fromStdString(costs.loop_ir);
+  for (const driver::LoopNote& loop : costs.loops) {
+    views::LineAnnotation a;
+    a.line = loop.line;
+    a.note = QString::fromStdString(loop.note);
+    if (loop.cost.spill) a.mark = spillColor(loop.cost.spill->level);
+    a.toolTip = QString::fromStdString(loop.explanation);
+    stage.loopAnnotations.append(a);
+  }
+  stage.estimatedMs = costs.estimated_ms;
+  return stage;
+}
+
 void previewSchedule(QPromise<PreviewStage>& promise,
                      std::shared_ptr<const OpenedScheduleTask> task, QString text,
-                     driver::Target target) {
+                     driver::Target target,
+                     std::shared_ptr<const driver::LoopCostMachine> costMachine) {
   PreviewStage lowering;
   driver::LoweredFunc lowered;
   QElapsedTimer timer;
@@ -133,6 +165,19 @@ void previewSchedule(QPromise<PreviewStage>& promise,
   lowering.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
   promise.addResult(lowering);
   if (lowering.kind == PreviewStage::Kind::LoweringFailed || promise.isCanceled()) return;
+
+  try {
+    // The first preview measures this machine's caches and bandwidths (about a second).
+    promise.addResult(loopCostsStage(
+        lowered, costMachine ? *costMachine : driver::this_loop_cost_machine(target)));
+  } catch (...) {
+    // Without the costs the preview still goes on to the code.
+    PreviewStage failure;
+    failure.kind = PreviewStage::Kind::LoopCostsFailed;
+    failure.message = exceptionText(std::current_exception());
+    promise.addResult(failure);
+  }
+  if (promise.isCanceled()) return;
 
   // LLVM IR first: emitting assembly optimises the module again, and the
   // LLVM IR should not wait for that.
@@ -239,6 +284,10 @@ void ScheduleEditorTracker::openTask(std::shared_ptr<const GraphSnapshots> snaps
                   });
 }
 
+void ScheduleEditorTracker::setLoopCostMachine(const driver::LoopCostMachine& machine) {
+  loopCostMachine_ = std::make_shared<const driver::LoopCostMachine>(machine);
+}
+
 void ScheduleEditorTracker::schedulePreview(const QString& text) {
   timedText_ = text;
   previewTimer_.start();
@@ -254,8 +303,9 @@ void ScheduleEditorTracker::startPreview(const QString& text) {
   // A preview running is stopped after its lowering (its code generation is
   // moot now) and this one waits for it, replacing any text waiting.
   previews_.startStreaming<PreviewStage>(
-      [task = opened_, text, target = target_](QPromise<PreviewStage>& promise) {
-        previewSchedule(promise, task, text, target);
+      [task = opened_, text, target = target_,
+       machine = loopCostMachine_](QPromise<PreviewStage>& promise) {
+        previewSchedule(promise, task, text, target, machine);
       },
       [this, text](const PreviewStage& stage) {
         switch (stage.kind) {
@@ -264,6 +314,12 @@ void ScheduleEditorTracker::startPreview(const QString& text) {
             break;
           case PreviewStage::Kind::LoweringFailed:
             emit loweringFailed(text, stage.problems);
+            break;
+          case PreviewStage::Kind::LoopCostsComputed:
+            emit loopCostsComputed(text, stage.loopIR, stage.loopAnnotations, stage.estimatedMs);
+            break;
+          case PreviewStage::Kind::LoopCostsFailed:
+            emit loopCostsFailed(text, stage.message);
             break;
           case PreviewStage::Kind::LlvmEmitted:
             emit llvmEmitted(text, stage.llvmIR, stage.milliseconds);

@@ -6,9 +6,11 @@
 // previews, measurement and record search of the task open before.
 //
 // A preview lowers first and reports the loop IR after every pass at once,
-// then emits LLVM IR and then assembly, the slow parts, each as it is ready. One preview runs at a
-// time: a newer text cancels the running one's code generation and waits, and a still newer text
-// replaces the waiting one, so typing never queues work.
+// then the costs of its loops (driver/loop_costs, on this machine, which the
+// first preview measures), then emits LLVM IR and then assembly, the slow
+// parts, each as it is ready. One preview runs at a time: a newer text
+// cancels the running one's code generation and waits, and a still newer
+// text replaces the waiting one, so typing never queues work.
 #pragma once
 
 #include <QList>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "driver/kernel_workbench.h"
+#include "driver/loop_costs.h"
 #include "driver/target.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "views/code_preview.h"
@@ -80,6 +83,10 @@ class ScheduleEditorTracker : public QObject {
   // target(); bestRecordFound or bestRecordMissing follows.
   void findBestRecord(const QString& path);
 
+  // The machine loop costs are estimated for, instead of this one measured
+  // (tests, for cache sizes that do not depend on the machine running them).
+  void setLoopCostMachine(const driver::LoopCostMachine& machine);
+
   bool isPreviewing() const { return previews_.isBusy(); }
   bool isMeasuring() const { return measurements_.isBusy(); }
 
@@ -95,6 +102,11 @@ class ScheduleEditorTracker : public QObject {
   void lowered(const QString& text, const QList<views::LoweringPassText>& passes,
                double milliseconds);
   void loweringFailed(const QString& text, const QList<views::ScheduleEditorDiagnostic>& problems);
+  // The costs of the loops of `loopIR` (the lowered text's loop IR as
+  // compiled), as annotations of its `for` lines.
+  void loopCostsComputed(const QString& text, const QString& loopIR,
+                         const QList<views::LineAnnotation>& annotations, double estimatedMs);
+  void loopCostsFailed(const QString& text, const QString& message);
   void llvmEmitted(const QString& text, const QString& llvmIR, double milliseconds);
   void assemblyEmitted(const QString& text, const QString& assembly, double milliseconds);
   void codegenFailed(const QString& text, const QString& message);
@@ -112,6 +124,7 @@ class ScheduleEditorTracker : public QObject {
   void startPreview(const QString& text);
 
   driver::Target target_;
+  std::shared_ptr<const driver::LoopCostMachine> loopCostMachine_;  // null: this machine
   std::shared_ptr<const OpenedScheduleTask> opened_;
   QTimer previewTimer_;
   QString timedText_;  // what the timer will preview

@@ -11,11 +11,15 @@ class StmtPrinter {
  public:
   explicit StmtPrinter(std::ostringstream& os) : os_(os) {}
 
+  // Where each `for` line starts in the stream, loops in pre-order.
+  const std::vector<std::streamoff>& loop_offsets() const { return loop_offsets_; }
+
   void print(const Stmt& s, int depth) {
     if (!s.defined()) return;
     switch (s.kind()) {
       case StmtKind::For: {
         const auto* n = s.as<ForNode>();
+        loop_offsets_.push_back(os_.tellp());
         line(depth) << "for " << n->loop_var.name() << " in " << loop_range(n) << ":\n";
         print(n->body, depth + 1);
         break;
@@ -114,6 +118,7 @@ class StmtPrinter {
   }
 
   std::ostringstream& os_;
+  std::vector<std::streamoff> loop_offsets_;
 };
 
 }  // namespace
@@ -125,6 +130,10 @@ std::string to_string(const Stmt& s, int indent) {
 }
 
 std::string to_string(const PrimFunc& f) {
+  return print_with_loop_lines(f).text;
+}
+
+PrintedFunc print_with_loop_lines(const PrimFunc& f) {
   std::ostringstream os;
   os << "@T.prim_func\ndef " << f.name << "(";
   for (size_t i = 0; i < f.params.size(); ++i) {
@@ -134,8 +143,19 @@ std::string to_string(const PrimFunc& f) {
     os << (b.shape.size() == 1 ? ",)" : ")") << ", \"" << b.dtype.to_string() << "\")";
   }
   os << "):\n";
-  StmtPrinter(os).print(f.body, 1);
-  return os.str();
+  StmtPrinter printer(os);
+  printer.print(f.body, 1);
+
+  PrintedFunc printed{os.str(), {}};
+  // Offsets to line numbers, in one pass: the offsets are increasing.
+  int line = 0;
+  std::streamoff at = 0;
+  for (std::streamoff offset : printer.loop_offsets()) {
+    for (; at < offset; ++at)
+      if (printed.text[static_cast<size_t>(at)] == '\n') ++line;
+    printed.loop_lines.push_back(line);
+  }
+  return printed;
 }
 
 }  // namespace lathe::tir

@@ -61,4 +61,8 @@ double count_flops(const PrimFunc& func) {
   return count(func.body);
 }
 
+double count_flops(const Stmt& s) {
+  return count(s);
+}
+
 }  // namespace lathe::tir

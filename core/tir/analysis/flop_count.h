@@ -10,5 +10,7 @@
 namespace lathe::tir {
 
 double count_flops(const PrimFunc& func);
+// One execution of `s` (a loop counts its own trips, not its enclosing loops').
+double count_flops(const Stmt& s);
 
 }  // namespace lathe::tir
