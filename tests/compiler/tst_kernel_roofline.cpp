@@ -1,7 +1,8 @@
 // The roofline's driver side on a known machine: the machine's roof kept in
 // its file and measured again only when asked or when the machine differs;
 // and what-if hints from the fused graph, given for a memory-bound kernel
-// whose output the next group reads again and never for a compute-bound one.
+// whose output the next group reads again and never for a compute-bound one,
+// and for a kernel reading what a layout transform wrote for it alone.
 #include <QtTest>
 
 #include <QTemporaryDir>
@@ -11,6 +12,8 @@
 #include "driver/graph_compiler.h"
 #include "driver/kernel_roofline.h"
 #include "driver/machine_roof.h"
+#include "driver/optimized_graph.h"
+#include "driver/what_if.h"
 
 using namespace lathe;
 using lathe::testing::attrs_of;
@@ -193,6 +196,52 @@ class TestKernelRoofline : public QObject {
     QVERIFY2(table.find("What if") != std::string::npos, table.c_str());
     QVERIFY2(table.find(add->profile.node_name + ": " + hint.text) != std::string::npos,
              table.c_str());
+  }
+
+  // x -> [LayoutTransform] -> [Relu] -> output, in two groups by hand: the
+  // Relu reads a 3.2 MB copy only it reads, so sinking the transform into
+  // it spares the copy's write and read; the transform's own hint says the
+  // same from its side. The Relu's output is the graph's: nothing reads it again.
+  void whatIfSinksALayoutTransformReadByOneKernel() {
+    testing::GraphBuilder b;
+    const ValueId x = b.input("x", {1, 64, 112, 112});
+    const ValueId blocked = b.node(
+        "LayoutTransform", "to16c", {x},
+        attrs_of({{"src_layout", std::string("NCHW")}, {"dst_layout", std::string("NCHW16c")}}));
+    const ValueId y = b.node("Relu", "relu", {blocked});
+    driver::OptimizedGraph optimized;
+    optimized.graph = b.finish({y});
+    optimized.groups = {
+        {0, "fused_layout_transform", {0}, 0, FusionKind::Injective, {x}, {blocked}},
+        {1, "fused_relu", {1}, 1, FusionKind::ElemWise, {blocked}, {y}}};
+    Roofline dram;
+    dram.bound = "DRAM";
+    dram.estimated_seconds = 1e-3;
+    const MemoryBandwidth bandwidth = knownBandwidth();
+    const double tensor = 64.0 * 112 * 112 * 4;
+
+    const std::vector<driver::WhatIfHint> relu =
+        driver::what_if_hints(optimized, 1, dram, bandwidth);
+    QCOMPARE(relu.size(), size_t{1});
+    QCOMPARE(relu[0].other_group, std::string("fused_layout_transform"));
+    QCOMPARE(relu[0].bytes_saved, 2 * tensor);
+    QVERIFY2(
+        QString::fromStdString(relu[0].text)
+            .contains("from the layout transform fused_layout_transform, which nothing else reads: "
+                      "sinking the transform into this kernel"),
+        relu[0].text.c_str());
+
+    const std::vector<driver::WhatIfHint> transform =
+        driver::what_if_hints(optimized, 0, dram, bandwidth);
+    QCOMPARE(transform.size(), size_t{1});
+    QCOMPARE(transform[0].other_group, std::string("fused_relu"));
+    QVERIFY2(
+        QString::fromStdString(transform[0].text).contains("sinking the transform into fused_relu"),
+        transform[0].text.c_str());
+
+    Roofline compute = dram;
+    compute.bound = "compute";
+    QVERIFY(driver::what_if_hints(optimized, 1, compute, bandwidth).empty());
   }
 };
 
