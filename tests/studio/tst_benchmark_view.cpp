@@ -25,6 +25,7 @@
 
 #include "../test_models.h"
 #include "driver/kernel_workbench.h"
+#include "driver/machine_roof.h"
 #include "driver/model_loader.h"
 #include "driver/onnx_runtime.h"
 #include "runtime/package.h"
@@ -290,6 +291,26 @@ class TestBenchmarkView : public QObject {
                                             "fused\"")),
              qPrintable(csv[2]));
     QVERIFY(csv[4].startsWith(QStringLiteral("copy,kernel_copy,")));
+  }
+
+  // "Measure again" measures in the background, holding its button, then
+  // shows and keeps the new measurement for this machine.
+  void measureMachineAgain() {
+    BenchmarkPage page(dir_.filePath(QStringLiteral("none.jsonl")),
+                       dir_.filePath(QStringLiteral("none-journal.jsonl")));
+    const std::optional<driver::MachineRoof> before = driver::kept_machine_roof();
+    QSignalSpy shown(&page, &BenchmarkPage::machineShown);
+    QPushButton* button = page.machinePanel()->measureButton();
+    button->click();
+    QVERIFY(!button->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kTimeoutMs);
+    QVERIFY(button->isEnabled());
+    const std::optional<driver::MachineRoof> kept = driver::kept_machine_roof();
+    QVERIFY(kept.has_value());
+    if (before) QVERIFY(kept->measured_at != before->measured_at);
+    QVERIFY(kept->peak_gflops > 0);
+    QVERIFY(page.machinePanel()->summary()->text().contains(
+        QString::fromStdString(kept->machine.cpu).toHtmlEscaped()));
   }
 
   void benchmarkAndSeeTableRows() {
