@@ -148,8 +148,10 @@ int zoo_correlation(const std::string& dir, const std::string& only, bool marks,
   std::sort(models.begin(), models.end());
 
   const codegen::Target target = codegen::Target::host();
-  const driver::MachineRoof machine = driver::measure_machine_roof(target);
-  const driver::LoopCostMachine loop_machine = driver::loop_cost_machine(machine);
+  // Measured in this run, as the kernels are: the ratios compare like with like.
+  const driver::MachineRoof machine = driver::measure_machine_roof(driver::this_machine());
+  const driver::LoopCostMachine loop_machine =
+      driver::loop_cost_machine(machine, target.vector_unit());
   std::printf("peak %.1f GFLOPS on %d threads; GB/s read", machine.peak_gflops,
               machine.bandwidth.threads);
   for (const BandwidthLevel& l : machine.bandwidth.levels)

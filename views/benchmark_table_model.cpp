@@ -4,24 +4,9 @@
 #include <QLocale>
 #include <QStringList>
 
+#include "views/csv.h"
+
 namespace lathe::views {
-
-namespace {
-
-// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
-QString csvField(QString text) {
-  if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) &&
-      !text.contains(QLatin1Char('\n')))
-    return text;
-  text.replace(QLatin1String("\""), QLatin1String("\"\""));
-  return QLatin1Char('"') + text + QLatin1Char('"');
-}
-
-QString csvNumber(double value) {
-  return QString::number(value, 'g', 8);
-}
-
-}  // namespace
 
 BenchmarkTableModel::BenchmarkTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 

@@ -1,14 +1,17 @@
 // One build of a model as the Benchmark view measured it: how it was
 // scheduled (default schedules, or a records file's best), its run times as
 // `lathe run --print-time` reports them, and the profiling executor's
-// per-kernel rows. What the benchmark table, chart and kernel table show.
+// per-kernel rows, each placed on the machine's roofline. What the benchmark
+// table, charts and kernel table show.
 #pragma once
 
 #include <QList>
 #include <QString>
+#include <memory>
 #include <vector>
 
 #include "driver/executor.h"
+#include "driver/kernel_roofline.h"
 
 namespace lathe::views {
 
@@ -22,7 +25,13 @@ struct BuildBenchmark {
   int repeat = 0, number = 0;
   driver::TimeSummary times;                   // ms, one sample per repeat
   std::vector<driver::KernelProfile> kernels;  // one row per kernel call, in node order
-  QString inputs;                              // where the inputs came from
+  // The same rows on the machine's roofline, with their what-if hints, and
+  // the roof they were placed under; empty, with the reason in
+  // rooflineError, when they could not be placed.
+  std::vector<driver::KernelRoofline> roofline;
+  std::shared_ptr<const driver::MachineRoof> machine;
+  QString rooflineError;
+  QString inputs;  // where the inputs came from
   // Empty for Lathe's builds; the runtime's name for a reference timed
   // alongside them (ONNX Runtime), which has no kernels and is no baseline.
   QString externalEngine;

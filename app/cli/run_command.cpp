@@ -1,5 +1,6 @@
 // lathe run MODEL|module.tar [--inputs in.npz] [--output out.npz]
-//           [--print-time --repeat N --number M] [--profile] [--executor compiled|reference]
+//           [--print-time --repeat N --number M] [--profile [--measure-machine]]
+//           [--executor compiled|reference]
 #include <iostream>
 #include <memory>
 
@@ -50,11 +51,12 @@ void set_inputs(driver::GraphExecutor& exec, const std::string& npz) {
 // names a package's outputs: output_0, output_1 ...
 // `compiled` is the in-memory compile the executor runs, when there is one:
 // the profile then places each kernel on the machine's roofline (a package
-// carries no loop IR to model, so its profile has the times only).
+// carries no loop IR to model, so its profile has the times only), with the
+// machine's peak and bandwidths kept from an earlier run unless
+// --measure-machine asks for them anew.
 int run_compiled(driver::GraphExecutor& exec, const Args& args,
                  const std::vector<std::string>& output_names,
-                 const driver::CompiledGraph* compiled = nullptr,
-                 const driver::Target* target = nullptr) {
+                 const driver::CompiledGraph* compiled = nullptr) {
   set_inputs(exec, args.get("inputs"));
   exec.run();
   if (args.has("output")) {
@@ -77,7 +79,8 @@ int run_compiled(driver::GraphExecutor& exec, const Args& args,
       std::cout << driver::GraphExecutor::format_profile(profile);
       return 0;
     }
-    const driver::MachineRoof machine = driver::measure_machine_roof(*target);
+    const driver::MachineRoof machine = driver::machine_roof(
+        args.has("measure-machine") ? driver::Remeasure::Always : driver::Remeasure::IfMissing);
     std::cout << driver::format_roofline_profile(
         driver::kernel_rooflines(*compiled, profile, machine), machine);
   }
@@ -132,7 +135,7 @@ int run(const Args& args) {
   driver::JitGraphModule module(compiled, compile.target);
   std::vector<std::string> names;
   for (ValueId v : graph.outputs) names.push_back(graph.value(v).name);
-  return run_compiled(module.executor(), args, names, &compiled, &compile.target);
+  return run_compiled(module.executor(), args, names, &compiled);
 }
 
 }  // namespace
@@ -147,6 +150,9 @@ Command run_command(CLI::App& lathe) {
       .value("repeat", "N", "measurements for --print-time and --profile (default 10)")
       .value("number", "M", "runs per measurement for --print-time (default 1)")
       .flag("profile", "time each kernel")
+      .flag("measure-machine",
+            "with --profile: measure the machine's peak and bandwidths again instead of using "
+            "the ones kept from an earlier run")
       .value("executor", "compiled|reference",
              "compiled kernels (default) or the plain reference kernels")
       .target_option()

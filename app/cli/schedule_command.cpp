@@ -35,7 +35,7 @@ int diff(const Args& args, const driver::KernelWorkbench& bench, const driver::T
       bench, driver::resolve_diff_schedule(specs.at(0), bench, records, target),
       driver::resolve_diff_schedule(specs.at(1), bench, records, target));
   if (!args.has("no-measure"))
-    driver::measure_schedule_diff(diff, bench, target, driver::measure_machine_roof(target),
+    driver::measure_schedule_diff(diff, bench, target, driver::machine_roof(),
                                   args.get_int("repeat", 20));
   DiffLayout layout;
   layout.width = args.get_int("width", terminal_width());

@@ -2,6 +2,7 @@
 #include "studio/benchmark_page.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -15,20 +16,32 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStringList>
+#include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <optional>
 
+#include "driver/machine_roof.h"
 #include "driver/onnx_runtime.h"
 #include "studio/benchmark_runner.h"
+#include "studio/exception_text.h"
 #include "views/benchmark_chart.h"
 #include "views/benchmark_table_model.h"
 #include "views/kernel_profile_model.h"
+#include "views/machine_panel.h"
+#include "views/roofline_chart.h"
 
 namespace lathe::studio {
+
+struct MachineOutcome {
+  std::optional<driver::MachineRoof> roof;
+  QString error;
+};
 
 namespace {
 
@@ -55,9 +68,13 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name) {
 BenchmarkPage::BenchmarkPage(const QString& tuningRecordsPath, const QString& journalPath,
                              QWidget* parent)
     : QWidget(parent), runner_(new BenchmarkRunner(this)) {
+  machinePanel_ = new views::MachinePanel;
+  connect(machinePanel_, &views::MachinePanel::measureRequested, this,
+          &BenchmarkPage::measureMachine);
   auto* controls = new QHBoxLayout;
   controls->addWidget(createBuildChooser(), 1);
   controls->addWidget(createRunControls());
+  controls->addWidget(machinePanel_);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 0);
@@ -88,6 +105,53 @@ BenchmarkPage::BenchmarkPage(const QString& tuningRecordsPath, const QString& jo
   clearResults();
   setRunning(false);
   setStatus(tr("Open a model, choose the builds and press Run."));
+
+  // What is kept for this machine, read in the background (it reads /sys
+  // and /proc); nothing is measured until a roofline or the button asks.
+  machineJobs_.start(
+      []() -> MachineOutcome {
+        try {
+          return {driver::kept_machine_roof(), {}};
+        } catch (...) {
+          return {std::nullopt, exceptionText(std::current_exception())};
+        }
+      },
+      [this](const MachineOutcome& outcome) {
+        if (outcome.roof || !outcome.error.isEmpty()) showMachine(outcome);
+      });
+}
+
+void BenchmarkPage::measureMachine() {
+  machinePanel_->setMeasuring(true);
+  emit logMessage(tr("Measuring the machine's peak and memory bandwidths…"), false);
+  machineJobs_.start(
+      []() -> MachineOutcome {
+        try {
+          return {driver::machine_roof(driver::Remeasure::Always), {}};
+        } catch (...) {
+          return {std::nullopt, exceptionText(std::current_exception())};
+        }
+      },
+      [this](const MachineOutcome& outcome) {
+        machinePanel_->setMeasuring(false);
+        showMachine(outcome);
+        if (outcome.roof)
+          emit logMessage(
+              tr("Machine: peak %1 GFLOPS on %n thread(s)", nullptr, outcome.roof->machine.threads)
+                  .arg(QLocale().toString(outcome.roof->peak_gflops, 'f', 1)),
+              false);
+      },
+      [this] { machinePanel_->setMeasuring(false); });
+}
+
+void BenchmarkPage::showMachine(const MachineOutcome& outcome) {
+  if (outcome.roof) {
+    machinePanel_->setMachine(*outcome.roof);
+    emit machineShown();
+  } else {
+    machinePanel_->setUnmeasured(tr("Cannot measure this machine: %1").arg(outcome.error));
+    emit logMessage(tr("error: measuring the machine failed\n  %1").arg(outcome.error), true);
+  }
 }
 
 BenchmarkPage::~BenchmarkPage() = default;
@@ -209,9 +273,11 @@ QWidget* BenchmarkPage::createResults() {
     button->setToolTip(tip);
     return button;
   };
-  csvButton_ = exportButton(tr("Export CSV…"), tr("The builds table as comma-separated values"));
-  pngButton_ = exportButton(tr("Export PNG…"), tr("The chart as a PNG image"));
-  pdfButton_ = exportButton(tr("Export PDF…"), tr("The chart as a PDF (vector graphics)"));
+  csvButton_ = exportButton(
+      tr("Export CSV…"),
+      tr("The builds table, or with the roofline shown its kernels, as comma-separated values"));
+  pngButton_ = exportButton(tr("Export PNG…"), tr("The chart shown as a PNG image"));
+  pdfButton_ = exportButton(tr("Export PDF…"), tr("The chart shown as a PDF (vector graphics)"));
   connect(csvButton_, &QPushButton::clicked, this, [this] {
     chooseExportFile(tr("Export Benchmark Table"), tr("CSV files (*.csv)"), QStringLiteral("csv"),
                      &BenchmarkPage::exportCsv);
@@ -257,9 +323,15 @@ QWidget* BenchmarkPage::createResults() {
   kernelLayout->addWidget(kernelTitle);
   kernelLayout->addWidget(kernelView_, 1);
 
+  chartTabs_ = new QTabWidget;
+  chartTabs_->setObjectName(QStringLiteral("benchmarkChartTabs"));
+  chartTabs_->setDocumentMode(true);
+  chartTabs_->addTab(chart_, tr("Run time"));
+  chartTabs_->addTab(createRooflinePane(), tr("R&oofline"));
+
   auto* splitter = new QSplitter(Qt::Horizontal);
   splitter->setObjectName(QStringLiteral("benchmarkSplitter"));
-  splitter->addWidget(chart_);
+  splitter->addWidget(chartTabs_);
   splitter->addWidget(kernelPane);
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 1);
@@ -276,12 +348,66 @@ QWidget* BenchmarkPage::createResults() {
   return results;
 }
 
+QWidget* BenchmarkPage::createRooflinePane() {
+  roofline_ = new views::RooflineChart;
+  connect(roofline_, &views::RooflineChart::kernelClicked, this,
+          &BenchmarkPage::kernelOpenRequested);
+  rooflineBuild_ = new QComboBox;
+  rooflineBuild_->setObjectName(QStringLiteral("rooflineBuildCombo"));
+  rooflineBuild_->setToolTip(tr("The build whose kernels the roofline places"));
+  connect(rooflineBuild_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    showRooflineOf(index < 0 ? -1 : rooflineBuild_->itemData(index).toInt());
+  });
+  rooflineNote_ = new QLabel;
+  rooflineNote_->setWordWrap(true);
+  rooflineNote_->hide();
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("Build:")));
+  top->addWidget(rooflineBuild_);
+  auto* hint =
+      new QLabel(tr("Hover a kernel for its numbers and what-if hints; click it to open "
+                    "it in the Schedule tab."));
+  hint->setWordWrap(true);
+  top->addWidget(hint, 1);
+
+  auto* pane = new QWidget;
+  auto* layout = new QVBoxLayout(pane);
+  layout->setContentsMargins(0, 4, 0, 0);
+  layout->setSpacing(2);
+  layout->addLayout(top);
+  layout->addWidget(rooflineNote_);
+  layout->addWidget(roofline_, 1);
+  return pane;
+}
+
+void BenchmarkPage::showRooflineOf(int build) {
+  const QList<views::BuildBenchmark>& builds = buildModel_->builds();
+  if (build < 0 || build >= builds.size()) {
+    roofline_->clear();
+    rooflineNote_->hide();
+    return;
+  }
+  const views::BuildBenchmark& b = builds[build];
+  roofline_->setRoofline(b.name, b.machine, b.roofline);
+  rooflineNote_->setText(b.rooflineError.isEmpty()
+                             ? QString()
+                             : tr("No roofline for the %1 build: %2").arg(b.name, b.rooflineError));
+  rooflineNote_->setVisible(!b.rooflineError.isEmpty());
+}
+
+QCustomPlot* BenchmarkPage::shownChart() const {
+  return chartTabs_->currentIndex() == 0 ? static_cast<QCustomPlot*>(chart_)
+                                         : static_cast<QCustomPlot*>(roofline_);
+}
+
 void BenchmarkPage::setModel(const QString& path, std::shared_ptr<const Graph> graph) {
   if (runner_->isRunning()) runner_->cancel();
   modelPath_ = path;
   graph_ = std::move(graph);
   clearResults();
   chart_->setModelName(QFileInfo(path).fileName());
+  roofline_->setModelName(QFileInfo(path).fileName());
   setStatus(tr("%1: choose the builds and press Run.").arg(QFileInfo(path).fileName()));
 }
 
@@ -344,6 +470,11 @@ void BenchmarkPage::clearResults() {
   buildModel_->clear();
   kernelModel_->clear();
   chart_->setBuilds({});
+  {
+    const QSignalBlocker blocker(rooflineBuild_);
+    rooflineBuild_->clear();
+  }
+  showRooflineOf(-1);
   notes_->clear();
   notes_->hide();
   progress_->reset();
@@ -360,6 +491,14 @@ void BenchmarkPage::showBuild(const views::BuildBenchmark& build) {
   compiled.removeIf([](const views::BuildBenchmark& b) { return b.isExternal(); });
   kernelModel_->setBuilds(compiled);
   chart_->setBuilds(buildModel_->builds());
+  if (!build.isExternal()) {
+    // The first build with a roofline shows; the combo offers the others.
+    rooflineBuild_->addItem(build.name, static_cast<int>(buildModel_->builds().size()) - 1);
+    if (build.machine) {
+      machinePanel_->setMachine(*build.machine);
+      emit machineShown();
+    }
+  }
   buildView_->resizeColumnToContents(views::BenchmarkTableModel::BuildColumn);
   buildView_->resizeColumnToContents(views::BenchmarkTableModel::TunedColumn);
   kernelView_->resizeColumnsToContents();
@@ -409,6 +548,7 @@ void BenchmarkPage::showFinished(bool cancelled) {
 
 void BenchmarkPage::setRunning(bool running) {
   cancelButton_->setEnabled(running);
+  machinePanel_->setMeasureEnabled(!running);
   runButton_->setText(running ? tr("&Restart") : tr("&Run"));
 }
 
@@ -430,8 +570,10 @@ void BenchmarkPage::chooseExportFile(const QString& title, const QString& filter
                                      const QString& suffix,
                                      bool (BenchmarkPage::*write)(const QString&)) {
   const QFileInfo model(modelPath_);
-  const QString suggested =
-      model.dir().filePath(model.completeBaseName() + QStringLiteral("-benchmark.") + suffix);
+  const QString suggested = model.dir().filePath(
+      model.completeBaseName() +
+      (shownChart() == roofline_ ? QStringLiteral("-roofline.") : QStringLiteral("-benchmark.")) +
+      suffix);
   QString path = QFileDialog::getSaveFileName(this, title, suggested, filter);
   if (path.isEmpty()) return;
   if (QFileInfo(path).suffix().isEmpty()) path += QLatin1Char('.') + suffix;
@@ -443,9 +585,10 @@ bool BenchmarkPage::exportCsv(const QString& path) {
     setStatus(tr("Nothing to export yet: run a benchmark first."), true);
     return false;
   }
+  const QString csv = shownChart() == roofline_ ? roofline_->toCsv() : buildModel_->toCsv();
   QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Text) ||
-      file.write(buildModel_->toCsv().toUtf8()) < 0 || !file.commit()) {
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Text) || file.write(csv.toUtf8()) < 0 ||
+      !file.commit()) {
     setStatus(tr("Cannot write %1: %2").arg(path, file.errorString()), true);
     return false;
   }
@@ -457,7 +600,7 @@ bool BenchmarkPage::exportPng(const QString& path) {
     setStatus(tr("Nothing to export yet: run a benchmark first."), true);
     return false;
   }
-  if (!chart_->savePng(path, kExportWidth, kExportHeight, 2.0)) {
+  if (!shownChart()->savePng(path, kExportWidth, kExportHeight, 2.0)) {
     setStatus(tr("Cannot write %1").arg(path), true);
     return false;
   }
@@ -469,8 +612,9 @@ bool BenchmarkPage::exportPdf(const QString& path) {
     setStatus(tr("Nothing to export yet: run a benchmark first."), true);
     return false;
   }
-  if (!chart_->savePdf(path, kExportWidth, kExportHeight, QCP::epNoCosmetic,
-                       QStringLiteral("Lathe Studio"), tr("Benchmark"))) {
+  if (!shownChart()->savePdf(path, kExportWidth, kExportHeight, QCP::epNoCosmetic,
+                             QStringLiteral("Lathe Studio"),
+                             shownChart() == roofline_ ? tr("Roofline") : tr("Benchmark"))) {
     setStatus(tr("Cannot write %1").arg(path), true);
     return false;
   }

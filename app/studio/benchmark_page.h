@@ -3,7 +3,10 @@
 // schedule editor's measured edits), each timed with repeat/number as
 // `lathe run --print-time` times it; a box chart of the run times with the
 // speed-ups, a table per build, the profiling executor's per-kernel table,
-// and export to CSV, PNG and PDF. The work runs in BenchmarkRunner.
+// the roofline of a build's kernels (clicking one asks to open it), the
+// machine the roofline is drawn for, and export to CSV, PNG and PDF of the
+// chart shown. The work runs in BenchmarkRunner; measuring the machine again
+// in a job of its own.
 #pragma once
 
 #include <QElapsedTimer>
@@ -12,25 +15,32 @@
 #include <memory>
 
 #include "ir/graph.h"
+#include "views/job_tracker.h"
 
 class QCheckBox;
+class QComboBox;
+class QCustomPlot;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTableView;
+class QTabWidget;
 
 namespace lathe::views {
 class BenchmarkChart;
 class BenchmarkTableModel;
 struct BuildBenchmark;
 class KernelProfileModel;
+class MachinePanel;
+class RooflineChart;
 }  // namespace lathe::views
 
 namespace lathe::studio {
 
 class BenchmarkRunner;
+struct MachineOutcome;  // a measurement of the machine, or why there is none
 
 class BenchmarkPage : public QWidget {
   Q_OBJECT
@@ -51,6 +61,11 @@ class BenchmarkPage : public QWidget {
   void run();
   void cancel();
 
+  // Measures the machine's peak and bandwidths again, in the background.
+  void measureMachine();
+
+  // The chart shown (run times or roofline) is what PNG and PDF export, and
+  // its table what CSV exports (the builds, or the roofline's kernels).
   // Each returns whether the file was written; failures go to the status line.
   bool exportCsv(const QString& path);
   bool exportPng(const QString& path);
@@ -69,12 +84,23 @@ class BenchmarkPage : public QWidget {
   QProgressBar* progressBar() const { return progress_; }
   QLabel* statusLine() const { return status_; }
   views::BenchmarkChart* chart() const { return chart_; }
+  views::RooflineChart* rooflineChart() const { return roofline_; }
+  // Which build the roofline shows.
+  QComboBox* rooflineBuildCombo() const { return rooflineBuild_; }
+  // "Run time" and "Roofline".
+  QTabWidget* chartTabs() const { return chartTabs_; }
+  views::MachinePanel* machinePanel() const { return machinePanel_; }
   views::BenchmarkTableModel* buildTable() const { return buildModel_; }
   views::KernelProfileModel* kernelTable() const { return kernelModel_; }
   BenchmarkRunner* runner() const { return runner_; }
 
  signals:
   void buildShown(const QString& name);
+  // A kernel's disc on the roofline was clicked: its fused group and the
+  // workload id of its task, for the Schedule tab.
+  void kernelOpenRequested(const QString& group, const QString& workload);
+  // The machine box shows a measurement (kept, or just made).
+  void machineShown();
   void benchmarkFinished(bool cancelled);
   // For the studio's log.
   void logMessage(const QString& message, bool error);
@@ -83,6 +109,10 @@ class BenchmarkPage : public QWidget {
   QWidget* createBuildChooser();
   QWidget* createRunControls();
   QWidget* createResults();
+  QWidget* createRooflinePane();
+  void showRooflineOf(int build);
+  void showMachine(const MachineOutcome& outcome);
+  QCustomPlot* shownChart() const;
   void chooseRecordsFile(QLineEdit* edit, const QString& title);
   void chooseExportFile(const QString& title, const QString& filter, const QString& suffix,
                         bool (BenchmarkPage::*write)(const QString&));
@@ -115,6 +145,12 @@ class BenchmarkPage : public QWidget {
   QLabel* status_ = nullptr;
   QLabel* notes_ = nullptr;  // what the records did not cover, under the table
   views::BenchmarkChart* chart_ = nullptr;
+  views::RooflineChart* roofline_ = nullptr;
+  QComboBox* rooflineBuild_ = nullptr;
+  QLabel* rooflineNote_ = nullptr;  // why the build shown has no roofline
+  QTabWidget* chartTabs_ = nullptr;
+  views::MachinePanel* machinePanel_ = nullptr;
+  views::JobTracker machineJobs_{this, views::JobTracker::Overlap::Serial};
   views::BenchmarkTableModel* buildModel_ = nullptr;
   views::KernelProfileModel* kernelModel_ = nullptr;
   QTableView* buildView_ = nullptr;

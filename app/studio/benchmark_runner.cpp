@@ -2,7 +2,9 @@
 // catches every exception per build, and reports stages and builds as
 // results of a QPromise, which its JobTracker hands to the GUI thread in order.
 // Every build is compiled and JIT-compiled first, then all are timed and
-// profiled together, a sample of each in turn.
+// profiled together, a sample of each in turn; last, each build's kernels are
+// placed on the machine's roofline (driver/kernel_roofline), with the
+// machine's peak and bandwidths kept from an earlier measurement.
 #include "studio/benchmark_runner.h"
 
 #include <QFile>
@@ -17,6 +19,8 @@
 #include "driver/compiled_module.h"
 #include "driver/executor.h"
 #include "driver/graph_compiler.h"
+#include "driver/kernel_roofline.h"
+#include "driver/machine_roof.h"
 #include "driver/onnx_runtime.h"
 #include "studio/exception_text.h"
 #include "studio/executor_inputs.h"
@@ -42,6 +46,9 @@ struct BenchmarkEvent {
 // A build compiled and JIT-compiled, its inputs set, waiting for its samples.
 struct PreparedBuild {
   views::BuildBenchmark build;
+  // The loop IR and fused graph the roofline models (its parameters dropped:
+  // the module holds its own).
+  std::unique_ptr<driver::CompiledGraph> compiled;
   std::unique_ptr<driver::JitGraphModule> module;
   std::vector<double> samples;            // ms
   std::vector<std::vector<char>> inputs;  // the bytes fed, per input
@@ -106,9 +113,12 @@ class BenchmarkJob {
                 .arg(request_.repeat));
       measure([r](PreparedBuild& p) { addProfile(p.build.kernels, p.module->executor(), r); });
     }
+    if (promise_.isCanceled()) return;
+    for (PreparedBuild& p : prepared_)
+      for (driver::KernelProfile& row : p.build.kernels) row.time_us /= request_.repeat;
+    placeOnRoofline(firstRound + 2 * request_.repeat);
     for (PreparedBuild& p : prepared_) {
       if (p.failed) continue;
-      for (driver::KernelProfile& row : p.build.kernels) row.time_us /= request_.repeat;
       p.build.times = driver::TimeSummary::from_samples(std::move(p.samples));
       promise_.addResult(
           BenchmarkEvent{BenchmarkEvent::Kind::Measured, stepCount(), p.build.name, {}, p.build});
@@ -163,6 +173,30 @@ class BenchmarkJob {
     return build;
   }
 
+  // Each build's kernels on the machine's roofline; a roof that cannot be
+  // had leaves the builds measured, with the reason.
+  void placeOnRoofline(int step) {
+    stage(step, QStringLiteral("placing kernels on the roofline"));
+    std::shared_ptr<const driver::MachineRoof> machine;
+    QString error;
+    try {
+      machine = std::make_shared<const driver::MachineRoof>(driver::machine_roof());
+    } catch (...) {
+      error = exceptionText(std::current_exception());
+    }
+    for (PreparedBuild& p : prepared_) {
+      if (p.failed) continue;
+      p.build.machine = machine;
+      p.build.rooflineError = error;
+      if (!machine) continue;
+      try {
+        p.build.roofline = driver::kernel_rooflines(*p.compiled, p.build.kernels, *machine);
+      } catch (...) {
+        p.build.rooflineError = exceptionText(std::current_exception());
+      }
+    }
+  }
+
   void stage(int step, const QString& text) {
     promise_.addResult(BenchmarkEvent{BenchmarkEvent::Kind::Stage, step, {}, text, {}});
   }
@@ -186,7 +220,9 @@ class BenchmarkJob {
     RecordSchedules records;
     if (build.usesRecords()) records = applyRecordSchedules(spec.recordsPath, options);
     build.recordsNote = records.note;
-    const driver::CompiledGraph compiled = driver::compile_graph(*request_.graph, options);
+    prepared.compiled =
+        std::make_unique<driver::CompiledGraph>(driver::compile_graph(*request_.graph, options));
+    const driver::CompiledGraph& compiled = *prepared.compiled;
     build.totalKernels = static_cast<int>(compiled.tasks.size());
     build.tunedKernels = records.tunedCount();
     if (build.usesRecords() && build.tunedKernels == 0 && build.recordsNote.isEmpty())
@@ -196,6 +232,7 @@ class BenchmarkJob {
 
     stage(firstStep + 1, QStringLiteral("%1: JIT-compiling").arg(spec.name));
     prepared.module = std::make_unique<driver::JitGraphModule>(compiled, target_);
+    prepared.compiled->params.clear();
     build.inputs = feedInputs(prepared.module->executor(), request_.modelPath, &prepared.inputs);
     return prepared;
   }

@@ -3,8 +3,9 @@
 // JIT-compiled, then all builds timed as `lathe run --print-time --repeat N
 // --number M` times one (driver::benchmark) and profiled per kernel as
 // `--profile` does, sample by sample in turn, so a noisy machine blurs every
-// build alike instead of the one that happened to run at a bad moment.
-// Results come back on the GUI thread as signals.
+// build alike instead of the one that happened to run at a bad moment. Then
+// each build's kernels are placed on the machine's roofline, still in the
+// pool thread. Results come back on the GUI thread as signals.
 //
 // Two runs never time at once, since each would slow the other: a new run
 // cancels the one going and waits for it to end (compiling cannot be
@@ -45,9 +46,10 @@ class BenchmarkRunner : public QObject {
 
  public:
   // Steps of the progress: compile and JIT-compile each build, then a
-  // timing round and a profiling round per repeat, and ONNX Runtime's runs.
+  // timing round and a profiling round per repeat, the roofline (which
+  // measures the machine where nothing is kept for it), and ONNX Runtime's runs.
   static constexpr int stepCount(int builds, int repeat, bool onnxRuntime = false) {
-    return 2 * builds + 2 * repeat + (onnxRuntime ? 1 : 0);
+    return 2 * builds + 2 * repeat + 1 + (onnxRuntime ? 1 : 0);
   }
 
   explicit BenchmarkRunner(QObject* parent = nullptr);

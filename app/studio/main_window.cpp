@@ -34,6 +34,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include "driver/kernel_tasks.h"
 #include "studio/benchmark_page.h"
 #include "studio/export_dialog.h"
 #include "studio/graph_snapshot_tracker.h"
@@ -390,6 +391,7 @@ QWidget* MainWindow::createBenchmarkPage() {
             else
               logView_->info(message);
           });
+  connect(benchmarkPage_, &BenchmarkPage::kernelOpenRequested, this, &MainWindow::openKernel);
   return benchmarkPage_;
 }
 
@@ -844,6 +846,22 @@ void MainWindow::editGroupSchedule(const QModelIndex& proxyIndex) {
   }
   centralTabs_->setCurrentWidget(schedulePage_);
   schedulePage_->openTask(task);
+}
+
+void MainWindow::openKernel(const QString& group, const QString& workload) {
+  // The benchmark compiled the shown model through the same passes, so its
+  // task is one of the Schedule tab's; the workload id names it.
+  for (const driver::KernelTask& task : schedulePage_->tasks()) {
+    if (QString::fromStdString(driver::task_workload_id(task)) != workload) continue;
+    centralTabs_->setCurrentWidget(schedulePage_);
+    schedulePage_->openTask(task.id);
+    statusBar()->showMessage(tr("Opened the kernel of %1").arg(group), 3000);
+    return;
+  }
+  statusBar()->showMessage(schedulePage_->tasks().empty()
+                               ? tr("The model's kernels are still being listed")
+                               : tr("The Schedule tab has no kernel like %1's").arg(group),
+                           5000);
 }
 
 void MainWindow::searchGraph() {

@@ -171,6 +171,8 @@ class MainWindow : public QMainWindow {
   void inspectSnapshotNode(const QString& name);
   void inspectGroup(const QModelIndex& proxyIndex);
   void editGroupSchedule(const QModelIndex& proxyIndex);
+  // Opens the kernel of fused group `group` (task `workload`) in the Schedule tab.
+  void openKernel(const QString& group, const QString& workload);
 
   StudioSettings* settings_ = nullptr;
   ModelLoadTracker* loadTracker_ = nullptr;

@@ -94,7 +94,7 @@ Comparison compareSchedules(std::shared_ptr<const OpenedScheduleTask> task, driv
   try {
     driver::ScheduleDiff diff = driver::diff_schedules(task->workbench, std::move(a), std::move(b));
     if (measure) {
-      if (!machine) machine = driver::measure_machine_roof(target);
+      if (!machine) machine = driver::machine_roof();
       driver::measure_schedule_diff(diff, task->workbench, target, *machine);
     }
     outcome.diff = std::move(diff);

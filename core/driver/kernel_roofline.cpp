@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <map>
 
-#include "driver/machine_peak.h"
-#include "runtime/thread_pool.h"
+#include "driver/graph_compiler.h"
+#include "driver/kernel_tasks.h"
 #include "tir/analysis/flop_count.h"
 #include "tir/analysis/memory_traffic.h"
 
@@ -20,31 +20,21 @@ std::string fixed(double v, int digits) {
   return text;
 }
 
-// The intensity a reader compares with the roof: at the bounding level, or
-// at DRAM when the kernel is compute-bound.
-double telling_intensity(const Roofline& roof) {
+}  // namespace
+
+double KernelRoofline::intensity() const {
   for (const RooflineLevel& l : roof.levels)
     if (l.name == roof.bound) return l.intensity;
   return roof.levels.empty() ? INFINITY : roof.levels.back().intensity;
-}
-
-}  // namespace
-
-MachineRoof measure_machine_roof(const codegen::Target& target) {
-  MachineRoof m;
-  m.peak_gflops = machine_peak_gflops();
-  m.bandwidth = measure_memory_bandwidth(runtime::default_num_threads());
-  m.vector_unit = target.vector_unit();
-  return m;
 }
 
 namespace {
 
 // The capacity of each level a kernel's traffic is modelled at: the register
 // file, then every cache the bandwidth table measured (DRAM holds everything).
-std::vector<int64_t> cache_capacities(const MachineRoof& machine) {
-  std::vector<int64_t> capacities = {static_cast<int64_t>(machine.vector_unit.bits / 8) *
-                                     machine.vector_unit.registers};
+std::vector<int64_t> cache_capacities(const VectorUnit& registers, const MachineRoof& machine) {
+  std::vector<int64_t> capacities = {static_cast<int64_t>(registers.bits / 8) *
+                                     registers.registers};
   for (const BandwidthLevel& l : machine.bandwidth.levels)
     if (l.name != "DRAM") capacities.push_back(l.capacity_bytes);
   return capacities;
@@ -52,36 +42,52 @@ std::vector<int64_t> cache_capacities(const MachineRoof& machine) {
 
 }  // namespace
 
-Roofline kernel_roof(const tir::PrimFunc& func, const MachineRoof& machine) {
+Roofline kernel_roof(const tir::PrimFunc& func, const VectorUnit& registers,
+                     const MachineRoof& machine) {
   return classify_roofline(tir::count_flops(func),
-                           tir::memory_traffic(func, cache_capacities(machine)),
+                           tir::memory_traffic(func, cache_capacities(registers, machine)),
                            machine.peak_gflops, machine.bandwidth);
 }
 
 std::vector<KernelRoofline> kernel_rooflines(const CompiledGraph& compiled,
                                              const std::vector<KernelProfile>& profile,
                                              const MachineRoof& machine) {
-  const std::vector<int64_t> capacities = cache_capacities(machine);
+  const std::vector<int64_t> capacities =
+      cache_capacities(compiled.optimized.vector_unit, machine);
 
   // The model's view of each function, computed once however many groups run it.
-  std::map<std::string, std::pair<double, std::vector<LevelTraffic>>> by_func;
+  struct KernelModel {
+    const KernelTask* task;
+    double flops;
+    std::vector<LevelTraffic> traffic;
+  };
+  std::map<std::string, KernelModel> by_func;
   for (size_t i = 0; i < compiled.tasks.size(); ++i)
     by_func.emplace(compiled.tasks[i].func_name,
-                    std::pair{tir::count_flops(compiled.funcs[i]),
-                              tir::memory_traffic(compiled.funcs[i], capacities)});
+                    KernelModel{&compiled.tasks[i], tir::count_flops(compiled.funcs[i]),
+                                tir::memory_traffic(compiled.funcs[i], capacities)});
+  // The profile names each run by its group (the graph JSON's node).
+  std::map<std::string, int> group_by_name;
+  for (const FusedGroup& g : compiled.optimized.groups) group_by_name.emplace(g.name, g.id);
 
   std::vector<KernelRoofline> rows;
   for (const KernelProfile& p : profile) {
     KernelRoofline row;
     row.profile = p;
+    if (const auto g = group_by_name.find(p.node_name); g != group_by_name.end())
+      row.group = g->second;
     const auto it = by_func.find(p.func_name);
     if (it != by_func.end()) {
-      const auto& [flops, traffic] = it->second;
-      row.flops = flops;
-      row.roof = classify_roofline(flops, traffic, machine.peak_gflops, machine.bandwidth);
+      const KernelModel& model = it->second;
+      row.task = model.task->id;
+      row.workload = task_workload_id(*model.task);
+      row.flops = model.flops;
+      row.roof =
+          classify_roofline(model.flops, model.traffic, machine.peak_gflops, machine.bandwidth);
+      row.hints = what_if_hints(compiled.optimized, row.group, row.roof, machine.bandwidth);
       const double seconds = p.time_us * 1e-6;
       if (seconds > 0) {
-        row.achieved_gflops = flops / seconds / 1e9;
+        row.achieved_gflops = model.flops / seconds / 1e9;
         if (!row.roof.levels.empty() && row.roof.levels.back().name == "DRAM")
           row.dram_gbps = row.roof.levels.back().bytes / seconds / 1e9;
         // The model's time at the roof over the measured time: achieved over
@@ -114,7 +120,7 @@ std::string format_roofline_profile(const std::vector<KernelRoofline>& rows,
     table.push_back({r.profile.node_name, r.profile.func_name, fixed(r.profile.time_us, 3),
                      fixed(total > 0 ? r.profile.time_us / total * 100 : 0, 2),
                      fixed(r.achieved_gflops, 1), fixed(r.dram_gbps, 1),
-                     modelled ? fixed(telling_intensity(r.roof), 2) : "-",
+                     modelled ? fixed(r.intensity(), 2) : "-",
                      modelled ? fixed(r.roof.roof_gflops, 1) : "-",
                      modelled ? fixed(r.percent_of_roof, 1) : "-", modelled ? r.roof.bound : "-"});
   }
@@ -130,7 +136,8 @@ std::string format_roofline_profile(const std::vector<KernelRoofline>& rows,
   text += head;
   for (const BandwidthLevel& l : machine.bandwidth.levels)
     text += " " + l.name + " " + fixed(l.read_gbps, 1);
-  text += "\n";
+  text +=
+      machine.from_cache ? "; measured " + machine.measured_at + " (kept)\n" : "; measured now\n";
   for (const auto& line : table) {
     for (size_t c = 0; c < line.size(); ++c) {
       std::string cell = line[c];
@@ -139,6 +146,14 @@ std::string format_roofline_profile(const std::vector<KernelRoofline>& rows,
     }
     while (!text.empty() && text.back() == ' ') text.pop_back();
     text += "\n";
+  }
+  bool hinted = false;
+  for (const KernelRoofline& r : sorted) {
+    for (const WhatIfHint& hint : r.hints) {
+      if (!hinted) text += "\nWhat if (memory-bound kernels, from the graph's tensor sizes):\n";
+      hinted = true;
+      text += "  " + r.profile.node_name + ": " + hint.text + "\n";
+    }
   }
   return text;
 }

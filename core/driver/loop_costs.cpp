@@ -100,11 +100,10 @@ AnnotatedLoopIR annotated_loop_ir(const tir::PrimFunc& func, const LoopCostMachi
   return out;
 }
 
-LoopCostMachine loop_cost_machine(const MachineRoof& roof) {
+LoopCostMachine loop_cost_machine(const MachineRoof& roof, const VectorUnit& registers) {
   LoopCostMachine m;
   m.peak_gflops = roof.peak_gflops;
-  m.register_file_bytes =
-      static_cast<int64_t>(roof.vector_unit.bits / 8) * roof.vector_unit.registers;
+  m.register_file_bytes = static_cast<int64_t>(registers.bits / 8) * registers.registers;
   m.bandwidth = roof.bandwidth;
   return m;
 }
@@ -113,7 +112,7 @@ const LoopCostMachine& this_loop_cost_machine(const Target& target) {
   static std::mutex mutex;
   static std::optional<LoopCostMachine> machine;
   const std::lock_guard<std::mutex> lock(mutex);
-  if (!machine) machine = loop_cost_machine(measure_machine_roof(target));
+  if (!machine) machine = loop_cost_machine(machine_roof(), target.vector_unit());
   return *machine;
 }
 

@@ -14,7 +14,7 @@
 
 namespace lathe::driver {
 
-struct MachineRoof;  // driver/kernel_roofline.h
+struct MachineRoof;  // driver/machine_roof.h
 
 using tir::LoopCost;
 using tir::LoopCostMachine;
@@ -43,13 +43,14 @@ struct AnnotatedLoopIR {
 
 AnnotatedLoopIR annotated_loop_ir(const tir::PrimFunc& func, const LoopCostMachine& machine);
 
-// The roof measured for `target` (measure_machine_roof) as the loop costs
-// read it.
-LoopCostMachine loop_cost_machine(const MachineRoof& roof);
+// The machine's roof (driver/machine_roof) and the register file of the
+// kernels' target, as the loop costs read them.
+LoopCostMachine loop_cost_machine(const MachineRoof& roof, const VectorUnit& registers);
 
-// This machine, measured on the first call and kept for the process (about a
-// second, every core busy: never call it on a GUI thread). Safe to call from
-// several threads.
+// This machine, as kept per machine (driver::machine_roof: measured once, about
+// two seconds with every core busy when nothing is kept, so never call it on a
+// GUI thread), read on the first call and kept for the process. Safe to call
+// from several threads.
 const LoopCostMachine& this_loop_cost_machine(const Target& target);
 
 }  // namespace lathe::driver

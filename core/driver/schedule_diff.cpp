@@ -164,7 +164,7 @@ void measure_schedule_diff(ScheduleDiff& diff, const KernelWorkbench& bench, con
                            const MachineRoof& machine, int repeat, int rounds) {
   for (ScheduleDiffSide* side : {&diff.a, &diff.b}) {
     DiffMeasurement m;
-    m.roof = kernel_roof(side->func, machine);
+    m.roof = kernel_roof(side->func, target.vector_unit(), machine);
     side->measurement = m;
   }
   for (int round = 0; round < std::max(1, rounds); ++round)

@@ -96,11 +96,14 @@ class TestCli : public QObject {
   // Profiling a model compiled in the same run places every kernel on the
   // machine's roofline: each row names its bound, and a model of convs and a
   // global pool has both kinds (SqueezeNet's convs compute-bound, its
-  // layout transforms and pools memory-bound).
+  // layout transforms and pools memory-bound). The machine measured on
+  // demand is kept for the next run.
   void profilePlacesKernelsOnTheRoofline() {
-    Result r = lathe_cli({"run", models() + "/squeezenet1_1.onnx", "--profile", "--repeat", "3"});
+    Result r = lathe_cli({"run", models() + "/squeezenet1_1.onnx", "--profile", "--repeat", "3",
+                          "--measure-machine"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains("Roofline: peak "), qPrintable(r.out));
+    QVERIFY2(r.out.contains("; measured now\n"), qPrintable(r.out));
     const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
     const int header = lines.indexOf(QRegularExpression("^Node Name .*% Roof +Bound$"));
     QVERIFY2(header >= 0, qPrintable(r.out));
@@ -115,6 +118,11 @@ class TestCli : public QObject {
     }
     QVERIFY(kernels > 10);
     QCOMPARE(bounds, (QSet<QString>{"compute", "memory"}));
+
+    Result kept = lathe_cli({"run", models() + "/mlp.onnx", "--profile", "--repeat", "1"});
+    QVERIFY2(kept.code == 0, qPrintable(kept.err));
+    QVERIFY2(kept.out.contains(QRegularExpression("; measured \\S+Z \\(kept\\)\n")),
+             qPrintable(kept.out));
   }
 
   void tasksListsFusedGroups() {

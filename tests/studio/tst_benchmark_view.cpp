@@ -2,13 +2,16 @@
 // table, chart and kernel models on known numbers; untuned and tuned builds
 // (a records file holding one task's schedule) measured from the window,
 // with a row each, a box each, a per-kernel breakdown and CSV/PNG/PDF
-// exports; a build whose records cover no task runs and says so; a package
+// exports; the roofline on known numbers (its roofs, a disc per kernel,
+// the kernel a click names, its CSV) and after a real run (a click opens the
+// kernel in the Schedule tab); a build whose records cover no task runs and says so; a package
 // compiled, written, loaded by the runtime alone and run; a bad target
 // reported in the dialog.
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -22,17 +25,21 @@
 
 #include "../test_models.h"
 #include "driver/kernel_workbench.h"
+#include "driver/machine_roof.h"
 #include "driver/model_loader.h"
 #include "driver/onnx_runtime.h"
 #include "runtime/package.h"
 #include "studio/benchmark_page.h"
 #include "studio/export_dialog.h"
 #include "studio/main_window.h"
+#include "studio/schedule_editor_page.h"
 #include "tune/kernel_task.h"
 #include "tune/records.h"
 #include "views/benchmark_chart.h"
 #include "views/benchmark_table_model.h"
 #include "views/kernel_profile_model.h"
+#include "views/machine_panel.h"
+#include "views/roofline_chart.h"
 
 using namespace lathe;
 using lathe::studio::BenchmarkPage;
@@ -67,6 +74,35 @@ BuildBenchmark syntheticBuild(const QString& name, const QString& records, doubl
                {"relu_a", "relu", 10, {1, 10}},
                {"dense_b", "dense", denseUs, {1, 10}}};
   return b;
+}
+
+// A machine of round numbers: 400 GFLOPS, DRAM at 20 GB/s.
+std::shared_ptr<const driver::MachineRoof> knownMachine() {
+  auto machine = std::make_shared<driver::MachineRoof>();
+  machine->machine = {"Test CPU 9000", {}, 4};
+  machine->peak_gflops = 400;
+  machine->bandwidth.threads = 4;
+  machine->bandwidth.levels = {{"L1", 48 << 10, 1, 0, 1000, 800},
+                               {"L2", 2 << 20, 1, 0, 300, 250},
+                               {"L3", 32 << 20, 4, 0, 100, 80},
+                               {"DRAM", 0, 4, 0, 20, 16}};
+  machine->measured_at = "2026-11-24T18:00:00.000Z";
+  return machine;
+}
+
+// A kernel run moving `bytes` at every level, as the driver would place it.
+driver::KernelRoofline knownKernel(const std::string& group, double flops, double bytes, double us,
+                                   const driver::MachineRoof& machine) {
+  driver::KernelRoofline r;
+  r.profile = {group, "kernel_" + group, us, {1}};
+  r.task = 0;
+  r.workload = "workload_" + group;
+  r.flops = flops;
+  r.roof = classify_roofline(flops, std::vector<LevelTraffic>(4, {bytes, 0}), machine.peak_gflops,
+                             machine.bandwidth);
+  r.achieved_gflops = flops / (us * 1e-6) / 1e9;
+  r.percent_of_roof = r.roof.estimated_seconds / (us * 1e-6) * 100;
+  return r;
 }
 
 QStringList csvLines(const QString& path) {
@@ -186,6 +222,97 @@ class TestBenchmarkView : public QObject {
              QStringLiteral("tuned (µs)"));
   }
 
+  // A conv-like kernel under the peak, two under DRAM's roof (one with a
+  // what-if hint) and a copy without FLOPs: three discs, five roofs, and a
+  // click on each disc names its group and workload.
+  void rooflineChartPlacesKernelsUnderTheRoofs() {
+    const auto machine = knownMachine();
+    std::vector<driver::KernelRoofline> rows = {knownKernel("conv", 2e9, 4e6, 10000, *machine),
+                                                knownKernel("add", 1e6, 12e6, 1000, *machine),
+                                                knownKernel("pool", 4e6, 2e6, 200, *machine),
+                                                knownKernel("copy", 0, 8e6, 500, *machine)};
+    rows[1].hints.push_back(
+        {"its output y (12 MB) is read again by conv, fused", "conv", "DRAM", 24e6, 1.5e-3});
+    QCOMPARE(rows[0].roof.bound, std::string("compute"));
+    QCOMPARE(rows[1].roof.bound, std::string("DRAM"));
+    QCOMPARE(rows[2].roof.bound, std::string("DRAM"));
+
+    views::RooflineChart chart;
+    chart.resize(800, 600);
+    chart.setRoofline(QStringLiteral("untuned"), machine, rows);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.replot();
+
+    QCOMPARE(chart.pointCount(), 3);
+    QCOMPARE(chart.roofCount(), 5);  // L1, L2, L3, DRAM, peak
+    for (int i = 0; i < chart.roofCount(); ++i) {
+      const QCPGraph* roof = chart.roofGraph(i);
+      QCOMPARE(roof->data()->size(), 2);
+      const double x = roof->data()->at(0)->key;
+      const double y = roof->data()->at(0)->value;
+      const double endY = roof->data()->at(1)->value;
+      if (roof->name() == QStringLiteral("peak")) {
+        QCOMPARE(y, 400.0);
+        QCOMPARE(endY, 400.0);
+      } else {
+        QCOMPARE(endY, 400.0);  // up to its ridge
+        const QString level = roof->name().section(QLatin1Char(' '), 0, 0);
+        for (const BandwidthLevel& l : machine->bandwidth.levels)
+          if (QString::fromStdString(l.name) == level) QCOMPARE(y, l.read_gbps * x);
+      }
+    }
+
+    for (int p = 0; p < chart.pointCount(); ++p) {
+      const driver::KernelRoofline& row = rows[static_cast<size_t>(chart.pointRow(p))];
+      QCOMPARE(chart.pointCoords(p), QPointF(row.intensity(), row.achieved_gflops));
+      const QPoint pixel(qRound(chart.xAxis->coordToPixel(row.intensity())),
+                         qRound(chart.yAxis->coordToPixel(row.achieved_gflops)));
+      QSignalSpy clicked(&chart, &views::RooflineChart::kernelClicked);
+      QTest::mouseClick(&chart, Qt::LeftButton, {}, pixel);
+      QCOMPARE(clicked.size(), 1);
+      QCOMPARE(clicked.front().at(0).toString(), QString::fromStdString(row.profile.node_name));
+      QCOMPARE(clicked.front().at(1).toString(), QString::fromStdString(row.workload));
+    }
+    QSignalSpy missed(&chart, &views::RooflineChart::kernelClicked);
+    QTest::mouseClick(&chart, Qt::LeftButton, {}, QPoint(5, 5));
+    QCOMPARE(missed.size(), 0);
+
+    QVERIFY(chart.toolTipFor(1).contains(QStringLiteral("What if")));
+    QVERIFY(chart.toolTipFor(1).contains(QStringLiteral("bound: DRAM")));
+    QVERIFY(!chart.toolTipFor(0).contains(QStringLiteral("What if")));
+
+    // Every kernel run in the CSV, the copy too.
+    const QStringList csv = chart.toCsv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(csv.size(), 1 + 4);
+    QVERIFY(csv[0].startsWith(QStringLiteral("group,kernel,task,time_us,")));
+    QVERIFY2(csv[2].startsWith(QStringLiteral("add,kernel_add,0,1000,")), qPrintable(csv[2]));
+    QVERIFY2(csv[2].endsWith(QStringLiteral(",DRAM,\"its output y (12 MB) is read again by conv, "
+                                            "fused\"")),
+             qPrintable(csv[2]));
+    QVERIFY(csv[4].startsWith(QStringLiteral("copy,kernel_copy,")));
+  }
+
+  // "Measure again" measures in the background, holding its button, then
+  // shows and keeps the new measurement for this machine.
+  void measureMachineAgain() {
+    BenchmarkPage page(dir_.filePath(QStringLiteral("none.jsonl")),
+                       dir_.filePath(QStringLiteral("none-journal.jsonl")));
+    const std::optional<driver::MachineRoof> before = driver::kept_machine_roof();
+    QSignalSpy shown(&page, &BenchmarkPage::machineShown);
+    QPushButton* button = page.machinePanel()->measureButton();
+    button->click();
+    QVERIFY(!button->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(!shown.isEmpty(), kTimeoutMs);
+    QVERIFY(button->isEnabled());
+    const std::optional<driver::MachineRoof> kept = driver::kept_machine_roof();
+    QVERIFY(kept.has_value());
+    if (before) QVERIFY(kept->measured_at != before->measured_at);
+    QVERIFY(kept->peak_gflops > 0);
+    QVERIFY(page.machinePanel()->summary()->text().contains(
+        QString::fromStdString(kept->machine.cpu).toHtmlEscaped()));
+  }
+
   void benchmarkAndSeeTableRows() {
     studio::MainWindow window;
     window.resize(1400, 900);
@@ -256,6 +383,54 @@ class TestBenchmarkView : public QObject {
     QFile pdfFile(pdf);
     QVERIFY(pdfFile.open(QIODevice::ReadOnly));
     QVERIFY(pdfFile.read(5) == "%PDF-");
+
+    // The roofline of the untuned build: a disc per kernel run with FLOPs,
+    // under the machine the box shows.
+    const BuildBenchmark& untuned = table->builds()[0];
+    QVERIFY2(untuned.rooflineError.isEmpty(), qPrintable(untuned.rooflineError));
+    QVERIFY(untuned.machine);
+    QCOMPARE(untuned.roofline.size(), untuned.kernels.size());
+    QCOMPARE(page->rooflineBuildCombo()->count(), 2);
+    views::RooflineChart* roofline = page->rooflineChart();
+    QCOMPARE(roofline->rows().size(), untuned.kernels.size());
+    int withFlops = 0;
+    for (const driver::KernelRoofline& r : untuned.roofline) withFlops += r.flops > 0 ? 1 : 0;
+    QVERIFY(withFlops > 0);
+    QCOMPARE(roofline->pointCount(), withFlops);
+    QCOMPARE(roofline->roofCount(), 1 + static_cast<int>(untuned.machine->bandwidth.levels.size()));
+    QVERIFY(page->machinePanel()->summary()->text().contains(
+        QString::fromStdString(untuned.machine->machine.cpu).toHtmlEscaped()));
+
+    page->chartTabs()->setCurrentIndex(1);
+    const QString rooflineCsv = dir_.filePath(QStringLiteral("mlp-roofline.csv"));
+    QVERIFY(page->exportCsv(rooflineCsv));
+    const QStringList rooflineLines = csvLines(rooflineCsv);
+    QCOMPARE(rooflineLines.size(), 1 + static_cast<int>(untuned.kernels.size()));
+    QVERIFY(rooflineLines[0].startsWith(QStringLiteral("group,kernel,")));
+    const QString rooflinePng = dir_.filePath(QStringLiteral("mlp-roofline.png"));
+    QVERIFY(page->exportPng(rooflinePng));
+    QVERIFY(!QImage(rooflinePng).isNull());
+
+    // Clicking a disc opens its kernel in the Schedule tab.
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    roofline->replot();
+    const int row = roofline->pointRow(0);
+    const driver::KernelRoofline& clicked = roofline->rows()[static_cast<size_t>(row)];
+    studio::ScheduleEditorPage* schedule = window.schedulePage();
+    QTRY_VERIFY_WITH_TIMEOUT(!schedule->tasks().empty(), kTimeoutMs);
+    int task = -1;
+    for (const driver::KernelTask& t : schedule->tasks())
+      if (tune::task_workload_id(t) == clicked.workload) task = t.id;
+    QVERIFY(task >= 0);
+    QSignalSpy opened(schedule, &studio::ScheduleEditorPage::taskOpened);
+    const QPointF at = roofline->pointCoords(0);
+    QTest::mouseClick(roofline, Qt::LeftButton, {},
+                      QPoint(qRound(roofline->xAxis->coordToPixel(at.x())),
+                             qRound(roofline->yAxis->coordToPixel(at.y()))));
+    QCOMPARE(window.centralTabs()->currentWidget(), schedule);
+    QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), kTimeoutMs);
+    QCOMPARE(opened.back().front().toInt(), task);
   }
 
   void recordsCoveringNoTaskStillRun() {
