@@ -151,8 +151,8 @@ Command run_command(CLI::App& lathe) {
       .value("number", "M", "runs per measurement for --print-time (default 1)")
       .flag("profile", "time each kernel")
       .flag("measure-machine",
-            "with --profile: measure the machine's peak and bandwidths again instead of using "
-            "the ones kept from an earlier run")
+            "with --profile: measure the machine's peak and bandwidths again (the best of these "
+            "and the kept ones is kept) instead of using the ones kept from an earlier run")
       .value("executor", "compiled|reference",
              "compiled kernels (default) or the plain reference kernels")
       .target_option()

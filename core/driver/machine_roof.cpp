@@ -1,6 +1,7 @@
 // The machine's roof, measured or read back from its file.
 #include "driver/machine_roof.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -162,6 +163,16 @@ void write_machine_roof(const std::filesystem::path& file, const MachineRoof& ro
   LATHE_CHECK(!ec, "cannot write ", file.string(), ": ", ec.message());
 }
 
+void keep_best_of(MachineRoof& roof, const MachineRoof& kept) {
+  roof.peak_gflops = std::max(roof.peak_gflops, kept.peak_gflops);
+  for (BandwidthLevel& level : roof.bandwidth.levels)
+    for (const BandwidthLevel& before : kept.bandwidth.levels)
+      if (before.name == level.name && before.capacity_bytes == level.capacity_bytes) {
+        level.read_gbps = std::max(level.read_gbps, before.read_gbps);
+        level.read_write_gbps = std::max(level.read_write_gbps, before.read_write_gbps);
+      }
+}
+
 MachineRoof machine_roof(const std::filesystem::path& dir, const MachineIdentity& machine,
                          Remeasure remeasure, const MeasureMachine& measure) {
   const std::filesystem::path file = machine_cache_file(dir, machine);
@@ -169,6 +180,9 @@ MachineRoof machine_roof(const std::filesystem::path& dir, const MachineIdentity
     if (std::optional<MachineRoof> kept = read_machine_roof(file, machine)) return *kept;
   MachineRoof roof = measure(machine);
   roof.from_cache = false;
+  // A shared machine's load only ever lowers a measurement, so the roof a
+  // measurement again keeps is the best of what this machine has shown.
+  if (std::optional<MachineRoof> kept = read_machine_roof(file, machine)) keep_best_of(roof, *kept);
   try {
     write_machine_roof(file, roof);
   } catch (const Error&) {

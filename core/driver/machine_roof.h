@@ -60,10 +60,17 @@ void write_machine_roof(const std::filesystem::path& file, const MachineRoof& ro
 enum class Remeasure { IfMissing, Always };
 using MeasureMachine = std::function<MachineRoof(const MachineIdentity&)>;
 
+// `roof` with, number by number, the larger of its own and `kept`'s: the
+// peak and each level's bandwidths (levels matched by name and capacity).
+void keep_best_of(MachineRoof& roof, const MachineRoof& kept);
+
 // The roof kept for `machine` in `dir`, or, when there is none, it belongs to
 // another identity or `remeasure` is Always, the roof `measure` returns, kept
-// for next time. A folder that cannot be written is no error: the roof is
-// only measured again next time.
+// for next time. Measured again over a kept roof of the same machine, each
+// number is the best of the two (keep_best_of): on a shared machine a
+// measurement under load is low, never high, and a roof below what kernels
+// reach would put them above 100 % of it. Deleting the file starts afresh. A folder that cannot be
+// written is no error: the roof is only measured again next time.
 MachineRoof machine_roof(const std::filesystem::path& dir, const MachineIdentity& machine,
                          Remeasure remeasure, const MeasureMachine& measure);
 // This machine's, kept in machine_cache_dir(), measured by measure_machine_roof.

@@ -128,6 +128,39 @@ class TestKernelRoofline : public QObject {
     QCOMPARE(measured, 3);
   }
 
+  // A measurement again under load (lower numbers) keeps the best of what the
+  // machine has shown, number by number; a higher one replaces it.
+  void measuringAgainKeepsTheBest() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::filesystem::path folder = dir.filePath("cache").toStdString();
+    const driver::MachineIdentity machine = knownMachine();
+    double scale = 1.0;
+    const driver::MeasureMachine measure = [&](const driver::MachineIdentity& m) {
+      driver::MachineRoof roof = knownRoof(m, 100 * scale);
+      for (BandwidthLevel& l : roof.bandwidth.levels) l.read_gbps *= scale;
+      roof.bandwidth.levels[1].read_write_gbps *= 2;  // one number higher than before
+      return roof;
+    };
+    const driver::MachineRoof first =
+        driver::machine_roof(folder, machine, driver::Remeasure::Always, measure);
+    scale = 0.5;
+    const driver::MachineRoof loaded =
+        driver::machine_roof(folder, machine, driver::Remeasure::Always, measure);
+    QCOMPARE(loaded.peak_gflops, 100.0);
+    for (size_t i = 0; i < loaded.bandwidth.levels.size(); ++i)
+      QCOMPARE(loaded.bandwidth.levels[i].read_gbps, first.bandwidth.levels[i].read_gbps);
+    QCOMPARE(loaded.bandwidth.levels[1].read_write_gbps,
+             knownBandwidth().levels[1].read_write_gbps * 2);
+    QCOMPARE(driver::machine_roof(folder, machine, driver::Remeasure::IfMissing, measure)
+                 .bandwidth.levels[0]
+                 .read_gbps,
+             first.bandwidth.levels[0].read_gbps);
+    scale = 2.0;
+    QCOMPARE(driver::machine_roof(folder, machine, driver::Remeasure::Always, measure).peak_gflops,
+             200.0);
+  }
+
   // A file whose key is not the machine's (a copied cache folder, a changed
   // CPU under the same name hash) or that does not parse is not trusted.
   void foreignOrBrokenFileIsMeasuredAgain() {
