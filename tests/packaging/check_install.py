@@ -174,8 +174,11 @@ def main():
         run([studio, "--quit-when-shown", model], env)
         # A package opens through the runtime alone; a plain .tar name too.
         for path in (package, plain_tar):
-            done = subprocess.run([studio, "--quit-when-shown", path], env=env,
-                                  capture_output=True, text=True)
+            try:
+                done = subprocess.run([studio, "--quit-when-shown", path], env=env,
+                                      capture_output=True, text=True, timeout=120)
+            except subprocess.TimeoutExpired:
+                raise Failure(f"lathe-studio did not quit within 2 minutes on {path}")
             if done.returncode != 0 or f"package {path} shown" not in done.stderr:
                 raise Failure(f"lathe-studio did not show the package {path} (exit status "
                               f"{done.returncode}):\n{done.stderr}")
