@@ -22,7 +22,8 @@ packages=(
   # screenshots of the studio
   xvfb xauth xdotool
   # the install test (tests/packaging): checks the menu entry and the MIME types
-  desktop-file-utils shared-mime-info
+  # (gio asks shared-mime-info what a file is, as file managers do)
+  desktop-file-utils shared-mime-info libglib2.0-bin
 )
 
 missing=()

@@ -1,4 +1,4 @@
-// lathe compile MODEL [--target T] [--input-shapes S] --output module.tar
+// lathe compile MODEL [--target T] [--input-shapes S] --output module.lathe.tar
 #include <iostream>
 #include <optional>
 #include <string>
@@ -40,7 +40,9 @@ int compile(const Args& args) {
     };
   }
   driver::CompiledGraph compiled = driver::compile_graph(graph, options);
-  std::string output = args.get("output", "module.tar");
+  // .lathe.tar: still a tar for tools that want one (tvmc writes module.tar), and a name
+  // shared-mime-info can tell from other tars (packaging/desktop/lathe.xml).
+  std::string output = args.get("output", "module.lathe.tar");
   double llvm_ms = driver::export_package(compiled, options.target, output);
   std::cout << "compiled " << args.positional() << " for " << options.target.to_string() << ": "
             << compiled.optimized.groups.size() << " fused groups, " << compiled.tasks.size()
@@ -68,7 +70,7 @@ Command compile_command(CLI::App& lathe) {
   auto args = std::make_shared<Args>(
       lathe, "compile", "Compile a model into a package (mod.so, mod.json, mod.params in a tar)");
   args->positional("MODEL", "ONNX model file")
-      .value("output", "FILE", "package to write (default module.tar)")
+      .value("output", "FILE", "package to write (default module.lathe.tar)")
       .target_option()
       .input_shapes_option()
       .value("tuning-records", "FILE", "apply the best schedule of each task from `lathe tune`")

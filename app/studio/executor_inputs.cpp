@@ -41,7 +41,11 @@ std::vector<char> randomBytes(const driver::DataType& dtype, int64_t elements,
 
 QString feedInputs(driver::GraphExecutor& executor, const QString& modelPath,
                    std::vector<std::vector<char>>* fed) {
-  const QString npz = ioNpzPathFor(modelPath);
+  return feedInputsFrom(executor, ioNpzPathFor(modelPath), fed);
+}
+
+QString feedInputsFrom(driver::GraphExecutor& executor, const QString& npz,
+                       std::vector<std::vector<char>>* fed) {
   std::map<std::string, Tensor> given;
   if (!npz.isEmpty())
     for (auto& [name, tensor] : driver::read_npz_tensors(QFile::encodeName(npz).toStdString()))

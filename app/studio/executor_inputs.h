@@ -21,5 +21,9 @@ QString ioNpzPathFor(const QString& modelPath);
 // order (for another runtime to run on the same values).
 QString feedInputs(driver::GraphExecutor& executor, const QString& modelPath,
                    std::vector<std::vector<char>>* fed = nullptr);
+// The same from the arrays of `npzPath` (a user's inputs for a package); an
+// empty path gives random values for every input.
+QString feedInputsFrom(driver::GraphExecutor& executor, const QString& npzPath,
+                       std::vector<std::vector<char>>* fed = nullptr);
 
 }  // namespace lathe::studio

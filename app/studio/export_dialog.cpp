@@ -181,7 +181,7 @@ ExportDialog::ExportDialog(const QString& modelPath, std::shared_ptr<const Graph
 
   const QFileInfo model(modelPath);
   outputEdit_ =
-      new QLineEdit(model.dir().filePath(model.completeBaseName() + QStringLiteral(".tar")));
+      new QLineEdit(model.dir().filePath(model.completeBaseName() + QStringLiteral(".lathe.tar")));
   outputEdit_->setObjectName(QStringLiteral("exportOutput"));
   auto* outputBrowse = new QToolButton;
   outputBrowse->setText(tr("…"));

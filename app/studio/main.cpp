@@ -1,5 +1,6 @@
-// lathe-studio [MODEL]: the Lathe workbench; opens MODEL, or the bundled sample.
-// The desktop entry (packaging/desktop) starts it on an .onnx file this way.
+// lathe-studio [MODEL]: the Lathe workbench; opens MODEL (an ONNX model or a
+// compiled package), or the bundled sample. The desktop entry
+// (packaging/desktop) starts it on an .onnx file or a package this way.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -24,12 +25,14 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument(QStringLiteral("model"),
-                               QStringLiteral("ONNX model to open (default: the bundled sample)"),
+                               QStringLiteral("ONNX model or compiled package (.tar) to open "
+                                              "(default: the bundled sample)"),
                                QStringLiteral("[MODEL]"));
   const QCommandLineOption quitWhenShown(
       QStringLiteral("quit-when-shown"),
-      QStringLiteral("Quit once the model's graphs are laid out and shown (exit status 0), or "
-                     "when opening or laying it out fails (1): checks an installation"));
+      QStringLiteral("Quit once the model's graphs are laid out and shown, or the package's "
+                     "contents (exit status 0), or when opening or laying it out fails (1): "
+                     "checks an installation"));
   parser.addOption(quitWhenShown);
   parser.process(app);
 
@@ -38,6 +41,10 @@ int main(int argc, char** argv) {
     using lathe::studio::MainWindow;
     QObject::connect(&window, &MainWindow::graphsShown, &app, [](const QString& path) {
       qInfo("lathe-studio: %s shown", qUtf8Printable(path));
+      QCoreApplication::exit(0);
+    });
+    QObject::connect(&window, &MainWindow::packageShown, &app, [](const QString& path) {
+      qInfo("lathe-studio: package %s shown", qUtf8Printable(path));
       QCoreApplication::exit(0);
     });
     QObject::connect(&window, &MainWindow::loadFailed, &app, [](const QString& path) {

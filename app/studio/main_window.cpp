@@ -9,6 +9,7 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -35,10 +36,12 @@
 #include <QVBoxLayout>
 
 #include "driver/kernel_tasks.h"
+#include "driver/package_contents.h"
 #include "studio/benchmark_page.h"
 #include "studio/export_dialog.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "studio/model_load_tracker.h"
+#include "studio/package_page.h"
 #include "studio/schedule_editor_page.h"
 #include "studio/studio_settings.h"
 #include "studio/tuning_page.h"
@@ -128,6 +131,8 @@ void MainWindow::createCentralWidget() {
   centralTabs_->addTab(createSchedulePage(), tr("&Schedule"));
   centralTabs_->addTab(createTuningPage(), tr("T&uning"));
   centralTabs_->addTab(createBenchmarkPage(), tr("&Benchmark"));
+  centralTabs_->addTab(createPackagePage(), tr("&Package"));
+  showModelTabs(true);
   setCentralWidget(centralTabs_);
 }
 
@@ -395,6 +400,21 @@ QWidget* MainWindow::createBenchmarkPage() {
   return benchmarkPage_;
 }
 
+// The Package tab: a compiled package's graph, parameters, memory plan and benchmark.
+QWidget* MainWindow::createPackagePage() {
+  packagePage_ = new PackagePage;
+  packagePage_->setObjectName(QStringLiteral("packagePage"));
+  connect(packagePage_, &PackagePage::opened, this, &MainWindow::showPackage);
+  connect(packagePage_, &PackagePage::failed, this, &MainWindow::showLoadFailure);
+  connect(packagePage_, &PackagePage::logMessage, this, [this](const QString& message, bool error) {
+    if (error)
+      logView_->error(message);
+    else
+      logView_->info(message);
+  });
+  return packagePage_;
+}
+
 void MainWindow::showExportDialog() {
   if (!shownModel_) {
     statusBar()->showMessage(tr("Open a model to export it as a package"), 5000);
@@ -474,7 +494,7 @@ void MainWindow::createToolBar() {
   const QStyle* style = this->style();
   openAction_ = new QAction(style->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open…"), this);
   openAction_->setShortcut(QKeySequence::Open);
-  openAction_->setToolTip(tr("Open an ONNX model (Ctrl+O)"));
+  openAction_->setToolTip(tr("Open an ONNX model or a compiled package (Ctrl+O)"));
   connect(openAction_, &QAction::triggered, this, &MainWindow::chooseModelFile);
   sampleAction_ =
       new QAction(style->standardIcon(QStyle::SP_FileIcon), tr("Open &Sample Model"), this);
@@ -584,6 +604,11 @@ bool MainWindow::isLoading() const {
 }
 
 void MainWindow::openModel(const QString& path) {
+  if (driver::is_package_path(QFile::encodeName(path).toStdString())) {
+    openPackage(path);
+    return;
+  }
+  packagePage_->cancelOpen();
   logView_->info(tr("Opening %1").arg(path));
   statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
   loadTracker_->load(path);
@@ -609,8 +634,10 @@ void MainWindow::chooseModelFile() {
   const QString start = currentPath_.isEmpty() || currentPath_ == samplePath_
                             ? QString()
                             : QFileInfo(currentPath_).absolutePath();
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), start,
-                                                    tr("ONNX models (*.onnx);;All files (*)"));
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open Model or Package"), start,
+      tr("Models and packages (*.onnx *.tar);;ONNX models (*.onnx);;Lathe packages (*.tar);;"
+         "All files (*)"));
   if (!path.isEmpty()) openModel(path);
 }
 
@@ -679,7 +706,49 @@ void MainWindow::showModel(const std::shared_ptr<const LoadedModel>& model) {
   // The builds compile the imported graph: they run the passes themselves.
   shownModel_ = model;
   benchmarkPage_->setModel(model->path, std::shared_ptr<const Graph>(model, &model->graph));
+  showModelTabs(true);
   emit modelShown(model->path);
+}
+
+void MainWindow::openPackage(const QString& path) {
+  // The newest request wins, whichever kind it is.
+  if (loadTracker_->isLoading()) loadTracker_->cancel();
+  logView_->info(tr("Opening package %1").arg(path));
+  statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+  packagePage_->open(path);
+}
+
+void MainWindow::showPackage(const QString& path) {
+  currentPath_ = path;
+  settings_->addRecentFile(path);
+  // The docks describe a model; a package has its own summary on its page.
+  summaryView_->clearModelInfo();
+  groupModel_->clear();
+  inspector_->clear();
+  showModelTabs(false);
+  centralTabs_->setCurrentWidget(packagePage_);
+  updateWindowTitle();
+  const QString fileName = QFileInfo(path).fileName();
+  logView_->info(tr("Opened package %1").arg(fileName));
+  statusBar()->showMessage(tr("Opened %1").arg(fileName), 5000);
+  modelStatus_->setText(tr("compiled package"));
+  emit packageShown(path);
+}
+
+void MainWindow::showModelTabs(bool modelShown) {
+  const QString needsModel =
+      tr("Needs the ONNX model: a package holds compiled kernels only. Open the .onnx it was "
+         "compiled from");
+  for (QWidget* page :
+       {centralTabs_->widget(0), centralTabs_->widget(1), static_cast<QWidget*>(schedulePage_),
+        static_cast<QWidget*>(tuningPage_), static_cast<QWidget*>(benchmarkPage_)}) {
+    const int index = centralTabs_->indexOf(page);
+    centralTabs_->setTabEnabled(index, modelShown);
+    centralTabs_->setTabToolTip(index, modelShown ? QString() : needsModel);
+  }
+  centralTabs_->setTabVisible(centralTabs_->indexOf(packagePage_), !modelShown);
+  // Export compiles the model, which a package does not carry.
+  if (exportAction_) exportAction_->setEnabled(modelShown);
 }
 
 void MainWindow::showGraphSnapshots(const std::shared_ptr<const GraphSnapshots>& snapshots) {
@@ -918,7 +987,9 @@ QString MainWindow::modelPathFromMimeData(const QMimeData* mime) {
   for (const QUrl& url : mime->urls()) {
     if (!url.isLocalFile()) continue;
     const QString path = url.toLocalFile();
-    if (QFileInfo(path).suffix().compare(QLatin1String("onnx"), Qt::CaseInsensitive) == 0)
+    const QString suffix = QFileInfo(path).suffix();
+    if (suffix.compare(QLatin1String("onnx"), Qt::CaseInsensitive) == 0 ||
+        suffix.compare(QLatin1String("tar"), Qt::CaseInsensitive) == 0)
       return path;
   }
   return {};

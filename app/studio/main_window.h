@@ -1,7 +1,7 @@
 // The studio's main window: Graph, Nodes, Schedule, Tuning and Benchmark tabs in the middle;
 // the model summary, fused groups, inspector and log in docks; File, View and Help menus,
-// a toolbar, drag and drop of .onnx files. It only wires views to the driver; loads run
-// in ModelLoadTracker.
+// a toolbar, drag and drop of .onnx files and packages. It only wires views to the driver;
+// model loads run in ModelLoadTracker, packages open in the Package tab (PackagePage).
 #pragma once
 
 #include <QByteArray>
@@ -48,6 +48,7 @@ struct GraphSnapshots;
 class GraphSnapshotTracker;
 struct LoadedModel;
 class ModelLoadTracker;
+class PackagePage;
 class ScheduleEditorPage;
 class TuningPage;
 class StudioSettings;
@@ -60,7 +61,8 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   // Loads in the background; the newest request wins. A model that fails to
-  // load is reported in the log and the previous model stays shown.
+  // load is reported in the log and the previous model stays shown. A
+  // compiled package (driver::is_package_path) opens in the Package tab.
   void openModel(const QString& path);
   // The small CNN bundled in the resources (copied to a temporary file first,
   // since the importer reads from a path).
@@ -90,6 +92,9 @@ class MainWindow : public QMainWindow {
   TuningPage* tuningPage() const { return tuningPage_; }
   // The Benchmark tab: the shown model's untuned, tuned and hand-edited builds timed.
   BenchmarkPage* benchmarkPage() const { return benchmarkPage_; }
+  // The Package tab, shown only while a compiled package is open; the tabs
+  // that need the ONNX model are disabled meanwhile.
+  PackagePage* packagePage() const { return packagePage_; }
   QTabWidget* centralTabs() const { return centralTabs_; }
 
   // The node last selected in a graph view, the node table or the fused groups.
@@ -104,11 +109,13 @@ class MainWindow : public QMainWindow {
   // Stops waiting for the model being loaded; the shown model stays.
   void cancelLoading();
 
-  // The .onnx file a drag carries, or an empty string.
+  // The .onnx file or package (.tar) a drag carries, or an empty string.
   static QString modelPathFromMimeData(const QMimeData* mime);
 
  signals:
   void modelShown(const QString& path);
+  // The Package tab shows the compiled package at `path`.
+  void packageShown(const QString& path);
   void loadFailed(const QString& path);
   // The current model's passes ran: the fused groups, the Schedule and the
   // Tuning tabs show it, while its graphs are still being laid out.
@@ -138,6 +145,7 @@ class MainWindow : public QMainWindow {
   QWidget* createSchedulePage();
   QWidget* createTuningPage();
   QWidget* createBenchmarkPage();
+  QWidget* createPackagePage();
   void createDocks();
   void applyDefaultDockSizes();
   void createToolBar();
@@ -150,6 +158,10 @@ class MainWindow : public QMainWindow {
   void showAbout();
 
   void showModel(const std::shared_ptr<const LoadedModel>& model);
+  void openPackage(const QString& path);
+  void showPackage(const QString& path);
+  // Model tabs enabled and the Package tab hidden, or the other way round.
+  void showModelTabs(bool modelShown);
   void showLoadFailure(const QString& path, const QString& summary, const QStringList& problems);
   void setLoadingIndicator(bool loading);
   void updateWindowTitle();
@@ -233,6 +245,7 @@ class MainWindow : public QMainWindow {
   ScheduleEditorPage* schedulePage_ = nullptr;
   TuningPage* tuningPage_ = nullptr;
   BenchmarkPage* benchmarkPage_ = nullptr;
+  PackagePage* packagePage_ = nullptr;
   // The model shown: what Export Package compiles. Null until one loaded.
   std::shared_ptr<const LoadedModel> shownModel_;
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Installs the build into a staging root as the .deb lays it out (DESTDIR, prefix
 /usr) and runs, from there, what a user of the package runs: lathe, lathe-studio
-(offscreen) and a C program built against the installed runtime SDK through
-find_package(LatheRuntime) and through pkg-config. Nothing may come from the
+(offscreen, on a model and on a compiled package) and a C program built against
+the installed runtime SDK through find_package(LatheRuntime) and through
+pkg-config. The desktop integration is checked as a file manager sees it: gio
+asks the staged MIME database what a model and a package are, and the menu
+entry must claim both types. Nothing may come from the
 build tree: LD_LIBRARY_PATH is unset, and the staging root lies outside it.
 
   check_install.py --build-dir B --source-dir S --version V
@@ -94,8 +97,14 @@ def main():
         # The desktop integration: a valid menu entry, and MIME types that
         # shared-mime-info compiles (it exits 0 on a broken file, leaving its types out).
         share = os.path.join(usr, args.datadir)
-        run(["desktop-file-validate", os.path.join(share, "applications", "lathe-studio.desktop")],
-            env)
+        desktop = os.path.join(share, "applications", "lathe-studio.desktop")
+        run(["desktop-file-validate", desktop], env)
+        with open(desktop) as f:
+            claimed = [line.split("=", 1)[1].strip().split(";") for line in f
+                       if line.startswith("MimeType=")]
+        for mime_type in ("application/x-onnx", "application/x-lathe-package"):
+            if not claimed or mime_type not in claimed[0]:
+                raise Failure(f"lathe-studio.desktop does not claim {mime_type}: {claimed}")
         mime = os.path.join(share, "mime")
         run(["update-mime-database", mime], env)
         with open(os.path.join(mime, "globs2")) as f:
@@ -122,8 +131,24 @@ def main():
         if version != f"lathe {args.version}":
             raise Failure(f"lathe --version says '{version}'")
         model = os.path.join(args.source_dir, "resources", "sample_cnn.onnx")
-        package = os.path.join(stage, "module.tar")
-        run([lathe, "compile", model, "--output", package], env)
+        # The default name, as the desktop integration expects it.
+        run([lathe, "compile", model], env, cwd=stage)
+        package = os.path.join(stage, "module.lathe.tar")
+        if not os.path.isfile(package):
+            raise Failure(f"lathe compile wrote no {package}: {os.listdir(stage)}")
+
+        # What a file manager calls them: shared-mime-info through GIO, the staged
+        # types first, the user's own left out.
+        gio_env = dict(env, XDG_DATA_DIRS=f"{share}:/usr/share",
+                       XDG_DATA_HOME=os.path.join(stage, "no-user-data"))
+        plain_tar = os.path.join(stage, "plain.tar")
+        shutil.copyfile(package, plain_tar)
+        for path, expected_type in ((model, "application/x-onnx"),
+                                    (package, "application/x-lathe-package"),
+                                    (plain_tar, "application/x-tar")):
+            info = run(["gio", "info", "-a", "standard::content-type", path], gio_env)
+            if f"standard::content-type: {expected_type}" not in info:
+                raise Failure(f"gio says {os.path.basename(path)} is not {expected_type}:\n{info}")
         reference = os.path.join(stage, "lathe_run.npz")
         run([lathe, "run", package, "--output", reference], env)
         expected = npy_data(reference, "output_0")
@@ -147,6 +172,16 @@ def main():
         studio = os.path.join(bindir, "lathe-studio")
         run([studio, "--version"], env)
         run([studio, "--quit-when-shown", model], env)
+        # A package opens through the runtime alone; a plain .tar name too.
+        for path in (package, plain_tar):
+            try:
+                done = subprocess.run([studio, "--quit-when-shown", path], env=env,
+                                      capture_output=True, text=True, timeout=120)
+            except subprocess.TimeoutExpired:
+                raise Failure(f"lathe-studio did not quit within 2 minutes on {path}")
+            if done.returncode != 0 or f"package {path} shown" not in done.stderr:
+                raise Failure(f"lathe-studio did not show the package {path} (exit status "
+                              f"{done.returncode}):\n{done.stderr}")
 
         # The SDK through CMake: the consumer's build RPATH points into the stage.
         consumer_source = os.path.join(args.source_dir, "tests", "packaging", "sdk_consumer")
