@@ -96,6 +96,7 @@ Command schedule_command(CLI::App& lathe) {
       .flag("cache-flush", "evict weights and outputs before each run, as tuning does")
       .target_option()
       .input_shapes_option()
+      .plugin_option()
       .no_layout_flag();
   return {args, schedule};
 }
