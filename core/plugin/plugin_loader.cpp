@@ -100,9 +100,12 @@ const LoadedPlugin& load_plugin(const std::string& name_or_path) {
   } catch (const Error& e) {
     fail(str("plugin '", descriptor.name, "' (", path, ") failed to register: ", e.what()));
   }
-  LoadedPlugin plugin{descriptor.name, descriptor.version ? descriptor.version : "",
-                      descriptor.description ? descriptor.description : "", canonical,
-                      registrar.defined_ops()};
+  LoadedPlugin plugin{descriptor.name,
+                      descriptor.version ? descriptor.version : "",
+                      descriptor.description ? descriptor.description : "",
+                      canonical,
+                      registrar.defined_ops(),
+                      registrar.defined_codegens()};
   load_order().push_back(std::move(plugin));
   return load_order().back();
 }

@@ -9,8 +9,9 @@ namespace lathe::plugin {
 
 struct LoadedPlugin {
   std::string name, version, description;
-  std::string path;              // the library it came from
-  std::vector<std::string> ops;  // the ops it defined
+  std::string path;                   // the library it came from
+  std::vector<std::string> ops;       // the ops it defined
+  std::vector<std::string> codegens;  // the external codegens it defined
 };
 
 // Where plugins are looked for, in order: the folders of $LATHE_PLUGIN_PATH

@@ -37,4 +37,12 @@ void Registrar::define_compute(const std::string& op, topi::OpComputeFn compute,
   if (tuning_template) registry.define_template(op, tuning_template);
 }
 
+void Registrar::define_external_codegen(passes::ExternalCodegen codegen) {
+  if (passes::ExternalCodegenRegistry::global().find(codegen.name))
+    fail(str("plugin '", plugin_, "' defines external codegen '", codegen.name,
+             "', which is already registered"));
+  codegens_.push_back(codegen.name);
+  passes::ExternalCodegenRegistry::global().define(std::move(codegen));
+}
+
 }  // namespace lathe::plugin

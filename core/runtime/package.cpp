@@ -157,8 +157,21 @@ void Package::load() {
   KernelLookup lookup = [library](const std::string& name) -> KernelFunction {
     return reinterpret_cast<KernelFunction>(dlsym(library, name.c_str()));
   };
+  // External codegens' tables come from the libraries mod.so links.
+  // The library defining an entry stays loaded for the process's life
+  // (RTLD_NODELETE): a vendor library's worker threads (oneDNN's OpenMP
+  // pool) outlive the package, and would run unmapped code at exit if
+  // closing mod.so unloaded it.
+  ExternalLookup external = [library](const std::string& name) -> const LatheExternalFunctions* {
+    auto entry = reinterpret_cast<LatheExternalEntry>(dlsym(library, name.c_str()));
+    if (!entry) return nullptr;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(entry), &info) && info.dli_fname)
+      dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    return entry();
+  };
   try {
-    executor_ = std::make_unique<GraphExecutor>(std::move(desc), lookup, params);
+    executor_ = std::make_unique<GraphExecutor>(std::move(desc), lookup, params, external);
   } catch (const Error& e) {
     throw Error(path_ + ": " + e.what());
   }
