@@ -78,7 +78,15 @@ std::vector<std::string> plugin_search_path() {
         (self.parent_path().parent_path() / LATHE_PLUGIN_LIBDIR / "lathe" / "plugins").string());
   folders.push_back(LATHE_BUILD_PLUGIN_DIR);
   folders.push_back(LATHE_INSTALL_PLUGIN_DIR);
-  return folders;
+  // In the build tree bin/../lib/lathe/plugins is the build's plugin folder.
+  std::vector<std::string> distinct;
+  for (const std::string& folder : folders) {
+    bool seen = false;
+    for (const std::string& earlier : distinct)
+      seen |= fs::weakly_canonical(earlier, error) == fs::weakly_canonical(folder, error);
+    if (!seen) distinct.push_back(folder);
+  }
+  return distinct;
 }
 
 const LoadedPlugin& load_plugin(const std::string& name_or_path) {

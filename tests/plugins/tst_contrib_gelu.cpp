@@ -107,6 +107,16 @@ class TestContribGelu : public QObject {
     }
   }
 
+  // The studio takes the same --plugin, and refuses to start on a bad one.
+  void studioNamesAPluginItCannotLoad() {
+    Result r = run_process(qEnvironmentVariable("LATHE_BIN_DIR", "bin") + "/lathe-studio",
+                           {"--plugin", "contrib_gelu,no_such_plugin", model_});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("lathe-studio: error: cannot find plugin 'no_such_plugin': no "
+                            "no_such_plugin.so in "),
+             qPrintable(r.err));
+  }
+
   // As a user runs it, found by name in the build tree's plugin folder.
   void cliRunsTheModelWithThePlugin() {
     const QString out = dir_.filePath("out.npz");
