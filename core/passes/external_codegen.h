@@ -39,6 +39,10 @@ struct ExternalCodegen {
   std::function<std::optional<ExternalCall>(const Graph& graph, const ExternalPattern& pattern,
                                             const std::vector<int>& nodes)>
       lower;
+  // Optional: sees the partitioned graph once all calls exist and may change
+  // its own calls' "params" attribute, for what depends on neighbours (the
+  // data layout two calls hand each other without leaving the codegen).
+  std::function<void(Graph& graph)> finalize;
   // The library (path) exporting `runtime_symbol`, a LatheExternalEntry.
   std::string runtime_library;
   std::string runtime_symbol;

@@ -86,6 +86,8 @@ Graph partition_external(const Graph& input, const std::vector<std::string>& cod
   graph.nodes = std::move(nodes);
   reset_producers(graph);
   graph.remove_unused_values();
+  for (const ExternalCodegen* codegen : selected)
+    if (codegen->finalize) codegen->finalize(graph);
   graph.verify();
   return graph;
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "plugin/plugin_api.h"
+#include "runtime/thread_pool.h"
 #include "support/error.h"
 
 namespace lathe::plugin {
@@ -40,6 +41,8 @@ std::string resolve(const std::string& name_or_path) {
 }
 
 const LathePluginDescriptor& describe(const std::string& path) {
+  // Its external kernels may bring an OpenMP runtime, configured as it loads.
+  runtime::prefer_passive_openmp();
   // Never closed: the registries keep pointers into the library.
   void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) fail(str("cannot load plugin library '", path, "': ", dlerror()));

@@ -6,6 +6,7 @@
 #include <archive_entry.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include "runtime/cpu_features.h"
 #include "runtime/params.h"
+#include "runtime/thread_pool.h"
 
 namespace lathe::runtime {
 
@@ -123,6 +125,17 @@ void Package::load() {
   if (!std::filesystem::exists(path_)) throw Error(path_ + ": no such file");
   std::map<std::string, std::string> members = read_package_members(path_);
 
+  GraphModuleDesc desc;
+  try {
+    desc = parse_graph_json(members["mod.json"]);
+  } catch (const Error& e) {
+    throw Error(path_ + ": mod.json: " + e.what());
+  }
+  // mod.so brings external kernels' libraries along (and their OpenMP).
+  if (std::any_of(desc.nodes.begin(), desc.nodes.end(),
+                  [](const GraphNode& node) { return node.external; }))
+    prefer_passive_openmp();
+
   dir_ = make_private_dir();
   const std::string so_path = dir_ + "/mod.so";
   {
@@ -146,12 +159,6 @@ void Package::load() {
     throw Error(path_ + " was built for " + cpu_description(target_) + "; this CPU lacks " + list);
   }
 
-  GraphModuleDesc desc;
-  try {
-    desc = parse_graph_json(members["mod.json"]);
-  } catch (const Error& e) {
-    throw Error(path_ + ": mod.json: " + e.what());
-  }
   ParamMap params = load_params(members["mod.params"], path_ + ": mod.params");
   void* library = library_;
   KernelLookup lookup = [library](const std::string& name) -> KernelFunction {

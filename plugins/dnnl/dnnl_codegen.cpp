@@ -8,10 +8,12 @@
 // or when an attribute has no oneDNN equivalent.
 #include "dnnl_codegen.h"
 
+#include <algorithm>
 #include <cfloat>
 
 #include "dnnl_params.h"
 #include "ir/ops/window_geometry.h"
+#include "passes/graph_edit.h"
 
 namespace lathe::dnnl_plugin {
 namespace {
@@ -209,6 +211,48 @@ std::optional<ExternalCall> lower(const Graph& g, const ExternalPattern& pattern
   return lower_pool(g, nodes);
 }
 
+bool is_dnnl_call(const Node& node) {
+  return node.op == passes::kExternalCallOp && node.attrs.get_string("codegen", "") == "dnnl";
+}
+
+// Reorders at the boundary only: a 4-D tensor that one dnnl call writes and
+// only dnnl convolutions and pools read, as their source or their sum
+// operand, stays channels-last (NHWC, what oneDNN's convolutions choose on
+// AVX-512 and AVX2), so the chain between two Lathe kernels converts from and
+// to NCHW once.
+void keep_channels_last(Graph& g) {
+  std::vector<std::optional<Params>> params(g.nodes.size());
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (is_dnnl_call(g.nodes[n])) {
+      Params p = parse_params(g.nodes[n].attrs.get_string("params", ""));
+      if (p.kind != Params::Kind::MatMul) params[n] = p;
+    }
+  const std::vector<std::vector<int>> consumers = passes::value_consumers(g);
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    if (!params[n]) continue;
+    const ValueId out = g.nodes[n].outputs[0];
+    const std::vector<int>& readers = consumers[static_cast<size_t>(out)];
+    if (readers.empty() || passes::is_graph_output(g, out)) continue;
+    const bool all_dnnl = std::all_of(readers.begin(), readers.end(), [&](int r) {
+      const Node& reader = node_at(g, r);
+      const bool as_src = reader.inputs[0] == out;
+      const bool as_sum = params[static_cast<size_t>(r)] && params[static_cast<size_t>(r)]->sum &&
+                          reader.inputs.back() == out;
+      return params[static_cast<size_t>(r)] && (as_src || as_sum);
+    });
+    if (!all_dnnl) continue;
+    params[n]->dst_nhwc = true;
+    for (int r : readers) {
+      const Node& reader = node_at(g, r);
+      Params& p = *params[static_cast<size_t>(r)];
+      if (reader.inputs[0] == out) p.src_nhwc = true;
+      if (p.sum && reader.inputs.back() == out) p.sum_nhwc = true;
+    }
+  }
+  for (size_t n = 0; n < g.nodes.size(); ++n)
+    if (params[n]) g.nodes[n].attrs.set("params", to_text(*params[n]));
+}
+
 }  // namespace
 
 passes::ExternalCodegen make_codegen(const std::string& runtime_library) {
@@ -232,6 +276,7 @@ passes::ExternalCodegen make_codegen(const std::string& runtime_library) {
       {"global_average_pool", {"GlobalAveragePool"}},
   };
   codegen.lower = lower;
+  codegen.finalize = keep_channels_last;
   codegen.runtime_library = runtime_library;
   codegen.runtime_symbol = "lathe_dnnl_functions";
   return codegen;

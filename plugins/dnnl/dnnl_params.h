@@ -24,6 +24,10 @@ struct Params {
   bool sum = false;                 // an Add of another tensor (the last input)
   std::string eltwise;              // "", "relu", "clip" (alpha, beta), "gelu_erf"
   float alpha = 0, beta = 0;
+  // Conv and Pool: channels-last (NHWC, oneDNN's "acdb") instead of NCHW for
+  // a tensor that only dnnl calls produce and read, so that no reorder runs
+  // between them (the layout oneDNN's convolutions prefer on this CPU).
+  bool src_nhwc = false, dst_nhwc = false, sum_nhwc = false;
 };
 
 inline const char* kind_name(Params::Kind kind) {
@@ -62,6 +66,9 @@ inline std::string to_text(const Params& p) {
     j["eltwise"] = p.eltwise;
     if (p.eltwise == "clip") j["clip"] = {p.alpha, p.beta};
   }
+  if (p.src_nhwc) j["src_nhwc"] = true;
+  if (p.dst_nhwc) j["dst_nhwc"] = true;
+  if (p.sum_nhwc) j["sum_nhwc"] = true;
   return j.dump();
 }
 
@@ -95,6 +102,9 @@ inline Params parse_params(const std::string& text) {
   p.bias = j.value("bias", false);
   p.sum = j.value("sum", false);
   p.eltwise = j.value("eltwise", std::string());
+  p.src_nhwc = j.value("src_nhwc", false);
+  p.dst_nhwc = j.value("dst_nhwc", false);
+  p.sum_nhwc = j.value("sum_nhwc", false);
   if (p.eltwise == "clip") {
     p.alpha = j.at("clip").at(0).get<float>();
     p.beta = j.at("clip").at(1).get<float>();

@@ -59,6 +59,11 @@ memory::desc plain(const std::vector<int64_t>& shape) {
   return memory::desc(dims_of(shape), DataType::f32, plain_tag(shape.size()));
 }
 
+// A 4-D activation as the graph holds it: NCHW, or NHWC between dnnl calls.
+memory::desc activation(const std::vector<int64_t>& shape, bool nhwc) {
+  return nhwc ? memory::desc(dims_of(shape), DataType::f32, Tag::acdb) : plain(shape);
+}
+
 memory::desc any(const std::vector<int64_t>& shape) {
   return memory::desc(dims_of(shape), DataType::f32, Tag::any);
 }
@@ -135,11 +140,11 @@ class Kernel {
     memory dst = dst_.target(output);
     if (sum_operand) {
       // The sum post-op adds what dst holds: the Add's other operand.
-      memory operand(dst_.user, cpu_engine(), sum_operand);
-      if (dst_.buffer)
+      memory operand(sum_user_, cpu_engine(), sum_operand);
+      if (sum_reorder_)
         sum_reorder_->execute(stream_, operand, dst);
       else
-        std::memcpy(output, sum_operand, dst_.user.get_size());
+        std::memcpy(dst.get_data_handle(), sum_operand, sum_user_.get_size());
     }
     bound.emplace(DNNL_ARG_DST, dst);
     if (workspace_) bound.emplace(DNNL_ARG_WORKSPACE, *workspace_);
@@ -180,8 +185,8 @@ class Kernel {
         p.bias ? bias_desc_ : memory::desc(), any(p.dst), dims_of(p.strides), dims_of(p.dilations),
         dims_of(p.pad_l), dims_of(p.pad_r));
     const dnnl::convolution_forward::primitive_desc pd(desc, post_ops_attr(p), cpu_engine());
-    src_.init(plain(p.src), pd.src_desc(), true);
-    dst_.init(plain(p.dst), pd.dst_desc(), false);
+    src_.init(activation(p.src, p.src_nhwc), pd.src_desc(), true);
+    dst_.init(activation(p.dst, p.dst_nhwc), pd.dst_desc(), false);
     weights_inner_ = pd.weights_desc();
     primitive_ = dnnl::convolution_forward(pd);
   }
@@ -208,25 +213,32 @@ class Kernel {
                                 : p.pool == "avg_include"
                                     ? dnnl::algorithm::pooling_avg_include_padding
                                     : dnnl::algorithm::pooling_avg_exclude_padding;
-    // Pooling takes its source's layout as given (no format "any"): the graph's.
+    // Pooling takes its source's layout as given (no format "any") and
+    // writes the same one.
     const auto desc = dnnl::pooling_v2_forward::desc(
-        dnnl::prop_kind::forward_inference, alg, plain(p.src), plain(p.dst), dims_of(p.strides),
-        dims_of(p.kernel), dims_of(p.dilations), dims_of(p.pad_l), dims_of(p.pad_r));
+        dnnl::prop_kind::forward_inference, alg, activation(p.src, p.src_nhwc),
+        activation(p.dst, p.src_nhwc), dims_of(p.strides), dims_of(p.kernel), dims_of(p.dilations),
+        dims_of(p.pad_l), dims_of(p.pad_r));
     const dnnl::pooling_v2_forward::primitive_desc pd(desc, cpu_engine());
-    src_.init(plain(p.src), pd.src_desc(), true);
-    dst_.init(plain(p.dst), pd.dst_desc(), false);
+    src_.init(activation(p.src, p.src_nhwc), pd.src_desc(), true);
+    dst_.init(activation(p.dst, p.dst_nhwc), pd.dst_desc(), false);
     if (pd.workspace_desc().get_size()) workspace_ = memory(pd.workspace_desc(), cpu_engine());
     primitive_ = dnnl::pooling_v2_forward(pd);
   }
 
-  // The sum operand's reorder into dst's layout, when that is not plain.
+  // The sum operand's reorder into the primitive's dst layout, when the
+  // graph holds it in another.
   void init_sum() {
-    if (!params_.sum || !dst_.buffer) return;
-    sum_reorder_ = dnnl::reorder(memory(dst_.user, cpu_engine(), DNNL_MEMORY_NONE), *dst_.buffer);
+    if (!params_.sum) return;
+    sum_user_ = activation(params_.dst, params_.sum_nhwc);
+    if (sum_user_ == dst_.inner) return;
+    sum_reorder_ = dnnl::reorder(memory(sum_user_, cpu_engine(), DNNL_MEMORY_NONE),
+                                 memory(dst_.inner, cpu_engine(), DNNL_MEMORY_NONE));
   }
 
   Params params_;
   dnnl::stream stream_;
+  memory::desc sum_user_;
   std::optional<dnnl::reorder> sum_reorder_;
   std::optional<dnnl::primitive> primitive_;
   Port src_, dst_;

@@ -1,7 +1,8 @@
 // The dnnl plugin (oneDNN as an external codegen) on the test zoo: the graph
-// compiler hands Conv/Gemm/pool chains to it, tuning sees none of them, the
-// JIT-compiled graph and its package (whose mod.so links the plugin's runtime
-// library) both match PyTorch within 1e-4.
+// compiler hands Conv/Gemm/pool chains to it, tuning sees none of them, calls
+// hand each other channels-last tensors, and the JIT-compiled graph and its
+// package (whose mod.so links the plugin's runtime library) both match
+// PyTorch within 1e-4.
 #include <QtTest>
 
 #include <QProcess>
@@ -49,6 +50,14 @@ Tensor run(runtime::GraphExecutor& exec, const Model& m) {
   return driver::from_ndarray(exec.output(0));
 }
 
+// Calls that read their source channels-last, from another dnnl call.
+int channels_last_sources(const runtime::GraphModuleDesc& desc) {
+  return static_cast<int>(
+      std::count_if(desc.nodes.begin(), desc.nodes.end(), [](const runtime::GraphNode& n) {
+        return n.external && n.external_params.find("\"src_nhwc\":true") != std::string::npos;
+      }));
+}
+
 int external_nodes(const runtime::GraphModuleDesc& desc) {
   return static_cast<int>(
       std::count_if(desc.nodes.begin(), desc.nodes.end(), [](const runtime::GraphNode& n) {
@@ -65,17 +74,23 @@ class TestDnnl : public QObject {
 
  private slots:
   void initTestCase() {
+    QVERIFY(qgetenv("OMP_WAIT_POLICY").isEmpty());
     const driver::LoadedPlugin& dnnl = driver::load_plugin("dnnl");
     QCOMPARE(dnnl.codegens, std::vector<std::string>{"dnnl"});
+    // oneDNN's OpenMP waits passively instead of spinning against Lathe's pool.
+    QCOMPARE(qgetenv("OMP_WAIT_POLICY"), QByteArray("PASSIVE"));
   }
 
   void zooMatchesPyTorch_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<int>("calls");  // the chains dnnl takes
+    // Of those, the ones whose source another call hands over channels-last:
+    // all but the first conv (the model's input) and the Gemm (after a Flatten).
+    QTest::addColumn<int>("channels_last");
     // ResNet-18: 20 convolutions (8 of them with the residual Add and ReLU),
     // the max pool, the global average pool and the classifier's Gemm.
-    QTest::newRow("resnet18") << "resnet18" << 23;
-    QTest::newRow("mobilenet_v2") << "mobilenet_v2" << 54;
+    QTest::newRow("resnet18") << "resnet18" << 23 << 21;
+    QTest::newRow("mobilenet_v2") << "mobilenet_v2" << 54 << 52;
   }
 
   void zooMatchesPyTorch() {
@@ -111,9 +126,11 @@ class TestDnnl : public QObject {
   void check_model() {
     QFETCH(QString, model);
     QFETCH(int, calls);
+    QFETCH(int, channels_last);
     const Model m = load(model);
     const driver::CompiledGraph compiled = driver::compile_graph(m.graph);
     QCOMPARE(external_nodes(compiled.desc), calls);
+    QCOMPARE(channels_last_sources(compiled.desc), channels_last);
     // Tuning (and the compiler's own kernels) see none of the claimed ops.
     for (const driver::KernelTask& task : compiled.tasks)
       for (const std::string& op : task.ops)
