@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "../test_models.h"
 #include "driver/compiled_module.h"
@@ -120,6 +121,27 @@ class TestDnnl : public QObject {
     const Model m = load("resnet18");
     const double error = relative_error(got[0].second, m.io[1].second);
     QVERIFY2(error <= 1e-4, qPrintable(QString("lathe run: %1").arg(error)));
+
+    // And in a C program that links liblathe_runtime.so only: no LLVM, no Qt,
+    // no Lathe C++ but what mod.so brings (oneDNN's runtime library).
+    const QString in = dir_.filePath("in.bin"), raw_out = dir_.filePath("out.bin");
+    QFile input_file(in);
+    QVERIFY(input_file.open(QIODevice::WriteOnly));
+    const Tensor& input = m.io[0].second;
+    input_file.write(static_cast<const char*>(input.raw()), static_cast<qint64>(input.nbytes()));
+    input_file.close();
+    QProcess c_program;
+    c_program.start(LATHE_RUN_PACKAGE, {tar, in, raw_out});
+    QVERIFY(c_program.waitForFinished(120000));
+    QVERIFY2(c_program.exitCode() == 0, c_program.readAllStandardError().constData());
+    QFile output_file(raw_out);
+    QVERIFY(output_file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = output_file.readAll();
+    Tensor from_c(m.io[1].second.type());
+    QCOMPARE(static_cast<size_t>(bytes.size()), from_c.nbytes());
+    std::memcpy(from_c.raw(), bytes.constData(), from_c.nbytes());
+    const double c_error = relative_error(from_c, m.io[1].second);
+    QVERIFY2(c_error <= 1e-4, qPrintable(QString("lathe_run_package: %1").arg(c_error)));
   }
 
  private:
