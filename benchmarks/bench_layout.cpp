@@ -57,8 +57,11 @@ int main(int argc, char** argv) {
     for (const std::string& path : models) {
       const std::string name = fs::path(path).stem().string();
       const Graph graph = driver::load_model(path);
-      const passes::OptimizedGraph optimized = passes::optimize_graph(
-          graph, {.alter_layout = true, .record_snapshots = false, .vector_unit = {}});
+      const passes::OptimizedGraph optimized =
+          passes::optimize_graph(graph, {.alter_layout = true,
+                                         .record_snapshots = false,
+                                         .vector_unit = {},
+                                         .external_codegens = std::nullopt});
       write_dot(dot_dir, name, "original", graph);
       write_dot(dot_dir, name, "fused", optimized.graph, optimized.groups);
       report(name, "original", views::layout_graph(graph));

@@ -7,8 +7,11 @@
 // With ONNX Runtime set up (benchmarks/ort/setup.sh) it is timed on the same
 // model, input and thread count, alternating with Lathe in two rounds (the
 // better median of each), and the table gives Lathe / ONNX Runtime per model
-// and their geometric mean. Ratios come from one run: the machine is shared.
-//   bench_models [--models DIR] [--runs N] [--only NAME] [--ort DIR | --no-ort]
+// and their geometric mean. With the dnnl plugin built (plugins/dnnl), each
+// model is also compiled with oneDNN running the chains it claims, checked
+// and timed the same way: the "should I offload this conv?" column. Ratios
+// come from one run: the machine is shared.
+//   bench_models [--models DIR] [--runs N] [--only NAME] [--ort DIR | --no-ort] [--no-dnnl]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +23,7 @@
 #include "driver/compiled_module.h"
 #include "driver/model_loader.h"
 #include "driver/onnx_runtime.h"
+#include "driver/plugins.h"
 #include "driver/tensor_files.h"
 #include "reference/executor.h"
 #include "support/machine_peak.h"
@@ -49,7 +53,8 @@ struct Row {
   std::string model;
   double compile_ms = 0, median_ms = 0, gflops = 0, peak_fraction = 0, reference_ms = 0;
   double activation_mib = 0, param_mib = 0, error = 0;
-  double ort_ms = 0, ort_error = 0;  // 0 ms: ONNX Runtime not timed
+  double ort_ms = 0, ort_error = 0;    // 0 ms: ONNX Runtime not timed
+  double dnnl_ms = 0, dnnl_error = 0;  // 0 ms: the dnnl plugin not timed
   int kernels = 0, groups = 0;
 };
 
@@ -60,7 +65,7 @@ int main(int argc, char** argv) {
   int runs = 50;
   std::string only;
   fs::path ort_dir = driver::onnx_runtime_dir();
-  bool ort = true;
+  bool ort = true, dnnl = true;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--models") && i + 1 < argc)
       dir = argv[++i];
@@ -72,10 +77,12 @@ int main(int argc, char** argv) {
       ort_dir = argv[++i];
     else if (!std::strcmp(argv[i], "--no-ort"))
       ort = false;
+    else if (!std::strcmp(argv[i], "--no-dnnl"))
+      dnnl = false;
     else {
       std::fprintf(stderr,
                    "usage: bench_models [--models DIR] [--runs N>=50] [--only NAME] "
-                   "[--ort DIR | --no-ort]\n");
+                   "[--ort DIR | --no-ort] [--no-dnnl]\n");
       return 2;
     }
   }
@@ -87,6 +94,17 @@ int main(int argc, char** argv) {
       ort = false;
     }
   }
+  if (dnnl) {
+    try {
+      driver::load_plugin("dnnl");
+    } catch (const std::exception& e) {
+      std::printf("oneDNN is not timed: %s\n", e.what());
+      dnnl = false;
+    }
+  }
+  // Lathe's own kernels for every op, whatever plugins are loaded.
+  driver::CompileOptions lathe_only;
+  lathe_only.passes.external_codegens = std::vector<std::string>{};
   std::vector<Row> rows;
   std::vector<fs::path> models;
   if (!fs::is_directory(dir)) {
@@ -113,7 +131,7 @@ int main(int argc, char** argv) {
         for (auto& [name, t] : driver::read_npz_tensors(npz.string())) io[name] = t;
 
       Timer timer;
-      driver::CompiledGraph compiled = driver::compile_graph(graph);
+      driver::CompiledGraph compiled = driver::compile_graph(graph, lathe_only);
       driver::JitGraphModule module(compiled, codegen::Target::host());
       row.compile_ms = timer.milliseconds();
       row.kernels = static_cast<int>(compiled.tasks.size());
@@ -140,16 +158,30 @@ int main(int argc, char** argv) {
 
       // Peak measured right before the timed runs, so both see the same machine.
       PeakFlops peak = measure_peak_flops(threads);
-      auto lathe_median = [&] {
+      auto median_of_runs = [&](runtime::GraphExecutor& executor) {
         std::vector<double> times;
         for (int r = 0; r < runs; ++r) {
           timer.restart();
-          exec.run();
+          executor.run();
           times.push_back(timer.milliseconds());
         }
         return median(times);
       };
+      auto lathe_median = [&] { return median_of_runs(exec); };
       row.median_ms = lathe_median();
+      if (dnnl) {
+        driver::CompileOptions with_dnnl;
+        with_dnnl.passes.external_codegens = std::vector<std::string>{"dnnl"};
+        const driver::CompiledGraph offloaded = driver::compile_graph(graph, with_dnnl);
+        driver::JitGraphModule dnnl_module(offloaded, codegen::Target::host());
+        runtime::GraphExecutor& dnnl_exec = dnnl_module.executor();
+        for (const auto& [name, t] : inputs) dnnl_exec.set_input(name, t.raw(), t.nbytes());
+        dnnl_exec.run();
+        if (auto it = io.find("output"); it != io.end())
+          row.dnnl_error = normalized_error(driver::from_ndarray(dnnl_exec.output(0)), it->second);
+        row.dnnl_ms = median_of_runs(dnnl_exec);
+        row.median_ms = std::min(row.median_ms, lathe_median());
+      }
       if (ort && inputs.size() == 1) {
         const auto& [input_name, input] = *inputs.begin();
         for (int round = 0; round < 2; ++round) {
@@ -182,9 +214,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_models: %s\n", e.what());
     return 1;
   }
-  std::printf("\n%-22s %8s %7s %11s %10s %9s %8s %11s %10s %9s %9s %9s %9s %9s\n", "model",
-              "kernels", "groups", "compile ms", "median ms", "GFLOPS", "% peak", "vs ref (x)",
-              "act MiB", "param MiB", "error", "ORT ms", "Lathe/ORT", "ORT err");
+  std::printf("\n%-22s %8s %7s %11s %10s %9s %8s %11s %10s %9s %9s %9s %9s %9s %9s %12s %9s\n",
+              "model", "kernels", "groups", "compile ms", "median ms", "GFLOPS", "% peak",
+              "vs ref (x)", "act MiB", "param MiB", "error", "oneDNN ms", "Lathe/oneDNN",
+              "oneDNN err", "ORT ms", "Lathe/ORT", "ORT err");
   double log_ratio_sum = 0;
   int ratios = 0;
   bool wrong = false;
@@ -193,6 +226,10 @@ int main(int argc, char** argv) {
                 r.model.c_str(), r.kernels, r.groups, r.compile_ms, r.median_ms, r.gflops,
                 100 * r.peak_fraction, r.reference_ms / r.median_ms, r.activation_mib, r.param_mib,
                 r.error);
+    if (r.dnnl_ms > 0)
+      std::printf(" %9.3f %12.2f %9.1e", r.dnnl_ms, r.median_ms / r.dnnl_ms, r.dnnl_error);
+    else
+      std::printf(" %9s %12s %9s", "-", "-", "-");
     if (r.ort_ms > 0) {
       std::printf(" %9.3f %9.2f %9.1e\n", r.ort_ms, r.median_ms / r.ort_ms, r.ort_error);
       log_ratio_sum += std::log(r.median_ms / r.ort_ms);
@@ -200,14 +237,18 @@ int main(int argc, char** argv) {
     } else {
       std::printf(" %9s %9s %9s\n", "-", "-", "-");
     }
-    wrong |= !(r.error <= 1e-4);
+    wrong |= !(r.error <= 1e-4) || (r.dnnl_ms > 0 && !(r.dnnl_error <= 1e-4));
   }
   if (ratios)
     std::printf("\nLathe / ONNX Runtime, geometric mean over %d models: %.2f\n", ratios,
                 std::exp(log_ratio_sum / ratios));
-  for (const Row& r : rows)
+  for (const Row& r : rows) {
     if (!(r.error <= 1e-4))
       std::fprintf(stderr, "bench_models: %s: normalized error %.2e is above 1e-4\n",
                    r.model.c_str(), r.error);
+    if (r.dnnl_ms > 0 && !(r.dnnl_error <= 1e-4))
+      std::fprintf(stderr, "bench_models: %s: with oneDNN, normalized error %.2e is above 1e-4\n",
+                   r.model.c_str(), r.dnnl_error);
+  }
   return wrong ? 1 : 0;
 }

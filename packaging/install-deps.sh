@@ -19,6 +19,8 @@ packages=(
   nlohmann-json3-dev libarchive-dev libxgboost-dev xgboost libcli11-dev
   # the test models: exported from PyTorch, the oracle (tools/models/export_models.py)
   python3-torch python3-torchvision python3-onnx
+  # optional: oneDNN for plugins/dnnl (CMake skips that plugin, saying so, without it)
+  libdnnl-dev
   # screenshots of the studio
   xvfb xauth xdotool
   # the install test (tests/packaging): checks the menu entry and the MIME types

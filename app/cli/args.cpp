@@ -44,6 +44,11 @@ Args& Args::input_shapes_option() {
   return value("input-shapes", "\"name:[d,...]\"", "fix the shapes of the model's inputs");
 }
 
+Args& Args::plugin_option() {
+  return value("plugin", "NAME[,NAME]",
+               "load plugins: NAME.so on LATHE_PLUGIN_PATH or in lib/lathe/plugins, or a path");
+}
+
 Args& Args::no_layout_flag() {
   return flag("no-layout", "keep convolutions in NCHW (no blocked layout)");
 }

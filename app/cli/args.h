@@ -34,9 +34,10 @@ class Args {
   Args& values(const std::string& name, const std::string& metavar, int count,
                const std::string& description);
   // The options several commands share (read back by model_options.h):
-  // --target, --input-shapes, --no-layout.
+  // --target, --input-shapes, --no-layout, --plugin.
   Args& target_option();
   Args& input_shapes_option();
+  Args& plugin_option();
   Args& no_layout_flag();
 
   CLI::App& app() const { return *app_; }

@@ -73,6 +73,7 @@ Command compile_command(CLI::App& lathe) {
       .value("output", "FILE", "package to write (default module.lathe.tar)")
       .target_option()
       .input_shapes_option()
+      .plugin_option()
       .value("tuning-records", "FILE", "apply the best schedule of each task from `lathe tune`")
       .no_layout_flag();
   return {args, compile};

@@ -28,6 +28,7 @@ Command inspect_command(CLI::App& lathe) {
                                      "Show a model's inputs, outputs, ops, parameters and MACs");
   args->positional("MODEL", "ONNX model file")
       .input_shapes_option()
+      .plugin_option()
       .flag("print", "also print the graph's text form");
   return {args, inspect};
 }

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "model_options.h"
 
 namespace {
 
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
     if (!command.args->app().parsed()) continue;
     try {
       command.args->check_leftovers();
+      lathe::cli::load_plugins(*command.args);
       return command.run(*command.args);
     } catch (const std::exception& e) {
       std::cerr << "lathe " << command.args->name() << ": error: " << e.what() << "\n";

@@ -1,8 +1,13 @@
 #include "model_options.h"
 
 #include "driver/model_loader.h"
+#include "driver/plugins.h"
 
 namespace lathe::cli {
+
+void load_plugins(const Args& args) {
+  if (args.has("plugin")) driver::load_plugins(args.get("plugin"));
+}
 
 Graph load_model(const Args& args) {
   driver::LoadOptions load;

@@ -9,6 +9,8 @@
 
 namespace lathe::cli {
 
+// Loads the plugins --plugin names, before anything reads the model.
+void load_plugins(const Args& args);
 // MODEL, with the shapes --input-shapes fixes.
 Graph load_model(const Args& args);
 // --target; the host when not given.

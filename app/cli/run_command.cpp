@@ -156,7 +156,8 @@ Command run_command(CLI::App& lathe) {
       .value("executor", "compiled|reference",
              "compiled kernels (default) or the plain reference kernels")
       .target_option()
-      .input_shapes_option();
+      .input_shapes_option()
+      .plugin_option();
   return {args, run};
 }
 

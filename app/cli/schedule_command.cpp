@@ -134,6 +134,7 @@ Command schedule_command(CLI::App& lathe) {
              "with --diff: columns of the side-by-side diff (default: the terminal's)")
       .target_option()
       .input_shapes_option()
+      .plugin_option()
       .no_layout_flag();
   return {args, schedule};
 }

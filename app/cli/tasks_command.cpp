@@ -47,6 +47,7 @@ Command tasks_command(CLI::App& lathe) {
   args->positional("MODEL", "ONNX model file")
       .target_option()
       .input_shapes_option()
+      .plugin_option()
       .no_layout_flag();
   return {args, tasks};
 }

@@ -219,6 +219,7 @@ Command tune_command(CLI::App& lathe) {
       .value("curve", "FILE.csv", "write the estimated latency after every round")
       .target_option()
       .input_shapes_option()
+      .plugin_option()
       .no_layout_flag();
   return {args, tune};
 }

@@ -34,7 +34,8 @@ ComputeOutcome computeSnapshots(const QString& path, std::shared_ptr<const Graph
     result->optimized =
         driver::optimize_graph(*graph, {.alter_layout = true,
                                         .record_snapshots = true,
-                                        .vector_unit = driver::Target::host().vector_unit()});
+                                        .vector_unit = driver::Target::host().vector_unit(),
+                                        .external_codegens = std::nullopt});
     result->milliseconds = timer.elapsed();
     outcome.snapshots = std::move(result);
   } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "driver/graph_module_description.h"
+#include "passes/external_codegen.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
 #include "support/timer.h"
@@ -82,6 +83,10 @@ CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
   GraphModuleDescription description = describe_graph_module(g, groups, result.tasks, computations);
   result.desc = std::move(description.desc);
   result.params = std::move(description.params);
+  for (const Node& node : g.nodes)
+    if (node.op == passes::kExternalCallOp)
+      result.external_libraries[node.attrs.get_string("function", "")] =
+          node.attrs.get_string("library", "");
   return result;
 }
 

@@ -35,6 +35,9 @@ struct CompiledGraph {
   std::vector<tir::PrimFunc> funcs;  // funcs[i] implements tasks[i]
   runtime::GraphModuleDesc desc;     // memory-planned
   std::map<std::string, runtime::NDArray> params;
+  // External codegens' runtime libraries, by the symbol of their table
+  // (what the graph's external nodes name as func_name).
+  std::map<std::string, std::string> external_libraries;
   double passes_ms = 0, lower_ms = 0;
 };
 

@@ -5,6 +5,7 @@
 
 #include "driver/graph_compiler.h"
 #include "driver/memory_plan.h"
+#include "passes/external_codegen.h"
 #include "support/error.h"
 
 namespace lathe::driver {
@@ -60,22 +61,43 @@ GraphModuleDescription describe_graph_module(
     add_null_node(v);
   };
   for (ValueId v : g.inputs) add_null_node(v);
+  // A group without a task is one external call (passes/partition_external):
+  // its kernel's arguments are the call's inputs and output.
+  auto external_call = [&](size_t gi) -> const Node* {
+    if (task_of_group[gi] >= 0) return nullptr;
+    const Node& node = g.nodes[static_cast<size_t>(groups[gi].nodes.front())];
+    LATHE_CHECK(groups[gi].nodes.size() == 1 && node.op == passes::kExternalCallOp, "fused group ",
+                groups[gi].name, " has no kernel");
+    return &node;
+  };
+  auto input_values = [&](size_t gi) {
+    const Node* call = external_call(gi);
+    return call ? call->inputs : computations[gi].input_values;
+  };
   for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (ValueId v : computations[gi].input_values)
+    for (ValueId v : input_values(gi))
       if (g.value(v).is_constant()) ensure_param(v);
   for (int gi : topological_group_order(groups)) {
-    const tune::GroupComputation& comp = computations[static_cast<size_t>(gi)];
-    const KernelTask& task = tasks[static_cast<size_t>(task_of_group[static_cast<size_t>(gi)])];
+    const size_t group = static_cast<size_t>(gi);
+    const Node* call = external_call(group);
+    const std::vector<ValueId> inputs = input_values(group);
+    const std::vector<ValueId> outputs = call ? call->outputs : computations[group].output_values;
     runtime::GraphNode node;
     node.op = "tvm_op";
-    node.name = groups[static_cast<size_t>(gi)].name;
-    node.func_name = task.func_name;
-    for (ValueId v : comp.input_values) node.inputs.push_back(entry_of.at(v));
-    node.num_inputs = static_cast<uint32_t>(comp.input_values.size());
-    node.num_outputs = static_cast<uint32_t>(comp.output_values.size());
+    node.name = groups[group].name;
+    if (call) {
+      node.func_name = call->attrs.get_string("function", "");
+      node.external = true;
+      node.external_params = call->attrs.get_string("params", "");
+    } else {
+      node.func_name = tasks[static_cast<size_t>(task_of_group[group])].func_name;
+    }
+    for (ValueId v : inputs) node.inputs.push_back(entry_of.at(v));
+    node.num_inputs = static_cast<uint32_t>(inputs.size());
+    node.num_outputs = static_cast<uint32_t>(outputs.size());
     uint32_t id = static_cast<uint32_t>(desc.nodes.size());
-    for (size_t i = 0; i < comp.output_values.size(); ++i)
-      entry_of[comp.output_values[i]] = {id, static_cast<uint32_t>(i), 0};
+    for (size_t i = 0; i < outputs.size(); ++i)
+      entry_of[outputs[i]] = {id, static_cast<uint32_t>(i), 0};
     desc.nodes.push_back(node);
   }
   for (ValueId v : g.outputs) {

@@ -23,7 +23,8 @@ struct GraphModuleDescription {
 
 // `computations[g]` is group g's computation, whose input and output values
 // give its kernel's parameter order; `tasks` say which function runs each
-// group. Throws when the groups form a cycle or a value has no producer.
+// group; a group no task runs is one external call, whose node gives both.
+// Throws when the groups form a cycle or a value has no producer.
 GraphModuleDescription describe_graph_module(
     const Graph& graph, const std::vector<passes::FusedGroup>& groups,
     const std::vector<tune::KernelTask>& tasks,

@@ -152,7 +152,8 @@ void write_tar(const std::string& tar_path,
 void write_package(const std::string& tar_path, const std::vector<char>& object,
                    const runtime::GraphModuleDesc& desc,
                    const std::map<std::string, runtime::NDArray>& params,
-                   const std::string& target_text, const std::string& target_features) {
+                   const std::string& target_text, const std::string& target_features,
+                   const std::vector<std::string>& libraries) {
   LATHE_CHECK(!object.empty(), "write_package: empty kernel object");
   runtime::GraphModuleDesc graph = desc;
   runtime::finalize(graph);
@@ -190,10 +191,16 @@ void write_package(const std::string& tar_path, const std::vector<char>& object,
 
   const char* cc_env = std::getenv("LATHE_CC");
   const std::string cc = cc_env && *cc_env ? cc_env : "cc";
+  std::vector<std::string> command = {cc, "-shared", "-fPIC", "-o", dir.file("mod.so")};
+  for (const char* input : {"kernels.o", "meta.c"}) command.push_back(dir.file(input));
+  command.push_back("-lm");
+  if (!libraries.empty()) command.push_back("-Wl,--no-as-needed");
+  for (const std::string& library : libraries) {
+    command.push_back(library);
+    command.push_back("-Wl,-rpath," + std::filesystem::path(library).parent_path().string());
+  }
   std::string output;
-  const int status = run_program({cc, "-shared", "-fPIC", "-o", dir.file("mod.so"),
-                                  dir.file("kernels.o"), dir.file("meta.c"), "-lm"},
-                                 output);
+  const int status = run_program(command, output);
   if (status != 0)
     fail(str("linking mod.so failed (", cc, " exited with ", status, "):\n", output));
 

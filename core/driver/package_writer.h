@@ -18,13 +18,16 @@ namespace lathe::driver {
 // `const char lathe_module_target[]` (target_text, e.g. "llvm -mcpu=znver4")
 // and `lathe_module_features[]` (target_features, LLVM's "+avx2,+avx512f,..."),
 // which the loader checks against the host CPU. Linking runs
-// `cc -shared -fPIC -o mod.so kernels.o meta.c -lm` ($LATHE_CC instead of cc
-// when set) without a shell. Throws lathe::Error with the linker's output,
+// `cc -shared -fPIC -o mod.so kernels.o meta.c -lm [libraries]` ($LATHE_CC
+// instead of cc when set) without a shell. Throws lathe::Error with the linker's output,
 // or saying that no C compiler was found, or naming the file it could not
 // write.
+// `libraries` are the external codegens' runtime libraries (paths) that
+// mod.so links, each found again through an rpath to its folder.
 void write_package(const std::string& tar_path, const std::vector<char>& object,
                    const runtime::GraphModuleDesc& desc,
                    const std::map<std::string, runtime::NDArray>& params,
-                   const std::string& target_text, const std::string& target_features);
+                   const std::string& target_text, const std::string& target_features,
+                   const std::vector<std::string>& libraries = {});
 
 }  // namespace lathe::driver

@@ -88,7 +88,11 @@ OpRegistry& OpRegistry::global() {
 }
 
 OpDef& OpRegistry::define(const std::string& name, FusionKind kind, InferFn infer) {
-  OpDef& def = ops_[name];
+  LATHE_CHECK(!name.empty(), "an op needs a name");
+  LATHE_CHECK(infer, "op '", name, "' needs a shape inference function");
+  auto [it, inserted] = ops_.try_emplace(name);
+  if (!inserted) fail(str("op '", name, "' is already registered"));
+  OpDef& def = it->second;
   def.name = name;
   def.kind = kind;
   def.infer = infer;
@@ -103,6 +107,13 @@ const OpDef* OpRegistry::find(std::string_view name) const {
 OpDef* OpRegistry::find_mutable(std::string_view name) {
   auto it = ops_.find(name);
   return it == ops_.end() ? nullptr : &it->second;
+}
+
+void OpRegistry::set_kernel(std::string_view name, KernelFn kernel) {
+  OpDef* def = find_mutable(name);
+  if (!def) fail(str("cannot attach a reference kernel to op '", name, "': no such op"));
+  if (def->kernel) fail(str("op '", name, "' already has a reference kernel"));
+  def->kernel = kernel;
 }
 
 std::vector<std::string> OpRegistry::names() const {

@@ -77,7 +77,9 @@ using MacsFn = int64_t (*)(const Node&, const std::vector<TensorType>& inputs,
                            const std::vector<TensorType>& outputs);
 
 struct OpDef {
-  std::string name;  // the ONNX op type, default domain
+  // The ONNX op type; ops of another domain carry it as a prefix
+  // ("com.microsoft.Gelu"), as the importer names their nodes.
+  std::string name;
   FusionKind kind = FusionKind::Opaque;
   InferFn infer = nullptr;
   KernelFn kernel = nullptr;
@@ -90,12 +92,17 @@ struct OpDef {
   std::vector<int> shape_inputs;
 };
 
+// Open to plugins (core/plugin), which define ops of their own while they
+// load, before anything compiles; it is not locked for concurrent changes.
 class OpRegistry {
  public:
   // All built-in ops with their inference; kernels come from core/reference.
   static OpRegistry& global();
 
+  // Throws lathe::Error when an op of that name is already registered.
   OpDef& define(const std::string& name, FusionKind kind, InferFn infer);
+  // Attaches the reference kernel; throws when the op is unknown or has one.
+  void set_kernel(std::string_view name, KernelFn kernel);
   const OpDef* find(std::string_view name) const;
   OpDef* find_mutable(std::string_view name);
   std::vector<std::string> names() const;

@@ -5,8 +5,10 @@
 #include "passes/alter_conv_layout.h"
 #include "passes/cancel_layout_transforms.h"
 #include "passes/eliminate_dead_code.h"
+#include "passes/external_codegen.h"
 #include "passes/fold_constants.h"
 #include "passes/lower_conv_transpose.h"
+#include "passes/partition_external.h"
 #include "passes/simplify.h"
 #include "support/error.h"
 #include "support/timer.h"
@@ -34,6 +36,10 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   run("fold_constants", fold_constants);
   run("simplify", simplify);
   run("fold_constants", fold_constants);
+  const std::vector<std::string> codegens =
+      options.external_codegens.value_or(ExternalCodegenRegistry::global().names());
+  if (!codegens.empty())
+    run("partition_external", [&](const Graph& g) { return partition_external(g, codegens); });
   run("lower_conv_transpose", lower_conv_transpose);
   if (options.alter_layout)
     run("alter_conv_layout",

@@ -2,6 +2,7 @@
 // function Graph -> Graph, with the graph and the time recorded after each.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct PassOptions {
   bool record_snapshots = true;
   // The target's vector unit: the layout pass blocks channels by its vectors.
   VectorUnit vector_unit;
+  // External codegens (passes/external_codegen.h) that may claim groups, in
+  // order of preference; nullopt: every registered one (the plugins loaded).
+  std::optional<std::vector<std::string>> external_codegens;
 };
 
 struct OptimizedGraph {

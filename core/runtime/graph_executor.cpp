@@ -38,7 +38,8 @@ std::string node_label(const GraphModuleDesc& desc, uint32_t node_id) {
 }  // namespace
 
 GraphExecutor::GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
-                             const std::map<std::string, NDArray>& params)
+                             const std::map<std::string, NDArray>& params,
+                             const ExternalLookup& external)
     : desc_(std::move(desc)) {
   validate(desc_);
   const uint32_t num_entries = desc_.num_entries();
@@ -92,8 +93,10 @@ GraphExecutor::GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
   for (uint32_t node_id = 0; node_id < desc_.nodes.size(); ++node_id) {
     const GraphNode& node = desc_.nodes[node_id];
     if (!node.is_op()) continue;
-    Step step{node_id, lookup ? lookup(node.func_name) : nullptr, {}};
-    if (!step.function)
+    Step step{node_id, nullptr, {}, nullptr, nullptr};
+    if (node.external)
+      bind_external(step, node, external);
+    else if (!(step.function = lookup ? lookup(node.func_name) : nullptr))
       throw Error("kernel '" + node.func_name + "' of " + node_label(desc_, node_id) +
                   " is not in the module");
     for (const GraphEntryRef& in : node.inputs)
@@ -103,6 +106,22 @@ GraphExecutor::GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
     steps_.push_back(std::move(step));
   }
   for (const GraphEntryRef& head : desc_.heads) outputs_.push_back(entries_[desc_.entry_id(head)]);
+}
+
+void GraphExecutor::bind_external(Step& step, const GraphNode& node,
+                                  const ExternalLookup& external) {
+  const std::string where =
+      "external function '" + node.func_name + "' of " + node_label(desc_, step.node_id);
+  const LatheExternalFunctions* table = external ? external(node.func_name) : nullptr;
+  if (!table) throw Error(where + " is not in any loaded library");
+  if (table->abi_version != LATHE_EXTERNAL_ABI_VERSION)
+    throw Error(where + " has external ABI version " + std::to_string(table->abi_version) +
+                ", expected " + std::to_string(LATHE_EXTERNAL_ABI_VERSION));
+  char message[512] = "";
+  void* kernel = table->create(node.external_params.c_str(), message, sizeof message);
+  if (!kernel) throw Error(where + ": " + message);
+  step.external = table;
+  step.external_kernel = std::shared_ptr<void>(kernel, table->destroy);
 }
 
 const GraphExecutor::Port& GraphExecutor::input_port(int index) const {
@@ -155,7 +174,7 @@ void GraphExecutor::set_input(const std::string& name, const void* data, size_t 
 }
 
 void GraphExecutor::run() {
-  for (Step& step : steps_) step.function(step.args.data());
+  for (Step& step : steps_) step.call();
 }
 
 const NDArray& GraphExecutor::output(int index) const {
@@ -195,7 +214,7 @@ std::vector<KernelProfile> GraphExecutor::profile(int repeat) {
   for (int r = 0; r < repeat; ++r) {
     for (size_t i = 0; i < steps_.size(); ++i) {
       const Clock::time_point start = Clock::now();
-      steps_[i].function(steps_[i].args.data());
+      steps_[i].call();
       total_us[i] += elapsed_us(start);
     }
   }

@@ -2,15 +2,18 @@
 // a static memory plan, as TVM's graph executor does. One 64-byte aligned pool
 // per storage_id, sized for the largest entry mapped to it; parameters are
 // copied into their storage once, at construction; each kernel is called as
-// `void f(void** args)` with its input entries' pointers, then its outputs'.
+// `void f(void** args)` with its input entries' pointers, then its outputs'
+// (an external codegen's kernel as run(kernel, args), runtime/external_abi.h).
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "runtime/external_abi.h"
 #include "runtime/graph_json.h"
 #include "runtime/ndarray.h"
 
@@ -19,6 +22,9 @@ namespace lathe::runtime {
 using KernelFunction = void (*)(void** args);
 // Returns the kernel for a func_name, or nullptr when there is none.
 using KernelLookup = std::function<KernelFunction(const std::string& func_name)>;
+// Returns an external codegen's table for the func_name of an external node
+// (runtime/external_abi.h), or nullptr when there is none.
+using ExternalLookup = std::function<const LatheExternalFunctions*(const std::string& func_name)>;
 
 struct KernelProfile {
   std::string node_name;
@@ -40,8 +46,11 @@ class GraphExecutor {
   // `params`). Throws Error for a missing kernel (naming it), a parameter
   // whose shape, type or name does not match the graph, or storage shared
   // by an input or parameter with another entry.
+  // External nodes are built through `external` (their tables' create),
+  // which throws naming the node when it fails.
   GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
-                const std::map<std::string, NDArray>& params = {});
+                const std::map<std::string, NDArray>& params = {},
+                const ExternalLookup& external = {});
   GraphExecutor(const GraphExecutor&) = delete;
   GraphExecutor& operator=(const GraphExecutor&) = delete;
 
@@ -84,12 +93,24 @@ class GraphExecutor {
     uint32_t node_id;
     KernelFunction function;
     std::vector<void*> args;
+    // An external node's table and kernel instead of `function`; the
+    // kernel is destroyed with the step, also when a later node fails to bind.
+    const LatheExternalFunctions* external = nullptr;
+    std::shared_ptr<void> external_kernel;
+    void call() {
+      if (external)
+        external->run(external_kernel.get(), args.data());
+      else
+        function(args.data());
+    }
   };
   struct Port {
     std::string name;
     uint32_t entry;
   };
   const Port& input_port(int index) const;
+  // Builds an external node's kernel into `step`; throws naming the node.
+  void bind_external(Step& step, const GraphNode& node, const ExternalLookup& external);
 
   GraphModuleDesc desc_;
   std::vector<NDArray> pools_;    // by storage_id

@@ -105,6 +105,10 @@ GraphNode parse_node(const json& value, size_t i) {
   node.num_outputs = attr_u32(member(attrs, "num_outputs", aw), aw + ".num_outputs");
   if (attrs.contains("flatten_data"))
     node.flatten_data = attr_u32(attrs["flatten_data"], aw + ".flatten_data") != 0;
+  if (attrs.contains("external_params")) {
+    node.external = true;
+    node.external_params = as_string(attrs["external_params"], aw + ".external_params");
+  }
   return node;
 }
 
@@ -187,6 +191,7 @@ std::string to_json(const GraphModuleDesc& desc) {
                     {"num_inputs", std::to_string(node.num_inputs)},
                     {"num_outputs", std::to_string(node.num_outputs)},
                     {"flatten_data", node.flatten_data ? "1" : "0"}};
+      if (node.external) j["attrs"]["external_params"] = node.external_params;
     }
     ordered_json inputs = ordered_json::array();
     for (const GraphEntryRef& e : node.inputs) inputs.push_back({e.node_id, e.index, e.version});

@@ -7,6 +7,7 @@
 //              {"op": "tvm_op", "name": "fused_add", "inputs": [[0, 0, 0], [1, 0, 0]],
 //               "attrs": {"func_name": "fused_add", "num_inputs": "2",
 //                         "num_outputs": "1", "flatten_data": "0"}}, ...],
+//   (a node an external codegen runs adds "external_params": "...")
 //    "arg_nodes": [0, 1], "heads": [[2, 0, 0]],
 //    "attrs": {"dltype": ["list_str", ["float32", ...]],
 //              "storage_id": ["list_int", [0, 1, 2]],
@@ -34,6 +35,11 @@ struct GraphNode {
   std::string func_name;
   uint32_t num_inputs = 0, num_outputs = 1;
   bool flatten_data = false;
+  // An external codegen's call (attrs "external_params"): func_name is the
+  // symbol of its runtime library's table (runtime/external_abi.h), and
+  // these are the parameters its create() gets.
+  bool external = false;
+  std::string external_params;
   bool is_op() const { return op == "tvm_op"; }
 };
 

@@ -6,6 +6,7 @@
 #include <archive_entry.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include "runtime/cpu_features.h"
 #include "runtime/params.h"
+#include "runtime/thread_pool.h"
 
 namespace lathe::runtime {
 
@@ -123,6 +125,17 @@ void Package::load() {
   if (!std::filesystem::exists(path_)) throw Error(path_ + ": no such file");
   std::map<std::string, std::string> members = read_package_members(path_);
 
+  GraphModuleDesc desc;
+  try {
+    desc = parse_graph_json(members["mod.json"]);
+  } catch (const Error& e) {
+    throw Error(path_ + ": mod.json: " + e.what());
+  }
+  // mod.so brings external kernels' libraries along (and their OpenMP).
+  if (std::any_of(desc.nodes.begin(), desc.nodes.end(),
+                  [](const GraphNode& node) { return node.external; }))
+    prefer_passive_openmp();
+
   dir_ = make_private_dir();
   const std::string so_path = dir_ + "/mod.so";
   {
@@ -146,19 +159,26 @@ void Package::load() {
     throw Error(path_ + " was built for " + cpu_description(target_) + "; this CPU lacks " + list);
   }
 
-  GraphModuleDesc desc;
-  try {
-    desc = parse_graph_json(members["mod.json"]);
-  } catch (const Error& e) {
-    throw Error(path_ + ": mod.json: " + e.what());
-  }
   ParamMap params = load_params(members["mod.params"], path_ + ": mod.params");
   void* library = library_;
   KernelLookup lookup = [library](const std::string& name) -> KernelFunction {
     return reinterpret_cast<KernelFunction>(dlsym(library, name.c_str()));
   };
+  // External codegens' tables come from the libraries mod.so links.
+  // The library defining an entry stays loaded for the process's life
+  // (RTLD_NODELETE): a vendor library's worker threads (oneDNN's OpenMP
+  // pool) outlive the package, and would run unmapped code at exit if
+  // closing mod.so unloaded it.
+  ExternalLookup external = [library](const std::string& name) -> const LatheExternalFunctions* {
+    auto entry = reinterpret_cast<LatheExternalEntry>(dlsym(library, name.c_str()));
+    if (!entry) return nullptr;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(entry), &info) && info.dli_fname)
+      dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+    return entry();
+  };
   try {
-    executor_ = std::make_unique<GraphExecutor>(std::move(desc), lookup, params);
+    executor_ = std::make_unique<GraphExecutor>(std::move(desc), lookup, params, external);
   } catch (const Error& e) {
     throw Error(path_ + ": " + e.what());
   }

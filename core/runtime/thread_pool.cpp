@@ -207,4 +207,8 @@ void reset_global_thread_pool(int num_threads) {
   // `old` joins its workers here, outside the lock, once no launch holds it.
 }
 
+void prefer_passive_openmp() {
+  setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+}
+
 }  // namespace lathe::runtime

@@ -68,6 +68,14 @@ int default_num_threads();
 
 // The pool lathe_parallel_for uses, created on first use.
 std::shared_ptr<ThreadPool> global_thread_pool();
+
+// Before a library with external kernels loads (a plugin, a package's
+// mod.so that links one): makes the OpenMP runtime it may bring (oneDNN's
+// libgomp) wait passively, unless OMP_WAIT_POLICY says otherwise. OpenMP's
+// default spins between its parallel regions against this pool's workers;
+// on 2 cores ResNet-18 with oneDNN ran 129 ms (median) spinning, 32 ms
+// passive. libgomp reads the variable once, when it loads.
+void prefer_passive_openmp();
 // Replaces the global pool by one of num_threads threads (0: default_num_threads(),
 // which re-reads LATHE_NUM_THREADS). Launches already running finish on the old pool.
 void reset_global_thread_pool(int num_threads = 0);

@@ -80,8 +80,8 @@ std::string ComputeContext::name(std::string_view suffix) const {
   return base_name_ + "_" + std::string(suffix);
 }
 
-const OpStrategyRegistry& OpStrategyRegistry::global() {
-  static const OpStrategyRegistry registry = [] {
+OpStrategyRegistry& OpStrategyRegistry::global() {
+  static OpStrategyRegistry registry = [] {
     OpStrategyRegistry r;
     register_elementwise_computes(r);
     register_shape_computes(r);
@@ -96,11 +96,17 @@ const OpStrategyRegistry& OpStrategyRegistry::global() {
 }
 
 void OpStrategyRegistry::define_compute(const std::string& op, OpComputeFn fn) {
-  ops_[op].compute = fn;
+  LATHE_CHECK(fn, "the compute of op '", op, "' is null");
+  OpStrategy& strategy = ops_[op];
+  if (strategy.compute) fail(str("op '", op, "' already has a compute"));
+  strategy.compute = fn;
 }
 
 void OpStrategyRegistry::define_template(const std::string& op, OpTemplateFn fn) {
-  ops_[op].tuning_template = fn;
+  LATHE_CHECK(fn, "the tuning template of op '", op, "' is null");
+  OpStrategy& strategy = ops_[op];
+  if (strategy.tuning_template) fail(str("op '", op, "' already has a tuning template"));
+  strategy.tuning_template = fn;
 }
 
 const OpStrategy* OpStrategyRegistry::find(std::string_view op) const {

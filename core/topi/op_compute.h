@@ -81,11 +81,14 @@ struct OpStrategy {
   OpTemplateFn tuning_template = nullptr;
 };
 
+// Open to plugins (core/plugin), which add computes while they load, before
+// anything compiles; it is not locked for concurrent changes.
 class OpStrategyRegistry {
  public:
   // Every op with a compute definition, registered on first use.
-  static const OpStrategyRegistry& global();
+  static OpStrategyRegistry& global();
 
+  // Each throws lathe::Error when the op already has one.
   void define_compute(const std::string& op, OpComputeFn fn);
   void define_template(const std::string& op, OpTemplateFn fn);
   const OpStrategy* find(std::string_view op) const;  // nullptr: no compute for that op

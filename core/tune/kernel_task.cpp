@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ir/node_cost.h"
+#include "passes/external_codegen.h"
 #include "tune/group_computation.h"
 
 namespace lathe::tune {
@@ -42,6 +43,10 @@ std::vector<KernelTask> extract_tasks(const Graph& graph,
   std::map<std::string, int> by_key;
   for (size_t g = 0; g < groups.size(); ++g) {
     const passes::FusedGroup& group = groups[g];
+    // An external codegen runs it: nothing to build, schedule or tune.
+    if (group.nodes.size() == 1 &&
+        graph.nodes[static_cast<size_t>(group.nodes[0])].op == passes::kExternalCallOp)
+      continue;
     std::string key = group_structure_key(graph, group);
     auto [it, fresh] = by_key.emplace(key, static_cast<int>(tasks.size()));
     if (fresh) {

@@ -296,9 +296,11 @@ class TestCompiledModels : public QObject {
     const std::string base = (models_dir() + "/resnet18").toStdString();
     Graph graph = driver::load_model(base + ".onnx");
     const codegen::Target haswell = codegen::Target::parse("llvm -mcpu=haswell");
-    passes::OptimizedGraph optimized = passes::optimize_graph(
-        graph,
-        {.alter_layout = true, .record_snapshots = false, .vector_unit = VectorUnit::avx2()});
+    passes::OptimizedGraph optimized =
+        passes::optimize_graph(graph, {.alter_layout = true,
+                                       .record_snapshots = false,
+                                       .vector_unit = VectorUnit::avx2(),
+                                       .external_codegens = std::nullopt});
     std::vector<driver::KernelTask> tasks = tune::extract_tasks(optimized.graph, optimized.groups);
     const auto conv = std::find_if(tasks.begin(), tasks.end(), [](const driver::KernelTask& t) {
       return t.signature.find("float32[1,8,56,56,8], float32[8,8,3,3,8,8]") == 0;

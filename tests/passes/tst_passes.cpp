@@ -835,8 +835,11 @@ class TestPasses : public QObject {
         normalized_error(run(opt.graph, {{"x", tx}})[0], run(original, {{"x", tx}})[0]);
     QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
 
-    passes::OptimizedGraph plain = passes::optimize_graph(
-        original, {.alter_layout = false, .record_snapshots = false, .vector_unit = {}});
+    passes::OptimizedGraph plain =
+        passes::optimize_graph(original, {.alter_layout = false,
+                                          .record_snapshots = false,
+                                          .vector_unit = {},
+                                          .external_codegens = std::nullopt});
     QVERIFY(plain.snapshots.empty());
     QCOMPARE(joined(ops_of(plain.graph)), QString("Conv Relu"));
   }

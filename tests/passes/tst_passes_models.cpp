@@ -153,8 +153,11 @@ class TestPassesModels : public QObject {
 
   void resnetConvolutionsFuseWithTheirEpilogue() {
     LoadedModel m = load("resnet18");
-    passes::OptimizedGraph opt = passes::optimize_graph(
-        m.graph, {.alter_layout = true, .record_snapshots = false, .vector_unit = {}});
+    passes::OptimizedGraph opt =
+        passes::optimize_graph(m.graph, {.alter_layout = true,
+                                         .record_snapshots = false,
+                                         .vector_unit = {},
+                                         .external_codegens = std::nullopt});
     const Graph& g = opt.graph;
     std::vector<int> group_of(g.nodes.size(), -1);
     for (const auto& grp : opt.groups)

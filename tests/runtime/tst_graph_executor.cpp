@@ -1,10 +1,12 @@
 // The graph executor with kernels written in C++ and handed over through the
-// lookup: inputs, bound parameters, node order, storage sharing, errors, the
-// per-kernel profile and TVM's timing text.
+// lookup: inputs, bound parameters, node order, storage sharing, errors,
+// external codegens' nodes, the per-kernel profile and TVM's timing text.
 #include <QtTest>
 #include <cmath>
+#include <cstdio>
 
 #include "runtime/graph_executor.h"
+#include "runtime/graph_json.h"
 
 using namespace lathe::runtime;
 
@@ -47,14 +49,46 @@ KernelFunction lookup(const std::string& name) {
   return nullptr;
 }
 
+// An external codegen's table (runtime/external_abi.h) whose kernels scale
+// their input by the factor their parameters name: "scale 3".
+int live_scale_kernels = 0;
+
+void* create_scale(const char* params, char* error, size_t error_size) {
+  float factor = 0;
+  if (std::sscanf(params, "scale %f", &factor) != 1) {
+    std::snprintf(error, error_size, "bad parameters '%s'", params);
+    return nullptr;
+  }
+  ++live_scale_kernels;
+  return new float(factor);
+}
+
+void run_scale(void* kernel, void** args) {
+  auto* x = static_cast<const float*>(args[0]);
+  auto* y = static_cast<float*>(args[1]);
+  for (int i = 0; i < kN; ++i) y[i] = x[i] * *static_cast<float*>(kernel);
+}
+
+void destroy_scale(void* kernel) {
+  --live_scale_kernels;
+  delete static_cast<float*>(kernel);
+}
+
+const LatheExternalFunctions kScale = {LATHE_EXTERNAL_ABI_VERSION, create_scale, run_scale,
+                                       destroy_scale};
+
+const LatheExternalFunctions* external_lookup(const std::string& name) {
+  return name == "scale_functions" ? &kScale : nullptr;
+}
+
 GraphNode input(const std::string& name) {
-  return {"null", name, {}, "", 0, 1, false};
+  return {"null", name, {}, "", 0, 1, false, false, ""};
 }
 
 GraphNode op(const std::string& name, const std::string& func, std::vector<GraphEntryRef> in,
              uint32_t outputs = 1) {
   const uint32_t n = static_cast<uint32_t>(in.size());
-  return {"tvm_op", name, std::move(in), func, n, outputs, false};
+  return {"tvm_op", name, std::move(in), func, n, outputs, false, false, ""};
 }
 
 // y = relu(x + w) with w a parameter; entries x, w, t, y.
@@ -184,6 +218,37 @@ class TestGraphExecutor : public QObject {
     QVERIFY2(e.contains("holds 24 bytes"), qPrintable(e));
     e = error_of([&] { ex.output(1); });
     QVERIFY2(e.contains("output index 1 out of range"), qPrintable(e));
+  }
+
+  // y = scale(x + w): the last node runs through an external codegen's table,
+  // built from its parameters once and destroyed with the executor.
+  void externalNodesRunThroughTheirTable() {
+    GraphModuleDesc d = add_relu_graph();
+    d.nodes[3].func_name = "scale_functions";
+    d.nodes[3].external = true;
+    d.nodes[3].external_params = "scale 3";
+    // mod.json carries the parameters.
+    const GraphModuleDesc parsed = parse_graph_json(to_json(d));
+    QVERIFY(parsed.nodes[3].external);
+    QCOMPARE(parsed.nodes[3].external_params, std::string("scale 3"));
+    QVERIFY(!parsed.nodes[2].external);
+    {
+      GraphExecutor ex(parsed, lookup, {{"w", floats({1, 1, 1, 1, 1, 1})}}, external_lookup);
+      QCOMPARE(live_scale_kernels, 1);
+      const std::vector<float> x = {-2, -1, 0, 1, 2, 3};
+      ex.set_input("x", x.data(), x.size() * sizeof(float));
+      ex.run();
+      QCOMPARE(output_values(ex, 0), (std::vector<float>{-3, 0, 3, 6, 9, 12}));
+    }
+    QCOMPARE(live_scale_kernels, 0);
+
+    QString e = error_of([&] { GraphExecutor ex(d, lookup, {}); });
+    QCOMPARE(e, QString("external function 'scale_functions' of node 3 ('fused_relu') is not in "
+                        "any loaded library"));
+    d.nodes[3].external_params = "double";
+    e = error_of([&] { GraphExecutor ex(d, lookup, {}, external_lookup); });
+    QCOMPARE(e, QString("external function 'scale_functions' of node 3 ('fused_relu'): bad "
+                        "parameters 'double'"));
   }
 
   void profileHasOneRowPerKernel() {

@@ -15,12 +15,12 @@ using runtime::GraphNode;
 namespace {
 
 GraphNode input(const std::string& name) {
-  return {"null", name, {}, "", 0, 1, false};
+  return {"null", name, {}, "", 0, 1, false, false, ""};
 }
 
 GraphNode op(const std::string& name, const std::string& func, std::vector<GraphEntryRef> in) {
   const uint32_t n = static_cast<uint32_t>(in.size());
-  return {"tvm_op", name, std::move(in), func, n, 1, false};
+  return {"tvm_op", name, std::move(in), func, n, 1, false, false, ""};
 }
 
 // x -> a -> b -> c -> d, each step "inc" (adds 1), all float32[n].

@@ -56,10 +56,10 @@ std::vector<tir::PrimFunc> build_kernels() {
 
 GraphModuleDesc graph() {
   GraphModuleDesc d;
-  d.nodes = {{"null", "x", {}, "", 0, 1, false},
-             {"null", "w", {}, "", 0, 1, false},
-             {"tvm_op", "add0", {{0, 0, 0}, {1, 0, 0}}, "fused_add", 2, 1, false},
-             {"tvm_op", "relu0", {{2, 0, 0}}, "fused_relu_scale", 1, 1, false}};
+  d.nodes = {{"null", "x", {}, "", 0, 1, false, false, ""},
+             {"null", "w", {}, "", 0, 1, false, false, ""},
+             {"tvm_op", "add0", {{0, 0, 0}, {1, 0, 0}}, "fused_add", 2, 1, false, false, ""},
+             {"tvm_op", "relu0", {{2, 0, 0}}, "fused_relu_scale", 1, 1, false, false, ""}};
   d.arg_nodes = {0, 1};
   d.heads = {{3, 0, 0}};
   d.dltype.assign(4, "float32");

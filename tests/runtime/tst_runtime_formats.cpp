@@ -84,9 +84,10 @@ QString error_of(F&& body) {
 
 GraphModuleDesc two_node_graph() {
   GraphModuleDesc d;
-  d.nodes.push_back({"null", "x", {}, "", 0, 1, false});
-  d.nodes.push_back({"null", "w", {}, "", 0, 1, false});
-  d.nodes.push_back({"tvm_op", "fused_add", {{0, 0, 0}, {1, 0, 0}}, "fused_add", 2, 1, false});
+  d.nodes.push_back({"null", "x", {}, "", 0, 1, false, false, ""});
+  d.nodes.push_back({"null", "w", {}, "", 0, 1, false, false, ""});
+  d.nodes.push_back(
+      {"tvm_op", "fused_add", {{0, 0, 0}, {1, 0, 0}}, "fused_add", 2, 1, false, false, ""});
   d.arg_nodes = {0, 1};
   d.heads = {{2, 0, 0}};
   d.dltype = {"float32", "float32", "float32"};

@@ -154,8 +154,11 @@ class TestGraphView : public QObject {
 
   void resnetFusedSnapshotDrawsItsGroups() {
     const Graph resnet = driver::load_model(resnetPath().toStdString());
-    const passes::OptimizedGraph optimized = passes::optimize_graph(
-        resnet, {.alter_layout = true, .record_snapshots = true, .vector_unit = {}});
+    const passes::OptimizedGraph optimized =
+        passes::optimize_graph(resnet, {.alter_layout = true,
+                                        .record_snapshots = true,
+                                        .vector_unit = {},
+                                        .external_codegens = std::nullopt});
     QVERIFY(!optimized.snapshots.empty());
     const passes::GraphSnapshot& fused = optimized.snapshots.back();
     QCOMPARE(fused.pass, std::string("fuse_ops"));
@@ -236,8 +239,11 @@ class TestGraphView : public QObject {
     for (const Node& node : graph.nodes) concats += node.op == "Concat";
     if (dense) QVERIFY2(concats >= 50, qPrintable(QString::number(concats)));
     if (!dense) QVERIFY(graph.nodes.size() >= 1000);
-    const passes::OptimizedGraph optimized = passes::optimize_graph(
-        graph, {.alter_layout = true, .record_snapshots = false, .vector_unit = {}});
+    const passes::OptimizedGraph optimized =
+        passes::optimize_graph(graph, {.alter_layout = true,
+                                       .record_snapshots = false,
+                                       .vector_unit = {},
+                                       .external_codegens = std::nullopt});
 
     Timer timer;
     const GraphLayout original = views::layout_graph(graph);

@@ -201,8 +201,10 @@ struct Group {
 Group group_anchored_by(const Graph& graph, const std::string& op,
                         const VectorUnit& vector_unit = {}) {
   Group g;
-  g.optimized = passes::optimize_graph(
-      graph, {.alter_layout = true, .record_snapshots = false, .vector_unit = vector_unit});
+  g.optimized = passes::optimize_graph(graph, {.alter_layout = true,
+                                               .record_snapshots = false,
+                                               .vector_unit = vector_unit,
+                                               .external_codegens = std::nullopt});
   for (const passes::FusedGroup& group : g.optimized.groups)
     if (g.optimized.graph.nodes[static_cast<size_t>(group.anchor)].op == op) g.index = group.id;
   return g;

@@ -306,13 +306,18 @@ class Importer {
   void import_node(const onnx::NodeProto& proto, int index) {
     Node node;
     node.name = unique_node_name(proto, index);
-    node.op = proto.op_type();
+    // Ops of other domains (ONNX Runtime's com.microsoft contrib ops) are
+    // named with their domain; only plugins define them.
+    const bool default_domain = proto.domain().empty() || proto.domain() == "ai.onnx";
+    node.op = default_domain ? proto.op_type() : proto.domain() + "." + proto.op_type();
     const std::string where = "node " + describe_node(node);
     bool usable = true;
 
-    if (!proto.domain().empty() && proto.domain() != "ai.onnx") {
+    if (!default_domain && !registry_.find(node.op)) {
       report(Kind::Unsupported, where,
-             str("operator domain '", proto.domain(), "' is unsupported"));
+             str("unsupported op ", node.op,
+                 " (a plugin may provide it: lathe --plugin NAME, with the plugin's library on "
+                 "LATHE_PLUGIN_PATH or in Lathe's plugin folder)"));
       usable = false;
     } else if (!registry_.find(node.op) && !is_legacy_op(node.op)) {
       report(Kind::Unsupported, where, "operator is not supported");
