@@ -28,6 +28,7 @@
 #include "driver/graph_compiler.h"
 #include "studio/exception_text.h"
 #include "studio/executor_inputs.h"
+#include "studio/executor_report.h"
 #include "studio/record_schedules.h"
 #include "support/error.h"
 #include "support/timer.h"
@@ -119,19 +120,11 @@ RunOutcome runExportedPackage(QString packagePath, QString modelPath, int repeat
     driver::Package package(QFile::encodeName(packagePath).toStdString());
     driver::GraphExecutor& executor = package.executor();
     const QString inputs = feedInputs(executor, modelPath);
-    executor.run();
     QStringList lines;
     lines << QStringLiteral("Loaded %1, built for %2")
                  .arg(packagePath, QString::fromStdString(package.target()));
     lines << QStringLiteral("Inputs: %1").arg(inputs);
-    lines << QStringLiteral("Outputs:");
-    for (int i = 0; i < executor.num_outputs(); ++i)
-      lines << QStringLiteral("  output_%1: %2 %3")
-                   .arg(i)
-                   .arg(QString::fromStdString(executor.output_dtype(i).to_string()),
-                        QString::fromStdString(driver::shape_to_string(executor.output_shape(i))));
-    const driver::TimeSummary times = driver::benchmark(executor, repeat, 1);
-    lines << QString::fromStdString(driver::format_time_summary(times)).trimmed();
+    lines << runAndTime(executor, repeat, 1);
     outcome.ok = true;
     outcome.text = lines.join(QLatin1Char('\n'));
   } catch (...) {

@@ -21,6 +21,7 @@
 #include "driver/package_contents.h"
 #include "studio/exception_text.h"
 #include "studio/executor_inputs.h"
+#include "studio/executor_report.h"
 #include "views/package_view.h"
 
 namespace lathe::studio {
@@ -54,19 +55,7 @@ BenchmarkOutcome runPackage(const std::shared_ptr<runtime::Package>& package, co
     driver::GraphExecutor& executor = package->executor();
     QStringList lines;
     lines << QStringLiteral("Inputs: %1").arg(feedInputsFrom(executor, npz));
-    executor.run();
-    lines << QStringLiteral("Outputs:");
-    for (int i = 0; i < executor.num_outputs(); ++i)
-      lines << QStringLiteral("  output_%1: %2 %3")
-                   .arg(i)
-                   .arg(QString::fromStdString(executor.output_dtype(i).to_string()),
-                        QString::fromStdString(driver::shape_to_string(executor.output_shape(i))));
-    lines << QStringLiteral("%1 × %2 runs on %3 threads")
-                 .arg(repeat)
-                 .arg(number)
-                 .arg(driver::default_num_threads());
-    const driver::TimeSummary times = driver::benchmark(executor, repeat, number);
-    lines << QString::fromStdString(driver::format_time_summary(times)).trimmed();
+    lines << runAndTime(executor, repeat, number);
     outcome.ok = true;
     outcome.text = lines.join(QLatin1Char('\n'));
   } catch (...) {

@@ -52,8 +52,7 @@ Roofline kernel_roof(const tir::PrimFunc& func, const VectorUnit& registers,
 std::vector<KernelRoofline> kernel_rooflines(const CompiledGraph& compiled,
                                              const std::vector<KernelProfile>& profile,
                                              const MachineRoof& machine) {
-  const std::vector<int64_t> capacities =
-      cache_capacities(compiled.optimized.vector_unit, machine);
+  const std::vector<int64_t> capacities = cache_capacities(compiled.optimized.vector_unit, machine);
 
   // The model's view of each function, computed once however many groups run it.
   struct KernelModel {
