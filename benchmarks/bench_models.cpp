@@ -9,9 +9,13 @@
 // better median of each), and the table gives Lathe / ONNX Runtime per model
 // and their geometric mean. With the dnnl plugin built (plugins/dnnl), each
 // model is also compiled with oneDNN running the chains it claims, checked
-// and timed the same way: the "should I offload this conv?" column. Ratios
-// come from one run: the machine is shared.
-//   bench_models [--models DIR] [--runs N] [--only NAME] [--ort DIR | --no-ort] [--no-dnnl]
+// and timed the same way: the "should I offload this conv?" column; then
+// both builds are profiled, in alternating rounds, and a per-kernel table
+// gives, for each group oneDNN claims, Lathe's kernel time and oneDNN's call
+// for the same graph nodes (driver/group_match.h). Ratios come from one run:
+// the machine is shared. --plugin loads plugins first (dnnl is tried anyway).
+//   bench_models [--models DIR] [--runs N] [--only NAME] [--ort DIR | --no-ort]
+//                [--plugin NAME[,NAME]] [--no-dnnl]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,10 +25,12 @@
 #include <thread>
 
 #include "driver/compiled_module.h"
+#include "driver/group_match.h"
 #include "driver/model_loader.h"
 #include "driver/onnx_runtime.h"
 #include "driver/plugins.h"
 #include "driver/tensor_files.h"
+#include "passes/external_codegen.h"
 #include "reference/executor.h"
 #include "support/machine_peak.h"
 #include "support/timer.h"
@@ -49,6 +55,63 @@ double normalized_error(const Tensor& got, const Tensor& want) {
   return ref == 0 ? diff : diff / ref;
 }
 
+// One group oneDNN claims (a match of driver::match_groups holding a call):
+// Lathe's groups and oneDNN's nodes for the same graph nodes, µs per run.
+struct KernelRow {
+  std::string model, lathe_groups, dnnl_patterns, shape;
+  double lathe_us = 0, dnnl_us = 0;
+};
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : "+") + part;
+  return text;
+}
+
+// Profiles both executors in alternating rounds (so load on the shared
+// machine hits both alike) and pairs their nodes by the graph nodes they
+// compute; rows for the matches that hold an external call.
+std::vector<KernelRow> compare_kernels(const std::string& model, const driver::CompiledGraph& lathe,
+                                       runtime::GraphExecutor& lathe_exec,
+                                       const driver::CompiledGraph& offloaded,
+                                       runtime::GraphExecutor& dnnl_exec, int runs) {
+  constexpr int kRounds = 4;
+  std::map<std::string, double> lathe_us, dnnl_us;
+  std::map<std::string, std::vector<int64_t>> shape;
+  const int per_round = std::max(1, runs / kRounds);
+  for (int round = 0; round < kRounds; ++round) {
+    for (const runtime::KernelProfile& p : lathe_exec.profile(per_round))
+      lathe_us[p.node_name] += p.time_us / kRounds;
+    for (const runtime::KernelProfile& p : dnnl_exec.profile(per_round)) {
+      dnnl_us[p.node_name] += p.time_us / kRounds;
+      shape[p.node_name] = p.shape;
+    }
+  }
+  // The pattern each call ran, by executor node (its group).
+  std::map<std::string, std::string> pattern;
+  for (const passes::FusedGroup& group : offloaded.optimized.groups) {
+    const Node& node = offloaded.optimized.graph.nodes[static_cast<size_t>(group.nodes.front())];
+    if (node.op == passes::kExternalCallOp)
+      pattern[group.name] = node.attrs.get_string("pattern", "");
+  }
+  std::vector<KernelRow> rows;
+  for (const driver::MatchedGroups& match : driver::match_groups(lathe, offloaded)) {
+    std::vector<std::string> patterns;
+    for (const std::string& node : match.second)
+      if (auto it = pattern.find(node); it != pattern.end()) patterns.push_back(it->second);
+    if (patterns.empty()) continue;
+    KernelRow row;
+    row.model = model;
+    row.lathe_groups = joined(match.first);
+    row.dnnl_patterns = joined(patterns);
+    for (const std::string& node : match.first) row.lathe_us += lathe_us[node];
+    for (const std::string& node : match.second) row.dnnl_us += dnnl_us[node];
+    row.shape = runtime::shape_to_string(shape[match.second.back()]);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 struct Row {
   std::string model;
   double compile_ms = 0, median_ms = 0, gflops = 0, peak_fraction = 0, reference_ms = 0;
@@ -63,7 +126,7 @@ struct Row {
 int main(int argc, char** argv) {
   std::string dir = LATHE_MODELS_DIR;
   int runs = 50;
-  std::string only;
+  std::string only, plugins;
   fs::path ort_dir = driver::onnx_runtime_dir();
   bool ort = true, dnnl = true;
   for (int i = 1; i < argc; ++i) {
@@ -79,10 +142,20 @@ int main(int argc, char** argv) {
       ort = false;
     else if (!std::strcmp(argv[i], "--no-dnnl"))
       dnnl = false;
+    else if (!std::strcmp(argv[i], "--plugin") && i + 1 < argc)
+      plugins = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: bench_models [--models DIR] [--runs N>=50] [--only NAME] "
-                   "[--ort DIR | --no-ort] [--no-dnnl]\n");
+                   "[--ort DIR | --no-ort] [--plugin NAME[,NAME]] [--no-dnnl]\n");
+      return 2;
+    }
+  }
+  if (!plugins.empty()) {
+    try {
+      driver::load_plugins(plugins);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_models: %s\n", e.what());
       return 2;
     }
   }
@@ -106,6 +179,7 @@ int main(int argc, char** argv) {
   driver::CompileOptions lathe_only;
   lathe_only.passes.external_codegens = std::vector<std::string>{};
   std::vector<Row> rows;
+  std::vector<KernelRow> kernel_rows;  // the groups oneDNN claims, every model's
   std::vector<fs::path> models;
   if (!fs::is_directory(dir)) {
     std::fprintf(stderr,
@@ -181,6 +255,8 @@ int main(int argc, char** argv) {
           row.dnnl_error = normalized_error(driver::from_ndarray(dnnl_exec.output(0)), it->second);
         row.dnnl_ms = median_of_runs(dnnl_exec);
         row.median_ms = std::min(row.median_ms, lathe_median());
+        for (KernelRow& k : compare_kernels(row.model, compiled, exec, offloaded, dnnl_exec, runs))
+          kernel_rows.push_back(std::move(k));
       }
       if (ort && inputs.size() == 1) {
         const auto& [input_name, input] = *inputs.begin();
@@ -242,6 +318,26 @@ int main(int argc, char** argv) {
   if (ratios)
     std::printf("\nLathe / ONNX Runtime, geometric mean over %d models: %.2f\n", ratios,
                 std::exp(log_ratio_sum / ratios));
+  if (!kernel_rows.empty()) {
+    std::printf(
+        "\nPer kernel, the groups oneDNN claims: Lathe's kernels and oneDNN's call for the same "
+        "graph nodes, us per run (profiled, %d runs each)\n",
+        runs);
+    std::printf("%-14s %-44s %-22s %-18s %10s %10s %12s\n", "model", "Lathe group(s)",
+                "oneDNN pattern", "output", "Lathe us", "oneDNN us", "Lathe/oneDNN");
+    std::map<std::string, std::pair<double, double>> totals;
+    for (const KernelRow& k : kernel_rows) {
+      std::printf("%-14s %-44s %-22s %-18s %10.1f %10.1f %12.2f\n", k.model.c_str(),
+                  k.lathe_groups.c_str(), k.dnnl_patterns.c_str(), k.shape.c_str(), k.lathe_us,
+                  k.dnnl_us, k.dnnl_us > 0 ? k.lathe_us / k.dnnl_us : 0.0);
+      totals[k.model].first += k.lathe_us;
+      totals[k.model].second += k.dnnl_us;
+    }
+    for (const auto& [model, total] : totals)
+      std::printf("%-14s %-44s %-22s %-18s %10.1f %10.1f %12.2f\n", model.c_str(),
+                  "all claimed groups", "", "", total.first, total.second,
+                  total.second > 0 ? total.first / total.second : 0.0);
+  }
   for (const Row& r : rows) {
     if (!(r.error <= 1e-4))
       std::fprintf(stderr, "bench_models: %s: normalized error %.2e is above 1e-4\n",

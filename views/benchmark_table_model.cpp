@@ -86,6 +86,9 @@ QVariant BenchmarkTableModel::value(const BuildBenchmark& b, int column) const {
 
 QString BenchmarkTableModel::tunedText(const BuildBenchmark& b) const {
   if (b.isExternal()) return tr("reference (%1)").arg(b.externalEngine);
+  if (!b.externalCodegens.isEmpty())
+    return tr("default schedules, %n call(s) to %1", nullptr, b.externalCalls)
+        .arg(b.externalCodegens.join(QStringLiteral(", ")));
   if (!b.usesRecords()) return tr("default schedules");
   const QString count = tr("%1 / %2").arg(b.tunedKernels).arg(b.totalKernels);
   // The build still ran; the row says that it equals the default one.
@@ -123,6 +126,9 @@ QVariant BenchmarkTableModel::data(const QModelIndex& index, int role) const {
     else
       lines << (b.usesRecords() ? tr("Records: %1").arg(b.recordsPath)
                                 : tr("Every kernel on its default schedule"));
+    if (!b.externalCodegens.isEmpty())
+      lines << tr("The groups %1 claims run as its calls, the rest as Lathe's kernels")
+                   .arg(b.externalCodegens.join(QStringLiteral(", ")));
     if (!b.recordsNote.isEmpty()) lines << b.recordsNote;
     lines << tr("%1 sample(s), each the mean of %n run(s)", nullptr, b.number).arg(b.repeat);
     lines << b.inputs;

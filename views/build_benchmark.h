@@ -7,6 +7,7 @@
 
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <memory>
 #include <vector>
 
@@ -16,12 +17,18 @@
 namespace lathe::views {
 
 struct BuildBenchmark {
-  QString name;          // "untuned", "tuned", "hand-edited"
-  QString recordsPath;   // empty: every kernel on its default schedule
-  int tunedKernels = 0;  // distinct kernels compiled with a record's schedule
-  int totalKernels = 0;  // distinct kernels (tasks) of the model
-  QString recordsNote;   // why no record applied, or the records' warnings
-  double flops = 0;      // floating-point operations of one run of the model
+  QString name;         // "untuned", "tuned", "hand-edited", "dnnl (dnnl plugin)"
+  QString recordsPath;  // empty: every kernel on its default schedule
+  // External codegens (plugins) that ran the groups they claim; empty:
+  // Lathe's own kernels only. Their calls' profile rows are named after the
+  // baseline's kernels that compute the same graph nodes, so the per-kernel
+  // table compares a claimed group with Lathe's kernel for it.
+  QStringList externalCodegens;
+  int externalCalls = 0;  // executor nodes that call an external codegen
+  int tunedKernels = 0;   // distinct kernels compiled with a record's schedule
+  int totalKernels = 0;   // distinct kernels (tasks) of the model
+  QString recordsNote;    // why no record applied, or the records' warnings
+  double flops = 0;       // floating-point operations of one run of the model
   int repeat = 0, number = 0;
   driver::TimeSummary times;                   // ms, one sample per repeat
   std::vector<driver::KernelProfile> kernels;  // one row per kernel call, in node order
@@ -42,10 +49,12 @@ struct BuildBenchmark {
 };
 
 // The build the others' speed-ups are measured against: the first of
-// Lathe's on default schedules, else Lathe's first; -1 when there is none.
+// Lathe's own kernels on default schedules, else Lathe's first; -1 when
+// there is none.
 inline int baselineIndex(const QList<BuildBenchmark>& builds) {
   for (int i = 0; i < builds.size(); ++i)
-    if (!builds[i].usesRecords() && !builds[i].isExternal()) return i;
+    if (!builds[i].usesRecords() && !builds[i].isExternal() && builds[i].externalCodegens.isEmpty())
+      return i;
   for (int i = 0; i < builds.size(); ++i)
     if (!builds[i].isExternal()) return i;
   return -1;

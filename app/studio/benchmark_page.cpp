@@ -24,10 +24,12 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <optional>
 
 #include "driver/machine_roof.h"
 #include "driver/onnx_runtime.h"
+#include "driver/plugins.h"
 #include "studio/benchmark_runner.h"
 #include "studio/exception_text.h"
 #include "views/benchmark_chart.h"
@@ -165,8 +167,16 @@ QWidget* BenchmarkPage::createBuildChooser() {
   untunedCheck_->setChecked(true);
   untunedCheck_->setToolTip(tr("The baseline: the speed-ups are measured against it"));
   grid->addWidget(untunedCheck_, 0, 0);
-  grid->addWidget(new QLabel(tr("every kernel on its default schedule (the baseline)")), 0, 1, 1,
-                  2);
+  grid->addWidget(
+      new QLabel(tr("Lathe's own kernels, each on its default schedule (the baseline)")), 0, 1, 1,
+      2);
+  // The external codegens' rows (updateExternalCodegens), under the baseline
+  // they are compared with.
+  auto* codegens = new QWidget;
+  codegenGrid_ = new QGridLayout(codegens);
+  codegenGrid_->setContentsMargins(0, 0, 0, 0);
+  codegenGrid_->setColumnStretch(1, 1);
+  grid->addWidget(codegens, 1, 0, 1, 3);
 
   auto fileRow = [this, grid](int row, QCheckBox*& check, QLineEdit*& edit, const QString& label,
                               const QString& name, const QString& tip) {
@@ -187,10 +197,10 @@ QWidget* BenchmarkPage::createBuildChooser() {
     grid->addWidget(edit, row, 1);
     grid->addWidget(browse, row, 2);
   };
-  fileRow(1, tunedCheck_, tuningRecordsEdit_, tr("Tuned"), QStringLiteral("tuned"),
+  fileRow(2, tunedCheck_, tuningRecordsEdit_, tr("Tuned"), QStringLiteral("tuned"),
           tr("The fastest error-free record of each kernel in this records file "
              "(what the Tuning tab and `lathe tune` write)"));
-  fileRow(2, handEditedCheck_, journalEdit_, tr("Hand-edited"), QStringLiteral("handEdited"),
+  fileRow(3, handEditedCheck_, journalEdit_, tr("Hand-edited"), QStringLiteral("handEdited"),
           tr("The fastest measured edit of each kernel in the schedule editor's journal; "
              "edits never measured have no cost and do not apply"));
 
@@ -206,10 +216,37 @@ QWidget* BenchmarkPage::createBuildChooser() {
   onnxRuntimeCheck_->setToolTip(
       tr("Times ONNX Runtime (npm's onnxruntime-node, from $LATHE_ORT_DIR or the checkout's "
          "benchmarks/ort) after Lathe's builds, on the first build's inputs"));
-  grid->addWidget(onnxRuntimeCheck_, 3, 0);
-  grid->addWidget(ortLabel, 3, 1, 1, 2);
+  grid->addWidget(onnxRuntimeCheck_, 4, 0);
+  grid->addWidget(ortLabel, 4, 1, 1, 2);
   grid->setColumnStretch(1, 1);
+  updateExternalCodegens();
   return box;
+}
+
+void BenchmarkPage::updateExternalCodegens() {
+  for (const driver::LoadedPlugin& plugin : driver::loaded_plugins()) {
+    for (const std::string& name : plugin.codegens) {
+      const QString codegen = QString::fromStdString(name);
+      const QString objectName = QStringLiteral("codegenCheck_") + codegen;
+      if (std::any_of(codegenChecks_.begin(), codegenChecks_.end(),
+                      [&](const QCheckBox* c) { return c->objectName() == objectName; }))
+        continue;
+      auto* check =
+          new QCheckBox(tr("%1 (%2 plugin)").arg(codegen, QString::fromStdString(plugin.name)));
+      check->setObjectName(objectName);
+      check->setChecked(true);
+      check->setProperty("codegen", codegen);
+      check->setToolTip(QString::fromStdString(plugin.description));
+      auto* label = new QLabel(tr("Lathe's kernels, and %1's calls for the groups it claims; "
+                                  "the kernel table compares each group")
+                                   .arg(codegen));
+      label->setWordWrap(true);
+      const int row = static_cast<int>(codegenChecks_.size());
+      codegenGrid_->addWidget(check, row, 0);
+      codegenGrid_->addWidget(label, row, 1);
+      codegenChecks_.append(check);
+    }
+  }
 }
 
 QWidget* BenchmarkPage::createRunControls() {
@@ -296,13 +333,13 @@ QWidget* BenchmarkPage::createResults() {
   exportRow->addWidget(pngButton_);
   exportRow->addWidget(pdfButton_);
 
-  // The builds table holds at most three rows: sized for them, full width
-  // for its nine columns; the chart and the kernel table share the rest.
+  // The builds table shows four rows (Lathe's three and ONNX Runtime's;
+  // more scroll): full width for its nine columns; the chart and the kernel
+  // table share the rest.
   const int rowHeight = fontMetrics().height() + 8;
   buildView_->verticalHeader()->setDefaultSectionSize(rowHeight);
-  buildView_->setFixedHeight(buildView_->horizontalHeader()->sizeHint().height() + 3 * rowHeight +
+  buildView_->setFixedHeight(buildView_->horizontalHeader()->sizeHint().height() + 4 * rowHeight +
                              2 * buildView_->frameWidth() + 2);
-  buildView_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   buildView_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   // The two text columns fit their contents (showBuild), the numbers share the rest.
   buildView_->horizontalHeader()->setSectionResizeMode(views::BenchmarkTableModel::BuildColumn,
@@ -422,7 +459,7 @@ void BenchmarkPage::run() {
   request.repeat = repeatSpin_->value();
   request.number = numberSpin_->value();
   if (untunedCheck_->isChecked())
-    request.builds.append(BenchmarkBuildSpec{tr("untuned"), QString()});
+    request.builds.append(BenchmarkBuildSpec{tr("untuned"), QString(), {}});
   const struct {
     QCheckBox* check;
     QLineEdit* records;
@@ -436,8 +473,13 @@ void BenchmarkPage::run() {
       setStatus(tr("Choose a records file for the %1 build.").arg(build.name), true);
       return;
     }
-    request.builds.append(BenchmarkBuildSpec{build.name, records});
+    request.builds.append(BenchmarkBuildSpec{build.name, records, {}});
   }
+  // After Lathe's own builds, whose work (FLOPs) they share.
+  for (QCheckBox* check : codegenChecks_)
+    if (check->isChecked())
+      request.builds.append(
+          BenchmarkBuildSpec{check->text(), QString(), {check->property("codegen").toString()}});
   if (request.builds.isEmpty()) {
     setStatus(tr("Check at least one of Lathe's builds."), true);
     return;

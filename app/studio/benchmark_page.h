@@ -1,6 +1,8 @@
-// The Benchmark tab: the shown model built untuned (default schedules),
-// tuned (the best records of the tuner's records file) and hand-edited (the
-// schedule editor's measured edits), each timed with repeat/number as
+// The Benchmark tab: the shown model built untuned (Lathe's own kernels on
+// default schedules), tuned (the best records of the tuner's records file),
+// hand-edited (the schedule editor's measured edits) and once per external
+// codegen of the loaded plugins (Lathe's kernels plus the groups it claims:
+// "should I offload this conv?"), each timed with repeat/number as
 // `lathe run --print-time` times it; a box chart of the run times with the
 // speed-ups, a table per build, the profiling executor's per-kernel table,
 // the roofline of a build's kernels (clicking one asks to open it), the
@@ -10,6 +12,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QList>
 #include <QString>
 #include <QWidget>
 #include <memory>
@@ -19,6 +22,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QGridLayout;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
@@ -57,6 +61,10 @@ class BenchmarkPage : public QWidget {
   // and its results cleared.
   void setModel(const QString& path, std::shared_ptr<const Graph> graph);
 
+  // One build row per external codegen of the plugins loaded so far
+  // (driver/plugins.h), checked when new; call after loading plugins.
+  void updateExternalCodegens();
+
   // Measures the checked builds; a run going is superseded.
   void run();
   void cancel();
@@ -75,6 +83,9 @@ class BenchmarkPage : public QWidget {
   QCheckBox* tunedCheck() const { return tunedCheck_; }
   QCheckBox* handEditedCheck() const { return handEditedCheck_; }
   QCheckBox* onnxRuntimeCheck() const { return onnxRuntimeCheck_; }
+  // One per external codegen, in the order the plugins registered them;
+  // each check's objectName is "codegenCheck_" and the codegen's name.
+  const QList<QCheckBox*>& codegenChecks() const { return codegenChecks_; }
   QLineEdit* tuningRecordsEdit() const { return tuningRecordsEdit_; }
   QLineEdit* journalEdit() const { return journalEdit_; }
   QSpinBox* repeatSpin() const { return repeatSpin_; }
@@ -132,6 +143,8 @@ class BenchmarkPage : public QWidget {
   QCheckBox* tunedCheck_ = nullptr;
   QCheckBox* handEditedCheck_ = nullptr;
   QCheckBox* onnxRuntimeCheck_ = nullptr;
+  QGridLayout* codegenGrid_ = nullptr;
+  QList<QCheckBox*> codegenChecks_;
   QLineEdit* tuningRecordsEdit_ = nullptr;
   QLineEdit* journalEdit_ = nullptr;
   QSpinBox* repeatSpin_ = nullptr;

@@ -12,6 +12,7 @@
 #include <QPromise>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "driver/compiled_module.h"
 #include "driver/executor.h"
 #include "driver/graph_compiler.h"
+#include "driver/group_match.h"
 #include "driver/kernel_roofline.h"
 #include "driver/machine_roof.h"
 #include "driver/onnx_runtime.h"
@@ -117,6 +119,7 @@ class BenchmarkJob {
     for (PreparedBuild& p : prepared_)
       for (driver::KernelProfile& row : p.build.kernels) row.time_us /= request_.repeat;
     placeOnRoofline(firstRound + 2 * request_.repeat);
+    nameKernelsAfterBaseline();
     for (PreparedBuild& p : prepared_) {
       if (p.failed) continue;
       p.build.times = driver::TimeSummary::from_samples(std::move(p.samples));
@@ -197,6 +200,44 @@ class BenchmarkJob {
     }
   }
 
+  // The baseline's kernel names on the other builds' profile rows, matched
+  // by the graph nodes each executor node computes: a build with an
+  // external codegen numbers its kernels differently, and its calls all
+  // share their codegen's one function. Rows of nodes only one build has
+  // (a layout transform) are named after their kernel, an external call
+  // after its node, and the build. After the roofline, which looks
+  // the rows' kernels up in their own build.
+  void nameKernelsAfterBaseline() {
+    const PreparedBuild* baseline = nullptr;
+    for (const PreparedBuild& p : prepared_)
+      if (!baseline && !p.failed && !p.build.usesRecords() && p.build.externalCodegens.isEmpty())
+        baseline = &p;
+    std::map<std::string, std::string> baselineKernel;  // by executor node
+    if (baseline)
+      for (const runtime::GraphNode& node : baseline->compiled->desc.nodes)
+        baselineKernel[node.name] = node.func_name;
+    for (PreparedBuild& p : prepared_) {
+      if (p.failed || &p == baseline || p.build.externalCodegens.isEmpty()) continue;
+      std::map<std::string, std::string> kernelOf;
+      if (baseline)
+        for (const driver::MatchedGroups& match :
+             driver::match_groups(*baseline->compiled, *p.compiled))
+          if (!match.first.empty())
+            for (const std::string& node : match.second)
+              kernelOf[node] = baselineKernel.at(match.first.front());
+      std::map<std::string, bool> external;
+      for (const runtime::GraphNode& node : p.compiled->desc.nodes)
+        external[node.name] = node.external;
+      const std::string only = " (" + p.build.name.toStdString() + " only)";
+      for (driver::KernelProfile& row : p.build.kernels) {
+        if (const auto it = kernelOf.find(row.node_name); it != kernelOf.end())
+          row.func_name = it->second;
+        else
+          row.func_name = (external[row.node_name] ? row.node_name : row.func_name) + only;
+      }
+    }
+  }
+
   void stage(int step, const QString& text) {
     promise_.addResult(BenchmarkEvent{BenchmarkEvent::Kind::Stage, step, {}, text, {}});
   }
@@ -210,6 +251,7 @@ class BenchmarkJob {
     views::BuildBenchmark& build = prepared.build;
     build.name = spec.name;
     build.recordsPath = spec.recordsPath;
+    build.externalCodegens = spec.externalCodegens;
     build.repeat = request_.repeat;
     build.number = request_.number;
 
@@ -217,6 +259,9 @@ class BenchmarkJob {
     driver::CompileOptions options;
     options.target = target_;
     options.passes.record_snapshots = false;
+    options.passes.external_codegens.emplace();
+    for (const QString& codegen : spec.externalCodegens)
+      options.passes.external_codegens->push_back(codegen.toStdString());
     RecordSchedules records;
     if (build.usesRecords()) records = applyRecordSchedules(spec.recordsPath, options);
     build.recordsNote = records.note;
@@ -229,6 +274,16 @@ class BenchmarkJob {
       build.recordsNote = noRecordAppliedNote(target_);
     for (const driver::KernelTask& task : compiled.tasks)
       build.flops += static_cast<double>(task.flops) * task.weight();
+    for (const runtime::GraphNode& node : compiled.desc.nodes)
+      build.externalCalls += node.external ? 1 : 0;
+    // The claimed groups' work is no task's: such a build does the work of
+    // Lathe's own kernels (prepared first where the untuned build is checked).
+    if (!spec.externalCodegens.isEmpty())
+      for (const PreparedBuild& p : prepared_)
+        if (p.build.externalCodegens.isEmpty()) {
+          build.flops = p.build.flops;
+          break;
+        }
 
     stage(firstStep + 1, QStringLiteral("%1: JIT-compiling").arg(spec.name));
     prepared.module = std::make_unique<driver::JitGraphModule>(compiled, target_);

@@ -5,7 +5,10 @@
 // `--profile` does, sample by sample in turn, so a noisy machine blurs every
 // build alike instead of the one that happened to run at a bad moment. Then
 // each build's kernels are placed on the machine's roofline, still in the
-// pool thread. Results come back on the GUI thread as signals.
+// pool thread, and each build's profile rows are named after the baseline's
+// kernels that compute the same graph nodes (driver/group_match.h), so a
+// group an external codegen claimed compares with Lathe's kernel for it. Results come back on the
+// GUI thread as signals.
 //
 // Two runs never time at once, since each would slow the other: a new run
 // cancels the one going and waits for it to end (compiling cannot be
@@ -16,6 +19,7 @@
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <memory>
 
 #include "driver/target.h"
@@ -28,6 +32,9 @@ namespace lathe::studio {
 struct BenchmarkBuildSpec {
   QString name;         // what the table and chart call the build
   QString recordsPath;  // empty: every kernel on its default schedule
+  // External codegens (of loaded plugins) that run the groups they claim;
+  // empty: Lathe's own kernels only, whatever plugins are loaded.
+  QStringList externalCodegens;
 };
 
 struct BenchmarkRequest {

@@ -29,6 +29,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
@@ -37,11 +38,13 @@
 
 #include "driver/kernel_tasks.h"
 #include "driver/package_contents.h"
+#include "driver/plugins.h"
 #include "studio/benchmark_page.h"
 #include "studio/export_dialog.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "studio/model_load_tracker.h"
 #include "studio/package_page.h"
+#include "studio/plugin_dialog.h"
 #include "studio/schedule_editor_page.h"
 #include "studio/studio_settings.h"
 #include "studio/tuning_page.h"
@@ -562,6 +565,12 @@ void MainWindow::createMenus() {
       viewMenu->addAction(tr("&Restore Default Layout"), this, &MainWindow::restoreDefaultLayout);
   restore->setObjectName(QStringLiteral("restoreLayoutAction"));
 
+  QMenu* pluginMenu = menuBar()->addMenu(tr("&Plugins"));
+  QAction* plugins =
+      pluginMenu->addAction(tr("&Load Plugins…"), this, &MainWindow::showPluginDialog);
+  plugins->setObjectName(QStringLiteral("loadPluginsAction"));
+  plugins->setToolTip(tr("Ops and external codegens from the plugins on the search path"));
+
   QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
   QAction* about = helpMenu->addAction(tr("&About Lathe Studio"), this, &MainWindow::showAbout);
   about->setMenuRole(QAction::AboutRole);
@@ -609,6 +618,7 @@ void MainWindow::openModel(const QString& path) {
     return;
   }
   packagePage_->cancelOpen();
+  lastModelRequest_ = path;
   logView_->info(tr("Opening %1").arg(path));
   statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
   loadTracker_->load(path);
@@ -968,6 +978,56 @@ void MainWindow::showLoadFailure(const QString& path, const QString& summary,
   box->show();
   errorBox_ = box;
   emit loadFailed(path);
+}
+
+void MainWindow::showPluginDialog() {
+  auto* dialog = findChild<PluginDialog*>();
+  if (!dialog) {
+    dialog = new PluginDialog([this] { return pluginLoadBlocker(); },
+                              [this] { quiesceForPluginLoad(); }, this);
+    connect(dialog, &PluginDialog::pluginsLoaded, this, &MainWindow::afterPluginsLoaded);
+  } else {
+    dialog->refresh();
+  }
+  dialog->show();
+  dialog->raise();
+  dialog->activateWindow();
+}
+
+QString MainWindow::pluginLoadBlocker() const {
+  return tuningPage_->runner()->isActive()
+             ? tr("a tuning session is running; stop it in the Tuning tab first")
+             : QString();
+}
+
+void MainWindow::quiesceForPluginLoad() {
+  // Every other background job runs in the global pool: the benchmark is
+  // cancelled, the rest (a compile, a model load, a layout) end soon.
+  benchmarkPage_->cancel();
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  QThreadPool::globalInstance()->waitForDone();
+  QApplication::restoreOverrideCursor();
+}
+
+void MainWindow::afterPluginsLoaded(const QStringList& names) {
+  QStringList lines;
+  for (const driver::LoadedPlugin& plugin : driver::loaded_plugins())
+    if (names.contains(QString::fromStdString(plugin.name))) {
+      QStringList adds;
+      for (const std::string& op : plugin.ops) adds << QString::fromStdString(op);
+      for (const std::string& codegen : plugin.codegens)
+        adds << tr("codegen %1").arg(QString::fromStdString(codegen));
+      lines << tr("Loaded plugin %1 from %2: %3")
+                   .arg(QString::fromStdString(plugin.name), QString::fromStdString(plugin.path),
+                        adds.isEmpty() ? tr("adds nothing") : adds.join(QStringLiteral(", ")));
+    }
+  logView_->info(lines.join(QLatin1Char('\n')));
+  benchmarkPage_->updateExternalCodegens();
+  // The model compiles again with the plugins (and may import now), unless
+  // a package is shown, which needs no compiler.
+  if (!lastModelRequest_.isEmpty() &&
+      !driver::is_package_path(QFile::encodeName(currentPath_).toStdString()))
+    openModel(lastModelRequest_);
 }
 
 void MainWindow::setLoadingIndicator(bool loading) {

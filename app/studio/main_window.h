@@ -1,5 +1,5 @@
 // The studio's main window: Graph, Nodes, Schedule, Tuning and Benchmark tabs in the middle;
-// the model summary, fused groups, inspector and log in docks; File, View and Help menus,
+// the model summary, fused groups, inspector and log in docks; File, View, Plugins and Help menus,
 // a toolbar, drag and drop of .onnx files and packages. It only wires views to the driver;
 // model loads run in ModelLoadTracker, packages open in the Package tab (PackagePage).
 #pragma once
@@ -156,6 +156,14 @@ class MainWindow : public QMainWindow {
   void rebuildRecentFilesMenu();
   void showExportDialog();
   void showAbout();
+  // Plugins › Load Plugins…
+  void showPluginDialog();
+  // Why no plugin may load now (a tuning session compiles in its thread), or empty.
+  QString pluginLoadBlocker() const;
+  // Stops the background work that reads the registries and waits for it.
+  void quiesceForPluginLoad();
+  // The Benchmark tab's codegen rows, and the model compiled again.
+  void afterPluginsLoaded(const QStringList& names);
 
   void showModel(const std::shared_ptr<const LoadedModel>& model);
   void openPackage(const QString& path);
@@ -250,6 +258,9 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const LoadedModel> shownModel_;
 
   QString currentPath_;
+  // The ONNX model last asked for, shown or not: what loading a plugin
+  // opens again (it may import now).
+  QString lastModelRequest_;
   // Holds the copy of the bundled sample while the window lives.
   std::unique_ptr<QTemporaryDir> sampleDir_;
   QString samplePath_;

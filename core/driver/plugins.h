@@ -9,6 +9,8 @@
 
 namespace lathe::driver {
 
+using plugin::available_plugins;
+using plugin::AvailablePlugin;
 using plugin::load_plugin;
 using plugin::loaded_plugins;
 using plugin::LoadedPlugin;

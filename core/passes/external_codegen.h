@@ -62,8 +62,10 @@ class ExternalCodegenRegistry {
 };
 
 // The op of the nodes partition_external makes. Attributes: codegen,
-// pattern, params, function (the runtime symbol), library, and the output's
-// dtype and shape, from which it infers.
+// pattern, params, function (the runtime symbol), library, nodes (the names
+// of the nodes it replaced, which match it to the groups of a build without
+// it: driver/group_match.h), and the output's dtype and shape, from which it
+// infers.
 inline constexpr const char* kExternalCallOp = "ExternalCall";
 
 }  // namespace lathe::passes

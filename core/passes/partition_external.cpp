@@ -71,6 +71,9 @@ Graph partition_external(const Graph& input, const std::vector<std::string>& cod
       node.attrs.set("library", codegen->runtime_library);
       node.attrs.set("dtype", std::string(dtype_name(type.dtype)));
       node.attrs.set("shape", type.shape);
+      std::vector<std::string> claimed_names;
+      for (int c : chain) claimed_names.push_back(graph.nodes[static_cast<size_t>(c)].name);
+      node.attrs.set("nodes", std::move(claimed_names));
       for (int c : chain) claimed[static_cast<size_t>(c)] = true;
       replacement[static_cast<size_t>(chain.back())] = std::move(node);
       break;

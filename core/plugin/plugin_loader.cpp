@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -123,6 +124,53 @@ const LoadedPlugin& load_plugin(const std::string& name_or_path) {
 
 std::vector<LoadedPlugin> loaded_plugins() {
   return {load_order().begin(), load_order().end()};
+}
+
+std::vector<AvailablePlugin> available_plugins() {
+  std::vector<AvailablePlugin> found;
+  auto loaded_from = [](const std::string& path) -> std::optional<LoadedPlugin> {
+    std::error_code error;
+    const std::string canonical = fs::weakly_canonical(path, error).string();
+    for (const LoadedPlugin& plugin : load_order())
+      if (plugin.path == canonical) return plugin;
+    return std::nullopt;
+  };
+  for (const std::string& folder : plugin_search_path()) {
+    std::error_code error;
+    std::vector<fs::path> files;
+    for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
+      const std::string file = entry.path().filename().string();
+      if (entry.path().extension() == ".so" && file.rfind("lib", 0) != 0 &&
+          entry.is_regular_file(error))
+        files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      AvailablePlugin plugin;
+      plugin.name = file.stem().string();
+      if (std::any_of(found.begin(), found.end(),
+                      [&](const AvailablePlugin& p) { return p.name == plugin.name; }))
+        continue;
+      plugin.path = file.string();
+      plugin.loaded = loaded_from(plugin.path);
+      try {
+        const LathePluginDescriptor& descriptor = describe(plugin.path);
+        plugin.version = descriptor.version ? descriptor.version : "";
+        plugin.description = descriptor.description ? descriptor.description : "";
+      } catch (const Error& e) {
+        plugin.error = e.what();
+      }
+      found.push_back(std::move(plugin));
+    }
+  }
+  for (const LoadedPlugin& loaded : load_order()) {
+    if (std::any_of(found.begin(), found.end(), [&](const AvailablePlugin& p) {
+          return p.loaded && p.loaded->path == loaded.path;
+        }))
+      continue;
+    found.push_back({loaded.name, loaded.path, loaded.version, loaded.description, {}, loaded});
+  }
+  return found;
 }
 
 }  // namespace lathe::plugin

@@ -2,6 +2,7 @@
 // search path, each with a versioned entry point (plugin/plugin_api.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,24 @@ const LoadedPlugin& load_plugin(const std::string& name_or_path);
 
 // The plugins loaded so far, in load order.
 std::vector<LoadedPlugin> loaded_plugins();
+
+// A plugin library on the search path, loaded or not: what a user picks
+// plugins from (the studio's Plugins dialog).
+struct AvailablePlugin {
+  std::string name;  // NAME of NAME.so: what load_plugin takes
+  std::string path;
+  // From its descriptor, read without registering anything (the library
+  // stays mapped, as a loaded one does); empty when `error` says why not.
+  std::string version, description;
+  std::string error;  // why it cannot load: not a plugin, another ABI, a missing library
+  std::optional<LoadedPlugin> loaded;  // its ops and codegens, once loaded
+};
+
+// Every NAME.so of the search path's folders, in folder order and by name
+// within one; a NAME found again in a later folder is left out, since
+// load_plugin(NAME) never reaches it. Files named lib*.so are a plugin's own
+// libraries (dnnl's runtime), not plugins. Plugins loaded by path from
+// elsewhere come last. Not thread-safe, as load_plugin.
+std::vector<AvailablePlugin> available_plugins();
 
 }  // namespace lathe::plugin

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Installs the build into a staging root as the .deb lays it out (DESTDIR, prefix
 /usr) and runs, from there, what a user of the package runs: lathe, lathe-studio
-(offscreen, on a model and on a compiled package) and a C program built against
+(offscreen, on a model and on a compiled package), lathe with the installed
+plugins (contrib_gelu on a model using com.microsoft Gelu, and dnnl when it
+was built) and a C program built against
 the installed runtime SDK through find_package(LatheRuntime) and through
 pkg-config. The desktop integration is checked as a file manager sees it: gio
 asks the staged MIME database what a model and a package are, and the menu
@@ -12,7 +14,9 @@ build tree: LD_LIBRARY_PATH is unset, and the staging root lies outside it.
                    --bindir bin --libdir lib --libexecdir libexec --includedir include
                    --datadir share
 
-Standard library only (the python3 on PATH has no numpy)."""
+Standard library only (the python3 on PATH has no numpy); the Gelu model is
+written by tests/plugins/make_gelu_model.py, run with this interpreter, which
+must then be the one with onnx and torch (ctest runs it with LATHE_PYTHON)."""
 
 import argparse
 import os
@@ -47,6 +51,58 @@ def npy_data(npz_path, name):
     header_size, offset = (struct.unpack("<H", npy[8:10])[0], 10) if major == 1 else (
         struct.unpack("<I", npy[8:12])[0], 12)
     return npy[offset + header_size:]
+
+
+def npy_floats(npz_path, name):
+    """Array `name` of an .npz as a list of float32 values."""
+    data = npy_data(npz_path, name)
+    return struct.unpack(f"<{len(data) // 4}f", data)
+
+
+def relative_error(got, want):
+    """max |got - want| over max |want|; infinite for arrays of different sizes."""
+    if len(got) != len(want):
+        return float("inf")
+    scale = max(abs(w) for w in want)
+    return max(abs(g - w) for g, w in zip(got, want)) / scale
+
+
+def check_plugins(lathe, plugindir, source_dir, stage, sample_model, env):
+    """The installed plugins load by name from the staged plugin folder: the
+    example op makes a model with com.microsoft Gelu run (against PyTorch's
+    outputs), and oneDNN, when it was built, runs the sample model."""
+    installed = sorted(os.listdir(plugindir)) if os.path.isdir(plugindir) else []
+    if "contrib_gelu.so" not in installed:
+        raise Failure(f"contrib_gelu.so is not installed in {plugindir}: {installed}")
+    models = os.path.join(stage, "gelu-model")
+    os.makedirs(models)
+    run([sys.executable, os.path.join(source_dir, "tests", "plugins", "make_gelu_model.py"),
+         models], env)
+    model, io = os.path.join(models, "gelu.onnx"), os.path.join(models, "gelu.io.npz")
+    output = os.path.join(stage, "gelu_out.npz")
+    run_staged(lathe, ["run", model, "--plugin", "contrib_gelu", "--inputs", io, "--output",
+                       output], os.path.join(plugindir, "contrib_gelu.so"), env)
+    for name in ("gelu", "fast_gelu", "fast_gelu_no_bias"):
+        error = relative_error(npy_floats(output, name), npy_floats(io, name))
+        if not error <= 1e-4:
+            raise Failure(f"lathe run --plugin contrib_gelu: output {name} is off by {error:.2e}")
+    if "dnnl.so" in installed:
+        run_staged(lathe, ["run", sample_model, "--plugin", "dnnl", "--output",
+                           os.path.join(stage, "dnnl_out.npz")],
+                   os.path.join(plugindir, "dnnl.so"), env)
+    return [p[:-3] for p in installed if p.endswith(".so") and not p.startswith("lib")]
+
+
+def run_staged(lathe, args, plugin, env):
+    """Runs lathe; fails unless the loader's log (LD_DEBUG=files) shows that it
+    mapped the staged `plugin`, not the build tree's of the same name."""
+    done = subprocess.run([lathe, *args], env=dict(env, LD_DEBUG="files"), capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise Failure(f"lathe {' '.join(args)} exited with {done.returncode}:\n"
+                      + "\n".join(l for l in done.stderr.splitlines() if "error" in l))
+    if f"file={plugin}" not in done.stderr:
+        raise Failure(f"lathe {' '.join(args)} did not load the staged {plugin}")
 
 
 def expect_files(root, paths):
@@ -153,6 +209,9 @@ def main():
         run([lathe, "run", package, "--output", reference], env)
         expected = npy_data(reference, "output_0")
 
+        plugins = check_plugins(lathe, os.path.join(usr, lib, "lathe", "plugins"),
+                                args.source_dir, stage, model, env)
+
         # Tuning measures in lathe-measure-worker and ranks with the XGBoost module:
         # the loader's log (LD_DEBUG=files) says which files the processes mapped.
         done = subprocess.run(
@@ -205,7 +264,8 @@ def main():
                 if f.read() != expected:
                     raise Failure(f"{consumer}'s output differs from lathe run's")
             os.remove(output)
-        print(f"installed into {stage}: lathe, lathe-studio and two SDK builds ran from there")
+        print(f"installed into {stage}: lathe, lathe-studio, the plugins {', '.join(plugins)} "
+              "and two SDK builds ran from there")
     except Failure as failure:
         print(f"check_install: {failure}", file=sys.stderr)
         return 1

@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 
 #include "../test_models.h"
 #include "driver/compiled_module.h"
 #include "driver/executor.h"
 #include "driver/graph_compiler.h"
+#include "driver/group_match.h"
 #include "driver/model_loader.h"
 #include "driver/plugins.h"
 #include "driver/tensor_files.h"
@@ -180,6 +182,41 @@ class TestDnnl : public QObject {
     const driver::CompiledGraph compiled = driver::compile_graph(m.graph, options);
     QCOMPARE(external_nodes(compiled.desc), 0);
     QVERIFY(compiled.external_libraries.empty());
+  }
+
+  // Each call dnnl claims matches the Lathe group(s) that computed its chain
+  // in the build without it: ResNet-18's 23 calls, each a match of its own
+  // with its conv's (or pool's, or Gemm's) group, and every executor node of
+  // both builds in exactly one match.
+  void callsMatchLatheGroupsOfTheSameNodes() {
+    const Model m = load("resnet18");
+    driver::CompileOptions lathe_only;
+    lathe_only.passes.external_codegens = std::vector<std::string>{};
+    const driver::CompiledGraph lathe = driver::compile_graph(m.graph, lathe_only);
+    const driver::CompiledGraph dnnl = driver::compile_graph(m.graph);
+    std::map<std::string, bool> is_call;  // the dnnl build's nodes
+    for (const runtime::GraphNode& node : dnnl.desc.nodes)
+      if (node.op == "tvm_op") is_call[node.name] = node.external;
+    std::map<std::string, int> seen;
+    int call_matches = 0;
+    for (const driver::MatchedGroups& match : driver::match_groups(lathe, dnnl)) {
+      for (const std::string& g : match.first) ++seen["lathe:" + g];
+      for (const std::string& g : match.second) ++seen["dnnl:" + g];
+      const auto calls = std::count_if(match.second.begin(), match.second.end(),
+                                       [&](const std::string& g) { return is_call.at(g); });
+      if (calls == 0) continue;
+      ++call_matches;
+      QCOMPARE(calls, 1);
+      QVERIFY2(!match.first.empty(), match.second.front().c_str());
+      const std::string& group = match.first.front();
+      QVERIFY2(
+          group.find("conv2d") != std::string::npos || group.find("pool") != std::string::npos ||
+              group.find("gemm") != std::string::npos || group.find("dense") != std::string::npos,
+          group.c_str());
+    }
+    QCOMPARE(call_matches, 23);
+    QCOMPARE(seen.size(), lathe.optimized.groups.size() + dnnl.optimized.groups.size());
+    for (const auto& [node, times] : seen) QVERIFY2(times == 1, node.c_str());
   }
 };
 
