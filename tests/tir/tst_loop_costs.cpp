@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include "driver/loop_costs.h"
+#include "hand_written_tir.h"
 #include "tir/analysis/loop_costs.h"
 #include "tir/printer.h"
 
@@ -15,15 +16,9 @@ using te::DataType;
 
 namespace {
 
-const DataType f32 = DataType::Float(32);
-
-Buffer buffer(const std::string& name, int64_t elements) {
-  return {Var(name, DataType::Handle()), name, f32, {elements}};
-}
-
-Expr load(const Buffer& b, Expr index) {
-  return te::load(f32, b.data, std::move(index));
-}
+const DataType f32 = testing::kF32;
+constexpr auto buffer = testing::f32_buffer;
+constexpr auto load = testing::f32_load;
 
 // A small hierarchy, so that small nests spill: a 64 B register file, 1 KB
 // L1, 16 KB L2, 256 KB L3. Writes cost what reads do (read+write GB/s equal

@@ -5,6 +5,7 @@
 // 512x512x512 matmul compute-bound) on a fixed machine description.
 #include <QtTest>
 
+#include "hand_written_tir.h"
 #include "schedule/schedule.h"
 #include "support/roofline.h"
 #include "tir/analysis/flop_count.h"
@@ -20,15 +21,9 @@ using te::DataType;
 
 namespace {
 
-const DataType f32 = DataType::Float(32);
-
-Buffer buffer(const std::string& name, int64_t elements) {
-  return {Var(name, DataType::Handle()), name, f32, {elements}};
-}
-
-Expr load(const Buffer& b, Expr index) {
-  return te::load(f32, b.data, std::move(index));
-}
+const DataType f32 = testing::kF32;
+constexpr auto buffer = testing::f32_buffer;
+constexpr auto load = testing::f32_load;
 
 double footprint_of(const LoopFootprint& loop, const std::string& buffer) {
   for (const BufferFootprint& b : loop.buffers)
