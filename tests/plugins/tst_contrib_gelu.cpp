@@ -15,8 +15,10 @@
 #include "driver/plugins.h"
 #include "driver/reference_run.h"
 #include "driver/tensor_files.h"
+#include "kernel_harness.h"
 
 using namespace lathe;
+using testing::normalized_error;
 
 namespace {
 
@@ -37,17 +39,6 @@ Result run_process(const QString& program, const QStringList& args) {
 
 Result lathe_cli(const QStringList& args) {
   return run_process(qEnvironmentVariable("LATHE_BIN_DIR", "bin") + "/lathe", args);
-}
-
-// max |got - expected| over max |expected|.
-double relative_error(const Tensor& got, const Tensor& expected) {
-  if (got.type() != expected.type()) return INFINITY;
-  double diff = 0, scale = 0;
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    diff = std::max(diff, std::abs(double(got.data<float>()[i]) - expected.data<float>()[i]));
-    scale = std::max(scale, std::abs(double(expected.data<float>()[i])));
-  }
-  return diff / scale;
 }
 
 const Tensor& named(const driver::NamedTensors& tensors, const std::string& name) {
@@ -97,8 +88,8 @@ class TestContribGelu : public QObject {
     QCOMPARE(compiled.size(), kOutputs.size());
     for (size_t k = 0; k < kOutputs.size(); ++k) {
       const Tensor& want = named(expected_, kOutputs[k]);
-      const double compiled_error = relative_error(compiled[k], want);
-      const double reference_error = relative_error(reference[k], want);
+      const double compiled_error = normalized_error(compiled[k], want);
+      const double reference_error = normalized_error(reference[k], want);
       QVERIFY2(compiled_error <= 1e-4,
                qPrintable(QString("%1 compiled: %2").arg(kOutputs[k].c_str()).arg(compiled_error)));
       QVERIFY2(
@@ -125,7 +116,7 @@ class TestContribGelu : public QObject {
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const driver::NamedTensors got = driver::read_npz_tensors(out.toStdString());
     for (const std::string& name : kOutputs) {
-      const double error = relative_error(named(got, name), named(expected_, name));
+      const double error = normalized_error(named(got, name), named(expected_, name));
       QVERIFY2(error <= 1e-4, qPrintable(QString("%1: %2").arg(name.c_str()).arg(error)));
     }
   }

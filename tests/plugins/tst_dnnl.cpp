@@ -20,20 +20,12 @@
 #include "driver/model_loader.h"
 #include "driver/plugins.h"
 #include "driver/tensor_files.h"
+#include "kernel_harness.h"
 
 using namespace lathe;
+using testing::normalized_error;
 
 namespace {
-
-double relative_error(const Tensor& got, const Tensor& expected) {
-  if (got.type() != expected.type()) return INFINITY;
-  double diff = 0, scale = 0;
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    diff = std::max(diff, std::abs(double(got.data<float>()[i]) - expected.data<float>()[i]));
-    scale = std::max(scale, std::abs(double(expected.data<float>()[i])));
-  }
-  return diff / scale;
-}
 
 struct Model {
   Graph graph;
@@ -121,7 +113,7 @@ class TestDnnl : public QObject {
     QVERIFY2(run.exitCode() == 0, run.readAllStandardError().constData());
     const driver::NamedTensors got = driver::read_npz_tensors(out.toStdString());
     const Model m = load("resnet18");
-    const double error = relative_error(got[0].second, m.io[1].second);
+    const double error = normalized_error(got[0].second, m.io[1].second);
     QVERIFY2(error <= 1e-4, qPrintable(QString("lathe run: %1").arg(error)));
 
     // And in a C program that links liblathe_runtime.so only: no LLVM, no Qt,
@@ -142,7 +134,7 @@ class TestDnnl : public QObject {
     Tensor from_c(m.io[1].second.type());
     QCOMPARE(static_cast<size_t>(bytes.size()), from_c.nbytes());
     std::memcpy(from_c.raw(), bytes.constData(), from_c.nbytes());
-    const double c_error = relative_error(from_c, m.io[1].second);
+    const double c_error = normalized_error(from_c, m.io[1].second);
     QVERIFY2(c_error <= 1e-4, qPrintable(QString("lathe_run_package: %1").arg(c_error)));
   }
 
@@ -162,14 +154,14 @@ class TestDnnl : public QObject {
                  qPrintable(QString::fromStdString(task.func_name)));
 
     driver::JitGraphModule jit(compiled, driver::Target::host());
-    const double jit_error = relative_error(run(jit.executor(), m), m.io[1].second);
+    const double jit_error = normalized_error(run(jit.executor(), m), m.io[1].second);
     QVERIFY2(jit_error <= 1e-4, qPrintable(QString("JIT: %1").arg(jit_error)));
 
     const std::string tar = dir_.filePath(model + ".tar").toStdString();
     driver::export_package(compiled, driver::Target::host(), tar);
     driver::Package package(tar);
     QCOMPARE(external_nodes(package.executor().graph()), calls);
-    const double package_error = relative_error(run(package.executor(), m), m.io[1].second);
+    const double package_error = normalized_error(run(package.executor(), m), m.io[1].second);
     QVERIFY2(package_error <= 1e-4, qPrintable(QString("package: %1").arg(package_error)));
   }
 
