@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -12,6 +11,7 @@
 #include "driver/machine_peak.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "support/fnv1a.h"
 #include "support/machine_peak.h"
 #include "tune/records.h"
 
@@ -33,17 +33,6 @@ std::string cpu_model_name() {
     if (begin != std::string::npos) return line.substr(begin);
   }
   return "unknown CPU";
-}
-
-std::string fnv1a_hex(const std::string& text) {
-  uint64_t hash = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  return hex;
 }
 
 nlohmann::json to_json(const MachineRoof& roof) {

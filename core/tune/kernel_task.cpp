@@ -1,11 +1,11 @@
 #include "tune/kernel_task.h"
 
-#include <cstdio>
 #include <map>
 #include <sstream>
 
 #include "ir/node_cost.h"
 #include "passes/external_codegen.h"
+#include "support/fnv1a.h"
 #include "tune/group_computation.h"
 
 namespace lathe::tune {
@@ -65,14 +65,9 @@ std::vector<KernelTask> extract_tasks(const Graph& graph,
 }
 
 std::string task_workload_id(const KernelTask& task) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : task.key) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
-  return text;
+  // The basis lacks the standard one's last digit (1469598103934665603, not
+  // ...6037); every record written so far is named with it, so it stays.
+  return fnv1a_hex(task.key, 1469598103934665603ull);
 }
 
 }  // namespace lathe::tune
