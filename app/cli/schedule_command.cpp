@@ -1,5 +1,5 @@
-// lathe schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm] [--measure
-// [--cache-flush]]
+// lathe schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm [--loop-costs]]
+// [--measure [--cache-flush]]
 // lathe schedule MODEL --task ID --diff A B [--tuning-records R] [--no-measure] [--unified]
 // The command-line twin of the studio's schedule editor and its diff view.
 #include <fstream>
@@ -12,6 +12,7 @@
 #include "driver/kernel_code.h"
 #include "driver/kernel_roofline.h"
 #include "driver/kernel_workbench.h"
+#include "driver/loop_costs.h"
 #include "driver/model_loader.h"
 #include "driver/schedule_diff.h"
 #include "model_options.h"
@@ -22,9 +23,37 @@ namespace lathe::cli {
 
 namespace {
 
+// The loop IR with the Schedule tab's per-loop costs: each `for` line ends with
+// its note (trip count, share of the time, one iteration's working set), a
+// "!" before the note when the loop is marked, and every loop's explanation
+// follows the code, keyed by line number (from 1, as an editor counts).
+std::string loop_ir_with_costs(const tir::PrimFunc& func, const driver::Target& target) {
+  const driver::AnnotatedLoopIR annotated =
+      driver::annotated_loop_ir(func, driver::this_loop_cost_machine(target));
+  std::vector<std::string> lines;
+  std::istringstream in(annotated.loop_ir);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (const driver::LoopNote& loop : annotated.loops) {
+    if (loop.line < 0 || loop.line >= static_cast<int>(lines.size())) continue;
+    std::string& line = lines[static_cast<size_t>(loop.line)];
+    line += (loop.spill_reason.empty() ? "  # " : "  # ! ") + loop.note;
+  }
+  std::ostringstream out;
+  for (const std::string& line : lines) out << line << "\n";
+  out << std::fixed << std::setprecision(4) << "\n# estimated " << annotated.estimated_ms
+      << " ms (cold caches)\n";
+  for (const driver::LoopNote& loop : annotated.loops) {
+    out << "# line " << loop.line + 1 << ":";
+    std::istringstream explanation(loop.explanation);
+    for (std::string part; std::getline(explanation, part);) out << "\n#   " << part;
+    out << "\n";
+  }
+  return out.str();
+}
+
 // Two schedules of the task, their measurements, knobs and loop IRs side by side.
 int diff(const Args& args, const driver::KernelWorkbench& bench, const driver::Target& target) {
-  for (const char* option : {"schedule", "emit", "measure", "cache-flush"})
+  for (const char* option : {"schedule", "emit", "measure", "cache-flush", "loop-costs"})
     LATHE_CHECK(!args.has(option),
                 "--diff compares the two schedules it names and measures them "
                 "with caches flushed: it takes no --",
@@ -60,6 +89,9 @@ int schedule(const Args& args) {
   if (args.has("diff")) return diff(args, bench, target);
   for (const char* option : {"tuning-records", "no-measure", "unified", "width"})
     LATHE_CHECK(!args.has(option), "--", option, " goes with --diff");
+  LATHE_CHECK(
+      !args.has("loop-costs") || (args.get("emit") == "tir" && !args.has("passes")),
+      "--loop-costs annotates the final loop IR: it goes with --emit tir, without --passes");
 
   std::string text;
   if (args.has("schedule")) {
@@ -87,6 +119,8 @@ int schedule(const Args& args) {
     if (args.has("passes"))
       for (const driver::PassSnapshot& p : lowered.passes)
         std::cout << "# after " << p.pass << " (" << p.milliseconds << " ms)\n" << p.ir << "\n";
+    else if (args.has("loop-costs"))
+      std::cout << loop_ir_with_costs(lowered.func, target);
     else
       std::cout << driver::loop_ir_text(lowered.func);
   } else if (emit == "llvm") {
@@ -122,6 +156,9 @@ Command schedule_command(CLI::App& lathe) {
       .value("schedule", "FILE", "schedule text in TVM's syntax (default: the default schedule)")
       .value("emit", "tir|llvm|asm|schedule", "what to print (default: the schedule text)")
       .flag("passes", "with --emit tir, the loop IR after every lowering pass")
+      .flag("loop-costs",
+            "with --emit tir, each loop's trip count, share of the time and working set, "
+            "and why a loop is marked")
       .flag("measure", "time the kernel and compare it with the reference executor")
       .value("repeat", "N", "runs to time with --measure (default 50; with --diff 20 a round)")
       .flag("cache-flush", "evict weights and outputs before each run, as tuning does")

@@ -168,6 +168,40 @@ class TestCli : public QObject {
     QVERIFY2(e.err.contains("1:"), qPrintable(e.err));
   }
 
+  // The loop IR with the Schedule tab's per-loop costs: every `for` line
+  // ends with its note, its trip count the loop's own extent, and every loop's
+  // explanation follows, keyed by the line of its `for`.
+  void scheduleAnnotatesLoopCosts() {
+    Result r = lathe_cli(
+        {"schedule", models() + "/mlp.onnx", "--task", "1", "--emit", "tir", "--loop-costs"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QStringList lines = r.out.split('\n');
+    const QRegularExpression loop(
+        "^ *for \\w+ in (?:T\\.parallel|range|T\\.vectorized|T\\.unroll)\\((\\d+)\\):  # !? ?"
+        "×(\\d+) · \\d+% · [\\d.]+ [KM]?B \\((?:L\\d|DRAM)\\)$");
+    QSet<int> loop_lines;
+    for (int i = 0; i < lines.size(); ++i) {
+      if (!lines[i].trimmed().startsWith("for ")) continue;
+      const QRegularExpressionMatch m = loop.match(lines[i]);
+      QVERIFY2(m.hasMatch(), qPrintable(lines[i]));
+      QCOMPARE(m.captured(2), m.captured(1));
+      loop_lines.insert(i);
+    }
+    QVERIFY(!loop_lines.isEmpty());
+    QVERIFY2(r.out.contains(QRegularExpression("\n# estimated \\d+\\.\\d+ ms \\(cold caches\\)\n")),
+             qPrintable(r.out));
+    // Lines count in the loop IR from 1; the output's line 0 is the task's header.
+    QSet<int> explained;
+    for (const QRegularExpressionMatch& m :
+         QRegularExpression("\n# line (\\d+):\n#   (\\w+): \\d+ iterations").globalMatch(r.out)) {
+      const int line = m.captured(1).toInt();
+      QVERIFY2(loop_lines.contains(line), qPrintable(m.captured(0)));
+      QVERIFY2(lines[line].contains("for " + m.captured(2) + " in"), qPrintable(lines[line]));
+      explained.insert(line);
+    }
+    QCOMPARE(explained, loop_lines);
+  }
+
   // Two schedules of one kernel side by side: the default against a tuned
   // record of another config, with both measured, the knobs that differ and
   // the loop IRs aligned loop beside loop.
@@ -364,6 +398,9 @@ class TestCli : public QObject {
                                        << "expects float32[1,1,28,28]";
     QTest::newRow("no such task") << QStringList{"schedule", models() + "/mlp.onnx", "--task", "99"}
                                   << "no task 99";
+    QTest::newRow("loop costs without tir")
+        << QStringList{"schedule", models() + "/mlp.onnx", "--task", "1", "--loop-costs"}
+        << "--loop-costs annotates the final loop IR";
     QTest::newRow("not a package") << QStringList{"run", garbage + ".tar"} << ".tar";
     QTest::newRow("bad task selection")
         << QStringList{"tune", models() + "/mlp.onnx", "--tasks", "2-9", "--trials", "1"}
