@@ -4,6 +4,7 @@
 
 #include "support/int_math.h"
 #include "te/expr_functor.h"
+#include "tir/arith/simplify.h"
 
 namespace lathe::topi {
 namespace {
@@ -42,10 +43,119 @@ bool reduces_along_rows(const Stage& st) {
   return along_reduce && !along_data;
 }
 
+// A stage's body with the ops in `inlined` substituted at their reads: the
+// loads lowering will emit, whose indices say which input a stage gathers.
+class InlinedReads : public te::ExprMutator {
+ public:
+  explicit InlinedReads(std::vector<te::Operation> inlined) : inlined_(std::move(inlined)) {}
+
+ protected:
+  te::Expr visit_producer_load(const te::ProducerLoadNode* n, const te::Expr& e) override {
+    const te::Expr base = te::ExprMutator::visit_producer_load(n, e);
+    const auto* load = base.as<te::ProducerLoadNode>();
+    for (const te::Operation& op : inlined_) {
+      if (!op.same_as(load->producer)) continue;
+      const te::ComputeOpNode* c = op.as_compute();
+      te::VarMap<te::Expr> map;
+      for (size_t i = 0; i < c->axis.size(); ++i) map[c->axis[i].var()] = load->indices[i];
+      return mutate(te::substitute(c->body, map));  // it may read inlined ops itself
+    }
+    return base;
+  }
+
+ private:
+  std::vector<te::Operation> inlined_;
+};
+
+// The ops of `sch` inlined so far.
+std::vector<te::Operation> inlined_ops(Schedule& sch) {
+  std::vector<te::Operation> ops;
+  for (Stage st : sch.stages())
+    if (st.node().attach_type == schedule::AttachType::Inline) ops.push_back(st.op());
+  return ops;
+}
+
+// Where an injective stage transposes: an input's contiguous index follows
+// a data axis `a` other than the stage's innermost (the innermost such axis
+// where it follows several), while the innermost walks
+// another index of that input (NCHW{b}c -> NCHW: the output's rows run along
+// w, the input's lines along c % b). Vectors over the innermost axis then
+// gather one element from each cache line, and the line's other elements
+// belong to other iterations of `a`, which the plain order puts a whole
+// output plane apart: each line comes from the next cache level once per
+// element. A tile of `block` iterations of `a` just outside the vectors uses
+// every element of the lines it gathers. `block` is the modulus when the
+// index is `a % m`, else the elements of a 64-byte line (or fewer, where they
+// divide a's extent). `body` is the stage's body with its inlined producers
+// substituted (InlinedReads): a transpose of a layout transform may read its
+// source along the lines after all.
+struct TransposeTile {
+  int axis = -1;  // -1: the stage does not transpose
+  int64_t block = 0;
+};
+
+TransposeTile transpose_tile(const te::ComputeOpNode* c, const te::Expr& body) {
+  TransposeTile tile;
+  if (c->axis.size() < 2 || !c->reduce_axis.empty()) return tile;
+  const te::Var inner = c->axis.back().var();
+  // Indices simplified over the axes' extents: a reshape's row-major
+  // flattening names every axis, (t * 576 + k) % 576 only k.
+  arith::BoundMap bounds;
+  for (size_t i = 0; i < c->axis.size(); ++i)
+    bounds[c->axis[i].var()] = arith::IntBounds::from_extent(0, c->shape[i]);
+  bool contiguous_read = false;  // some input is read along its lines by the vectors
+  te::visit_expr(body, [&](const te::Expr& e) {
+    const auto* load = e.as<te::ProducerLoadNode>();
+    if (!load || load->indices.empty()) return;
+    std::vector<te::Expr> indices;
+    for (const te::Expr& index : load->indices) indices.push_back(arith::simplify(index, bounds));
+    const te::Expr& last = indices.back();
+    if (te::uses_var(last, inner)) {
+      contiguous_read = true;
+      return;
+    }
+    bool inner_elsewhere = false;
+    for (size_t i = 0; i + 1 < indices.size(); ++i)
+      inner_elsewhere |= te::uses_var(indices[i], inner);
+    if (!inner_elsewhere || tile.axis >= 0) return;
+    // Where the index mixes several axes (a reshape's row-major flattening),
+    // the innermost of them moves along the line.
+    int axis = -1;
+    for (size_t i = 0; i + 1 < c->axis.size(); ++i)
+      if (te::uses_var(last, c->axis[i].var())) axis = static_cast<int>(i);
+    if (axis < 0) return;
+    const int64_t extent = c->shape[static_cast<size_t>(axis)];
+    int64_t block = 0;
+    const auto* mod = last.as<te::BinaryNode>();
+    if (mod && last.kind() == te::ExprKind::Mod) {
+      const int64_t* m = te::as_const_int(mod->b);
+      if (m && *m > 1 && extent % *m == 0) block = *m;
+    } else {
+      const int64_t line = std::max<int64_t>(1, 64 / std::max(1, load->type.bytes()));
+      for (int64_t b = line; b > 1 && !block; b /= 2)
+        if (extent % b == 0) block = b;
+    }
+    if (block > 1) tile = {axis, block};
+  });
+  // A stage that also streams an input along the vectors (a transposed
+  // residual added to a row-major one) keeps the plain order: the tile would
+  // cut that input's rows into strided pieces, and measured slower.
+  if (contiguous_read) return {};
+  return tile;
+}
+
+// Whether a loop of `extent` splits into vectors of `lanes`: where they
+// divide it, or where it holds at least two of them, the rest a scalar tail
+// (loop partitioning peels it off: 197 = 12 x 16 + 5).
+bool splits_into_vectors(int64_t extent, int64_t lanes) {
+  return extent % lanes == 0 || extent >= 2 * lanes;
+}
+
 // What the space's options are made from: the shapes of the stages it tiles.
 struct GroupShape {
   std::vector<std::vector<int64_t>> injective, reduction;  // stage shapes
   bool small_reduce = false;         // some reduce loop is at most kSmallReduceExtent
+  bool transposes = false;           // some injective stage has a transpose_tile
   std::vector<int64_t> last_reduce;  // each reduction's innermost reduce extent
   std::vector<int64_t> row_reduce;   // those of reductions along rows (reduces_along_rows)
 };
@@ -55,9 +165,16 @@ GroupShape group_shape(const std::vector<te::Tensor>& outputs) {
   for (const te::Tensor& t : outputs) ops.push_back(t.op());
   Schedule probe(ops);
   GroupShape g;
+  std::vector<te::Operation> inlined;  // as the template's apply will inline them
+  for (Stage st : probe.stages())
+    if (st.op().as_compute() && !kept_at_root(st)) inlined.push_back(st.op());
+  InlinedReads reads(std::move(inlined));
   for (Stage st : probe.stages()) {
     if (!kept_at_root(st) || st.op()->shape.empty()) continue;
     (is_reduction(st) ? g.reduction : g.injective).push_back(st.op()->shape);
+    g.transposes |=
+        !is_reduction(st) && splits_into_vectors(st.op()->shape.back(), 4) &&
+        transpose_tile(st.op().as_compute(), reads.mutate(st.op().as_compute()->body)).axis >= 0;
     for (const IterVar& r : st.reduce_axis()) {
       const int64_t* extent = te::as_const_int(r->dom.extent);
       if (extent && *extent <= kSmallReduceExtent) g.small_reduce = true;
@@ -84,17 +201,11 @@ GenericKnobs decode(const std::vector<Knob>& knobs, const Config& config) {
   k.vector_lanes = knob_int(knobs, config, "vector_lanes");
   k.parallel_axes = static_cast<int>(knob_int(knobs, config, "parallel_axes"));
   if (has("unroll_inner")) k.unroll_inner = knob_int(knobs, config, "unroll_inner");
+  k.transpose_tile = !has("transpose_tile") || knob_int(knobs, config, "transpose_tile") != 0;
   if (has("unroll_reduce")) k.unroll_reduce = knob_int(knobs, config, "unroll_reduce") != 0;
   if (has("reduce_outer")) k.reduce_outer = knob_int(knobs, config, "reduce_outer") != 0;
   if (has("rfactor_lanes")) g.rfactor_lanes = knob_int(knobs, config, "rfactor_lanes");
   return g;
-}
-
-// Whether a loop of `extent` splits into vectors of `lanes`: where they
-// divide it, or where it holds at least two of them, the rest a scalar tail
-// (loop partitioning peels it off: 197 = 12 x 16 + 5).
-bool splits_into_vectors(int64_t extent, int64_t lanes) {
-  return extent % lanes == 0 || extent >= 2 * lanes;
 }
 
 // A reduction whose innermost reduce loop splits into `lanes` split into a
@@ -126,7 +237,7 @@ void rfactor_in_vectors(Schedule& sch, Stage st, int64_t lanes, int parallel_axe
 
 }  // namespace
 
-void schedule_root_stage(Stage st, const StageKnobs& k) {
+void schedule_root_stage(Schedule& sch, Stage st, const StageKnobs& k) {
   const te::ComputeOpNode* c = st.op().as_compute();
   if (!c || c->axis.empty() || st.node().attach_type != schedule::AttachType::Root) return;
   const bool reduction = !c->reduce_axis.empty();
@@ -139,7 +250,24 @@ void schedule_root_stage(Stage st, const StageKnobs& k) {
     lanes = i;
     inner_extent = ceildiv(inner_extent, k.vector_lanes);
   }
-  if (!reduction && k.unroll_inner > 1 && inner_extent % k.unroll_inner == 0) {
+  // A transposing stage (transpose_tile) runs a block of the axis its
+  // input's lines follow between the outer loops and the vectors, unrolled.
+  // Only where the innermost axis is in vectors: the gathers are what it
+  // saves, and short scalar rows (NCHW -> NCHW2c) measured slower tiled.
+  IterVar tile;
+  if (!reduction && k.transpose_tile && lanes.defined()) {
+    const TransposeTile t = transpose_tile(c, InlinedReads(inlined_ops(sch)).mutate(c->body));
+    if (t.axis >= 0) {
+      auto [o, i] = st.split(axis[static_cast<size_t>(t.axis)], t.block);
+      axis[static_cast<size_t>(t.axis)] = o;
+      tile = i;
+      std::vector<IterVar> order = axis;
+      order.push_back(tile);
+      if (lanes.defined()) order.push_back(lanes);
+      st.reorder(order);
+    }
+  }
+  if (!reduction && !tile.defined() && k.unroll_inner > 1 && inner_extent % k.unroll_inner == 0) {
     auto [o, i] = st.split(axis.back(), k.unroll_inner);
     axis.back() = o;
     unrolled = i;
@@ -164,6 +292,7 @@ void schedule_root_stage(Stage st, const StageKnobs& k) {
   }
   if (lanes.defined()) st.vectorize(lanes);
   if (unrolled.defined()) st.unroll(unrolled);
+  if (tile.defined()) st.unroll(tile);
   if (reduction && k.unroll_reduce) {
     for (const IterVar& r : c->reduce_axis) {
       const int64_t* extent = te::as_const_int(r->dom.extent);
@@ -177,7 +306,7 @@ void schedule_remaining(Schedule& sch, const OpSet& done, int64_t vector_lanes) 
   knobs.vector_lanes = vector_lanes;
   for (Stage st : sch.stages()) {
     if (done.count(st.op()) || done.count(st.node().origin_op)) continue;
-    schedule_root_stage(st, knobs);
+    schedule_root_stage(sch, st, knobs);
   }
 }
 
@@ -221,6 +350,10 @@ SearchSpace generic_template(const te::Tensor& /*anchor*/, const std::vector<te:
     space.knobs.push_back(choice_knob("unroll_inner", unrolls));
     defaults.push_back({"unroll_inner", {1}});
   }
+  if (g.transposes) {
+    space.knobs.push_back(choice_knob("transpose_tile", {0, 1}));
+    defaults.push_back({"transpose_tile", {1}});
+  }
   std::vector<int64_t> rfactors = {0};
   for (int64_t v : {4, 8, 16})
     if (std::any_of(g.last_reduce.begin(), g.last_reduce.end(),
@@ -260,7 +393,7 @@ SearchSpace generic_template(const te::Tensor& /*anchor*/, const std::vector<te:
       }
       if (is_reduction(st) && k.rfactor_lanes > 0)
         rfactor_in_vectors(sch, st, k.rfactor_lanes, k.stage.parallel_axes);
-      schedule_root_stage(st, k.stage);
+      schedule_root_stage(sch, st, k.stage);
     }
   };
   return space;

@@ -11,6 +11,10 @@
 //                  the innermost (0: no parallel loop)
 //   unroll_inner   injective stages: the innermost loop outside the lanes split
 //                  by this and the inner part unrolled, where it divides
+//   transpose_tile injective stages that transpose (an input's contiguous index
+//                  follows another axis than the innermost, as NCHW{b}c -> NCHW):
+//                  a block of that axis between the outer loops and the vectors,
+//                  unrolled, so each cache line gathered is used whole (0: off)
 //   unroll_reduce  reductions: reduce loops of at most kSmallReduceExtent unrolled
 //   reduce_outer   reductions: reduce loops outside the innermost data axis
 //                  (one row of accumulators) instead of inside it
@@ -36,13 +40,15 @@ struct StageKnobs {
   int64_t vector_lanes = VectorUnit{}.lanes();
   int parallel_axes = INT_MAX;  // all but the innermost
   int64_t unroll_inner = 1;
+  bool transpose_tile = true;
   bool unroll_reduce = false;
   bool reduce_outer = false;
 };
 
 // Schedules one stage at the root that no primitive has touched; stages that
 // are attached or inlined, or have no data axis, stay as they are.
-void schedule_root_stage(schedule::Stage stage, const StageKnobs& knobs = {});
+void schedule_root_stage(schedule::Schedule& sch, schedule::Stage stage,
+                         const StageKnobs& knobs = {});
 
 // Every root stage of `sch` whose op is not in `done`, with the default knobs
 // and vectors of `vector_lanes`: how the x86 templates schedule the group's

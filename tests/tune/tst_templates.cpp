@@ -108,6 +108,26 @@ Graph injective_chain() {
   return b.g;
 }
 
+// A batch of matrices transposed: the output's rows run along the input's
+// columns.
+Graph transpose() {
+  Builder b;
+  ValueId x = b.input("x", {2, 40, 48});
+  b.g.outputs = {b.add("Transpose", {x}, attrs_of({{"perm", ints({0, 2, 1})}}))};
+  return b.g;
+}
+
+// Blocked channels back to planes, as a conv's output before an op that
+// stays in NCHW: each output row gathers one channel of each 16-channel line.
+Graph unblock_channels() {
+  Builder b;
+  ValueId x = b.input("x", {1, 3, 5, 40, 16});
+  b.g.outputs = {b.add(
+      "LayoutTransform", {x},
+      attrs_of({{"src_layout", std::string("NCHW16c")}, {"dst_layout", std::string("NCHW")}}))};
+  return b.g;
+}
+
 struct Case {
   Graph graph;
   std::string anchor_op;  // the op anchoring the group under test
@@ -189,6 +209,14 @@ std::map<std::string, std::function<Case()>> cases() {
       {"injective chain",
        [] {
          return Case{injective_chain(), "Mul", "injective.x86"};
+       }},
+      {"transpose",
+       [] {
+         return Case{transpose(), "Transpose", "injective.x86"};
+       }},
+      {"NCHW16c to NCHW",
+       [] {
+         return Case{unblock_channels(), "LayoutTransform", "injective.x86"};
        }},
   };
 }
@@ -454,6 +482,58 @@ class TestTemplates : public QObject {
           max_diff = std::max(max_diff, std::abs(acc - out.data<float>()[(bi * m + i) * n + j]));
         }
     QVERIFY2(max_diff < 1e-4, qPrintable(QString("max difference %1").arg(max_diff)));
+  }
+
+  // A transposing stage's default runs a block of the axis its input's
+  // lines follow (16 float32, a 64-byte line; for NCHW16c the block of the
+  // channel's `% 16`) between the parallel loops and the vectors, unrolled;
+  // transpose_tile=0 is the plain order. Both compute the reference (above).
+  void transposesTileTheGatheredLines_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("stage");
+    QTest::newRow("transpose") << "transpose"
+                               << "transpose";
+    QTest::newRow("NCHW16c to NCHW") << "NCHW16c to NCHW"
+                                     << "layouttransform";
+  }
+
+  void transposesTileTheGatheredLines() {
+    QFETCH(QString, name);
+    QFETCH(QString, stage);
+    const Case test = cases().at(name.toStdString())();
+    const Group group = group_anchored_by(test.graph, test.anchor_op);
+    QVERIFY(group.index >= 0);
+    const tune::GroupComputation c = tune::build_group_computation(
+        group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+    const topi::SearchSpace space = tune::template_search_space(c);
+    QCOMPARE(space.value(space.default_config, "transpose_tile"), std::vector<int64_t>{1});
+    const std::string s = "s[" + stage.toStdString() + "]";
+    const std::string op = stage.toStdString() + ".op";
+    const std::string tiled =
+        schedule::print_schedule(*tune::apply_config(c, space, space.default_config));
+    for (const std::string& line : {
+             "i1_outer, i1_inner = " + s + ".split(" + op + ".axis[1], factor=16)",
+             s + ".unroll(i1_inner)",
+         })
+      QVERIFY2(tiled.find(line) != std::string::npos, qPrintable(QString::fromStdString(tiled)));
+    // The block sits between the outer loops and the vectors.
+    const size_t reorder = tiled.find(s + ".reorder(");
+    QVERIFY2(reorder != std::string::npos, qPrintable(QString::fromStdString(tiled)));
+    const std::string order = tiled.substr(reorder, tiled.find('\n', reorder) - reorder);
+    const std::string lanes =
+        "i" + std::to_string(QTest::currentDataTag() == QString("transpose") ? 2 : 3) + "_inner";
+    QVERIFY2(order.ends_with("_outer, i1_inner, " + lanes + ")"),
+             qPrintable(QString::fromStdString(order)));
+    QVERIFY2(tiled.find(s + ".vectorize(" + lanes + ")") != std::string::npos,
+             qPrintable(QString::fromStdString(tiled)));
+
+    topi::Config plain = space.default_config;
+    for (size_t k = 0; k < space.knobs.size(); ++k)
+      if (space.knobs[k].name == "transpose_tile")
+        plain[k] = topi::option_index(space.knobs[k], {0});
+    const std::string untiled = schedule::print_schedule(*tune::apply_config(c, space, plain));
+    QVERIFY2(untiled.find("i1_inner") == std::string::npos,
+             qPrintable(QString::fromStdString(untiled)));
   }
 
   // The default config of the 3x3 conv template on a plane too large for L1
