@@ -2,7 +2,7 @@
 // bundled sample's second convolution, every `for` line and no other carries
 // a note; the default schedule fits the caches and shows no spill mark; a
 // schedule that runs the kernel's taps outside the pixels marks the loops
-// whose one iteration overflows L1 while carrying reuse, on their own lines,
+// whose one iteration overflows L1 (in cache lines) while carrying reuse, on their own lines,
 // and hovering such a line explains the mark, naming the buffer re-read.
 #include <QHelpEvent>
 #include <QSignalSpy>
@@ -139,16 +139,25 @@ class TestLoopCostMarks : public QObject {
 
     // One row of taps (ry) sweeps the whole 16 KB accumulator and 18 KB of
     // the padded input: over L1, and the next row of taps reads that input
-    // again, one row down. So does one tap (rx), one column over. The
-    // accumulator's reuse is across the input channels inside, which fit.
-    const QList<int> expected = forLines(view, {QStringLiteral("ry"), QStringLiteral("rx")});
-    QCOMPARE(expected.size(), 2);
-    QCOMPARE(view->markedLines(), expected);
+    // again, one row down. So does one tap (rx), one column over. And so does
+    // one input channel of the block (rci): it reads one float of each
+    // pixel's 64-byte line, 16 KB of lines for 1 KB used, which with the
+    // accumulator overflows L1 before the next channel reads the same lines.
+    const QList<int> expected =
+        forLines(view, {QStringLiteral("ry"), QStringLiteral("rx"), QStringLiteral("rci")});
+    QCOMPARE(expected.size(), 3);
+    QString marks;  // what is marked, for the failure message
+    for (int line : view->markedLines())
+      marks += lines(view).value(line).trimmed() + ": " + view->toolTipForLine(line) + "\n";
+    QVERIFY2(view->markedLines() == expected, qPrintable(marks));
 
     const QString tip = view->toolTipForLine(expected.front());
     QVERIFY2(tip.contains(QStringLiteral("exceeds L1 (24.0 KB)")), qPrintable(tip));
     QVERIFY2(tip.contains(QStringLiteral("conv2dnchwc_pad is re-read 3 times")), qPrintable(tip));
     QVERIFY2(tip.contains(QStringLiteral("from L2")), qPrintable(tip));
+    const QString channel = view->toolTipForLine(expected.back());
+    QVERIFY2(channel.contains(QStringLiteral("conv2dnchwc_pad 16.0 KB for 1.0 KB used")),
+             qPrintable(channel));
 
     // Hovering the line shows it.
     const QPoint at(20, static_cast<int>(view->lineGeometry(expected.front()).center().y()));

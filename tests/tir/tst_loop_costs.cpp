@@ -74,9 +74,14 @@ class TestLoopCosts : public QObject {
     // One iteration of k: an element of each matrix.
     QCOMPARE(k.working_set_bytes, 12.0);
     QCOMPARE(k.fits_in, std::string("L1"));
-    // One of j: a row of A, a column of B (64 floats each), an element of C.
-    QCOMPARE(j.working_set_bytes, 256.0 + 256 + 4);
-    QCOMPARE(j.fits_in, std::string("L1"));
+    // One of j: a row of A, a column of B (64 floats 256 B apart: a 64-byte
+    // line each), an element of C.
+    QCOMPARE(j.working_set_bytes, 256.0 + 64 * 64 + 4);
+    QCOMPARE(j.fits_in, std::string("L2"));
+    QCOMPARE(j.buffers.size(), size_t{3});
+    QCOMPARE(j.buffers[2].buffer, std::string("B"));
+    QCOMPARE(j.buffers[2].bytes, 4096.0);
+    QCOMPARE(j.buffers[2].used_bytes, 256.0);
     // One of i: a row of A, all of B, a row of C: 16.5 KB, over L2's 16 KB.
     QCOMPARE(i.working_set_bytes, 256.0 + 16384 + 256);
     QCOMPARE(i.fits_in, std::string("L3"));
@@ -88,13 +93,13 @@ class TestLoopCosts : public QObject {
     // each at the distance of one iteration of its carrier.
     QCOMPARE(k.reuse.size(), size_t{2});  // C read and C stored
     QCOMPARE(reuse_of(k, "C")->distance_bytes, 12.0);
-    QCOMPARE(reuse_of(j, "A")->distance_bytes, 516.0);
-    QCOMPARE(reuse_of(j, "A")->hits_in, std::string("L1"));
+    QCOMPARE(reuse_of(j, "A")->distance_bytes, 4356.0);
+    QCOMPARE(reuse_of(j, "A")->hits_in, std::string("L2"));
     QVERIFY(!reuse_of(j, "B"));  // B[k*64 + j]: a column over, never the same element
     QCOMPARE(reuse_of(i, "B")->distance_bytes, 16896.0);
     QCOMPARE(reuse_of(i, "B")->hits_in, std::string("L3"));
 
-    // So i is marked: B is read 64 times over, from L3. j and k fit.
+    // So i is marked: B is read 64 times over, from L3. k fits.
     QVERIFY(i.spill);
     QCOMPARE(i.spill->level, std::string("L2"));
     QCOMPARE(i.spill->capacity_bytes, int64_t{16 << 10});
@@ -102,7 +107,14 @@ class TestLoopCosts : public QObject {
     QCOMPARE(i.spill->rereads.size(), size_t{1});
     QCOMPARE(i.spill->rereads[0].buffer, std::string("B"));
     QCOMPARE(i.spill->rereads[0].times, 64.0);
-    QVERIFY(!j.spill);
+    // And j: its column of B is 64 lines, over the 1 KB L1, so A's row comes
+    // from L2 again for every j.
+    QVERIFY(j.spill);
+    QCOMPARE(j.spill->level, std::string("L1"));
+    QCOMPARE(j.spill->served_by, std::string("L2"));
+    QCOMPARE(j.spill->rereads.size(), size_t{1});
+    QCOMPARE(j.spill->rereads[0].buffer, std::string("A"));
+    QCOMPARE(j.spill->rereads[0].times, 64.0);
     QVERIFY(!k.spill);
 
     // The loops nest: each holds the whole kernel's FLOPs and time.
@@ -204,7 +216,12 @@ class TestLoopCosts : public QObject {
     QCOMPARE(annotated.loops[0].spill_reason,
              std::string("one iteration's working set 16.5 KB (C 256 B, A 256 B, B 16.0 KB) "
                          "exceeds L2 (16.0 KB): B is re-read 64 times from L3"));
-    QVERIFY(annotated.loops[1].spill_reason.empty());
+    QCOMPARE(
+        annotated.loops[1].spill_reason,
+        std::string(
+            "one iteration's working set 4.3 KB (C 4 B, A 256 B, B 4.0 KB for 256 B used) exceeds "
+            "L1 (1.0 KB): A is re-read 64 times from L2"));
+    QVERIFY(annotated.loops[2].spill_reason.empty());
     QVERIFY(annotated.loops[0].explanation.starts_with(annotated.loops[0].spill_reason));
   }
 };

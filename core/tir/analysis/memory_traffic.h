@@ -8,8 +8,10 @@
 //    extents). For an affine index it is the smaller of the product of the
 //    relaxed loops' extents (exact when the accesses do not overlap) and the
 //    index's hull (exact for a sliding window); accesses that differ only by a
-//    constant offset (unrolled taps) widen the hull. Elements, not cache lines:
-//    a strided access is counted by the elements it uses.
+//    constant offset (unrolled taps) widen the hull. In cache lines of 64
+//    bytes: a walk whose smallest stride is s elements touches min(s, line)
+//    elements per element it uses (a column of a row-major matrix, a vector
+//    gathering one channel of each NCHW16c pixel, a line each), within its span.
 //  - The working set of a loop is the sum of its buffers' footprints.
 //  - A cache of capacity C (fully associative, LRU) holding everything a loop
 //    touches, or one iteration of it (the reuse between consecutive
@@ -19,8 +21,9 @@
 //    the loop whose one-iteration working set first exceeds the cache.
 //
 // Not modelled: parallel loops spreading a working set over several private
-// caches, hardware prefetching, conflict misses, and a line touched for one
-// element of a strided access.
+// caches, hardware prefetching, conflict misses, and reuse of a line across
+// iterations of a loop whose index the loop IR folds with / and % (a fused
+// loop): consecutive iterations are taken to share what they touch.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +37,8 @@ namespace lathe::tir {
 
 struct BufferFootprint {
   std::string buffer;
-  double bytes = 0;
+  double bytes = 0;       // of the cache lines touched
+  double used_bytes = 0;  // of the elements accessed: fewer for a strided walk
 };
 
 // One loop of the kernel (pre-order), with what one iteration touches.

@@ -75,7 +75,8 @@ std::vector<LoopFootprint> TrafficModel::loop_footprints() const {
     std::vector<std::pair<int, BufferFootprint>> ordered;
     for (const auto& [buffer, b] : fp.buffers) {
       const BufferInfo& info = buffers_.at(buffer);
-      ordered.push_back({info.order, {info.name, b.elements * b.elem_bytes}});
+      ordered.push_back(
+          {info.order, {info.name, b.elements * b.elem_bytes, b.used_elements * b.elem_bytes}});
     }
     std::sort(ordered.begin(), ordered.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -207,6 +208,7 @@ Footprint TrafficModel::footprint(const std::vector<int>& ids, int relaxed_from)
   // offset: one class, whose hull grows by the spread of the offsets.
   struct Class {
     double product = 1, hull = 1;
+    int64_t unit = 0;  // the smallest stride (elements) of its lanes and relaxed loops
     int64_t min_offset = 0, max_offset = 0;
     bool read = false, write = false;
     int elem_bytes = 4;
@@ -226,6 +228,7 @@ Footprint TrafficModel::footprint(const std::vector<int>& ids, int relaxed_from)
       if (a.index.lanes > 1 && a.index.lane_stride != 0) {
         c.product = a.index.lanes;
         c.hull = 1 + static_cast<double>(std::abs(a.index.lane_stride)) * (a.index.lanes - 1);
+        c.unit = std::abs(a.index.lane_stride);
       }
       for (size_t d = static_cast<size_t>(std::max(relaxed_from, 0)); d < a.path.size(); ++d) {
         const Loop& l = loops_[a.path[d]];
@@ -236,6 +239,7 @@ Footprint TrafficModel::footprint(const std::vector<int>& ids, int relaxed_from)
         } else if (coeff != 0) {
           c.product *= static_cast<double>(l.extent);
           c.hull += static_cast<double>(std::abs(coeff)) * (l.extent - 1);
+          if (l.extent > 1) c.unit = c.unit ? std::min(c.unit, std::abs(coeff)) : std::abs(coeff);
         }
       }
     }
@@ -252,10 +256,20 @@ Footprint TrafficModel::footprint(const std::vector<int>& ids, int relaxed_from)
   for (const auto& [key, c] : classes) {
     const VarNode* buffer = std::get<0>(key);
     double cap = buffers_.at(buffer).elements;
-    double elements = std::min({c.product * static_cast<double>(c.seen_offsets.size()),
-                                c.hull + static_cast<double>(c.max_offset - c.min_offset), cap});
+    const double span = c.hull + static_cast<double>(c.max_offset - c.min_offset);
+    const double used =
+        std::min({c.product * static_cast<double>(c.seen_offsets.size()), span, cap});
+    // A cache holds lines: elements `unit` apart share a line only where the
+    // unit is below a line's elements, so a strided walk touches unit (at
+    // most a line's) elements per element it uses, within its span.
+    const double line = std::max(1, kCacheLineBytes / c.elem_bytes);
+    const double elements =
+        c.unit > 1
+            ? std::min({used * std::min(static_cast<double>(c.unit), line), span + line - 1, cap})
+            : used;
     Footprint::PerBuffer& b = fp.buffers[buffer];
     b.elem_bytes = c.elem_bytes;
+    b.used_elements = std::min(b.used_elements + used, cap);
     b.elements = std::min(b.elements + elements, cap);
     if (c.read) b.read_elements = std::min(b.read_elements + elements, cap);
     if (c.write) b.write_elements = std::min(b.write_elements + elements, cap);

@@ -54,6 +54,7 @@ struct Access {
 };
 
 inline constexpr int kParameter = -2;
+inline constexpr int kCacheLineBytes = 64;
 
 struct BufferInfo {
   std::string name;
@@ -65,7 +66,9 @@ struct BufferInfo {
 // What a set of accesses touches with some of their loops relaxed.
 struct Footprint {
   struct PerBuffer {
-    double elements = 0, read_elements = 0, write_elements = 0;
+    // `elements` counts the lines' elements a cache holds; `used_elements`
+    // those the accesses read or write (fewer for a strided walk).
+    double elements = 0, read_elements = 0, write_elements = 0, used_elements = 0;
     int elem_bytes = 4;
   };
   std::map<const te::VarNode*, PerBuffer> buffers;
