@@ -338,8 +338,9 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   // shuffle per input vector where a dense conv broadcasts for free. With
   // the window row's taps innermost (taps_inner), LLVM builds the vector of
   // each input pixel once for every tap that reads it: kw / stride FMAs per
-  // shuffle instead of one. RegNetY-400MF's 3x3 group-8 convs over 48 and
-  // 208 channels ran 1.2-1.3x faster that way.
+  // shuffle instead of one. RegNetY-400MF's group-8 3x3 convs over 208
+  // channels ran 1.07-1.2x faster that way (alternate runs on a loaded
+  // 2-core machine), its stride-2 one over 48 channels about as fast.
   const int64_t input_channels = input.size() == 5 ? input[1] * input[4] : 0;
   const int64_t group_channels = ic_chunks * reduce_extent(conv, 3);
   const bool groups_in_block = group_channels < input_channels && group_channels < shape[4];
