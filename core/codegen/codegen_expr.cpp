@@ -1,14 +1,17 @@
 // Expressions of the loop IR as LLVM values: arithmetic with TVM's floor
 // division, comparisons, casts, intrinsics, vector ramps, and buffer loads
-// (contiguous, gathered, or masked under a vector select).
+// (contiguous, a few elements shuffled into lanes, gathered, or masked under
+// a vector select).
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "codegen/llvm_codegen.h"
 #include "support/error.h"
+#include "support/int_math.h"
 #include "te/expr_functor.h"
 
 namespace lathe::codegen::detail {
@@ -39,6 +42,88 @@ bool contains_load(const Expr& e) {
   bool found = false;
   te::visit_expr(e, [&](const Expr& x) { found = found || x.kind() == ExprKind::Load; });
   return found;
+}
+
+// A vector index as a scalar base plus a constant offset per lane: what a
+// grouped conv's input vector reads (lane o at (o / 8) * 8 + c), a broadcast
+// or a ramp. Division and modulo only of lanes that are all constants.
+struct LaneOffsets {
+  Expr base;  // scalar; undefined: zero
+  std::vector<int64_t> offsets;
+};
+
+std::optional<LaneOffsets> lane_offsets(const Expr& e) {
+  const int lanes = e.type().lanes;
+  if (const auto* b = e.as<te::BroadcastNode>())
+    return LaneOffsets{b->value, std::vector<int64_t>(lanes, 0)};
+  if (const auto* r = e.as<te::RampNode>()) {
+    const int64_t* stride = te::as_const_int(r->stride);
+    if (!stride) return std::nullopt;
+    LaneOffsets l{r->base, {}};
+    for (int i = 0; i < lanes; ++i) l.offsets.push_back(i * *stride);
+    return l;
+  }
+  const auto* bin = e.as<te::BinaryNode>();
+  if (!bin || !e.type().is_int()) return std::nullopt;
+  const std::optional<LaneOffsets> a = lane_offsets(bin->a), b = lane_offsets(bin->b);
+  if (!a || !b) return std::nullopt;
+  auto combine = [&](auto lane_op) {
+    LaneOffsets l{{}, std::vector<int64_t>(lanes)};
+    for (int i = 0; i < lanes; ++i) l.offsets[i] = lane_op(a->offsets[i], b->offsets[i]);
+    return l;
+  };
+  // A constant base folds into the offsets.
+  auto constant = [](const LaneOffsets& l) -> std::optional<std::vector<int64_t>> {
+    const int64_t* base = l.base.defined() ? te::as_const_int(l.base) : nullptr;
+    if (l.base.defined() && !base) return std::nullopt;
+    std::vector<int64_t> lanes = l.offsets;
+    for (int64_t& v : lanes) v += base ? *base : 0;
+    return lanes;
+  };
+  switch (e.kind()) {
+    case ExprKind::Add:
+    case ExprKind::Sub: {
+      const bool add = e.kind() == ExprKind::Add;
+      LaneOffsets l = combine([&](int64_t x, int64_t y) { return add ? x + y : x - y; });
+      if (!a->base.defined())
+        l.base = add ? b->base : -b->base;
+      else if (!b->base.defined())
+        l.base = a->base;
+      else
+        l.base = add ? a->base + b->base : a->base - b->base;
+      return l;
+    }
+    case ExprKind::Mul: {
+      // A product is linear where one side is one constant for all lanes.
+      const std::optional<std::vector<int64_t>> ca = constant(*a), cb = constant(*b);
+      const LaneOffsets* var =
+          ca && std::ranges::all_of(*ca, [&](int64_t v) { return v == (*ca)[0]; }) ? &*b : nullptr;
+      int64_t factor = var ? (*ca)[0] : 0;
+      if (!var && cb && std::ranges::all_of(*cb, [&](int64_t v) { return v == (*cb)[0]; })) {
+        var = &*a;
+        factor = (*cb)[0];
+      }
+      if (!var) return std::nullopt;
+      LaneOffsets l{
+          var->base.defined() ? var->base * te::make_const(var->base.type(), factor) : Expr(),
+          var->offsets};
+      for (int64_t& v : l.offsets) v *= factor;
+      return l;
+    }
+    case ExprKind::Div:
+    case ExprKind::Mod: {
+      const std::optional<std::vector<int64_t>> ca = constant(*a), cb = constant(*b);
+      if (!ca || !cb || std::ranges::any_of(*cb, [](int64_t v) { return v == 0; }))
+        return std::nullopt;
+      LaneOffsets l{{}, std::vector<int64_t>(lanes)};
+      for (int i = 0; i < lanes; ++i)
+        l.offsets[i] =
+            e.kind() == ExprKind::Div ? floordiv((*ca)[i], (*cb)[i]) : floormod((*ca)[i], (*cb)[i]);
+      return l;
+    }
+    default:
+      return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -545,6 +630,56 @@ llvm::Value* CodeGenLLVM::emit_ramp(const te::RampNode* n) {
   return builder_.CreateAdd(builder_.CreateVectorSplat(n->lanes, base), offsets);
 }
 
+// Lanes at constant offsets from one scalar index, all within one vector's
+// width (a grouped conv's input: each group's channel repeated over its
+// lanes): one load of the elements they span and a shuffle, where a gather
+// would load each lane alone. Loads under a lane mask stay gathers. Null
+// where the index has no such form.
+llvm::Value* CodeGenLLVM::emit_window_load(const te::LoadNode* n) {
+  const int lanes = n->type.lanes;
+  if (lane_mask_) return nullptr;
+  const std::optional<LaneOffsets> l = lane_offsets(n->index);
+  if (!l) return nullptr;
+  const auto [lo, hi] = std::ranges::minmax(l->offsets);
+  if (hi - lo >= lanes) return nullptr;
+  llvm::Type* element = memory_type(n->type.element_of());
+  const llvm::Align element_align(memory_bytes(n->type.element_of()));
+  auto pointer_at = [&](int64_t offset) {
+    Expr at = te::make_const(n->index.type().element_of(), static_cast<double>(offset));
+    if (l->base.defined()) at = l->base + at;
+    return builder_.CreateInBoundsGEP(element, buffer_pointer(n->buffer),
+                                      to_index(emit_expr(at), at.type()));
+  };
+  // Two values (groups of 8 in a 16-lane block): each loaded alone and
+  // broadcast, merged by a constant lane mask, which x86 does with two scalar
+  // loads and one two-source permute (vpermt2ps); the shuffle of the loaded
+  // block below took two (vshufps, vpermpd) for each FMA they feed.
+  if (std::ranges::all_of(l->offsets, [&](int64_t v) { return v == lo || v == hi; })) {
+    auto broadcast = [&](int64_t offset) {
+      return builder_.CreateVectorSplat(
+          lanes, builder_.CreateAlignedLoad(element, pointer_at(offset), element_align));
+    };
+    llvm::Value* low = broadcast(lo);
+    if (lo == hi) return low;
+    std::vector<llvm::Constant*> high_lanes;
+    for (int64_t offset : l->offsets) high_lanes.push_back(builder_.getInt1(offset == hi));
+    return builder_.CreateSelect(llvm::ConstantVector::get(high_lanes), broadcast(hi), low);
+  }
+  llvm::Value* ptr = pointer_at(lo);
+  // Only the elements spanned are read (a whole vector from the first could
+  // run past the buffer's end): a masked load, one instruction on AVX-512,
+  // where a load of the odd-sized span came in pieces and took an insert
+  // more to put together.
+  llvm::Type* vector = llvm::FixedVectorType::get(element, lanes);
+  std::vector<llvm::Constant*> spanned;
+  for (int i = 0; i < lanes; ++i) spanned.push_back(builder_.getInt1(i <= hi - lo));
+  llvm::Value* window =
+      builder_.CreateMaskedLoad(vector, ptr, element_align, llvm::ConstantVector::get(spanned));
+  std::vector<int> mask;
+  for (int64_t offset : l->offsets) mask.push_back(static_cast<int>(offset - lo));
+  return builder_.CreateShuffleVector(window, mask);
+}
+
 llvm::Value* CodeGenLLVM::emit_load(const te::LoadNode* n) {
   const DataType t = n->type;
   llvm::Value* base = buffer_pointer(n->buffer);
@@ -568,6 +703,8 @@ llvm::Value* CodeGenLLVM::emit_load(const te::LoadNode* n) {
       result = builder_.CreateMaskedLoad(vector, ptr, align, lane_mask_);
     else
       result = builder_.CreateAlignedLoad(vector, ptr, align);
+  } else if (llvm::Value* window = emit_window_load(n)) {
+    result = window;
   } else {
     // Strided or arbitrary lanes: a gather, masked when guarded by a select.
     llvm::Value* index = to_index(emit_expr(n->index), n->index.type());

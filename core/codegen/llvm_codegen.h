@@ -83,6 +83,7 @@ class CodeGenLLVM {
   llvm::Value* emit_prefetch(const te::CallNode* n);
   llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name, llvm::Value* x);
   llvm::Value* emit_load(const te::LoadNode* n);
+  llvm::Value* emit_window_load(const te::LoadNode* n);
   llvm::Value* emit_ramp(const te::RampNode* n);
   llvm::Value* buffer_pointer(const te::Var& buffer) const;
   // Alignment in bytes of buffer + index * element_bytes, from the buffer's

@@ -178,7 +178,7 @@ class LayoutRewriter {
       return false;
     const int64_t channels = xt.shape[1], filters = wt.shape[0];
     const int64_t group = conv.attrs.get_int("group", 1);
-    if (group != 1 && !(group == channels && filters == channels)) return false;
+    if (group < 1 || channels % group != 0 || filters % group != 0) return false;
     const size_t nd = xt.rank() - 2;
     // A copy: the graph's values move as this pass adds new ones.
     const Shape w_shape = with_unit_height(wt.shape);
@@ -186,6 +186,12 @@ class LayoutRewriter {
     const int64_t xb = channel_block(channels, max_block_);
     int64_t ob = channel_block(filters, max_block_);
     const int64_t ib = channel_block(channels / group, max_block_);
+    // Group 1, depthwise, and groups that nest with the blocks; the others
+    // would gather their inputs lane by lane and stay in NCHW.
+    const bool depthwise = group == channels && filters == channels;
+    if (group != 1 && !depthwise &&
+        group_nesting(group, channels / group, filters / group, xb, ib, ob) == GroupNesting::None)
+      return false;
 
     // Filters that block only in slivers (58 = 29 x 2 would make 2-lane
     // vectors) compute in whole vectors instead: zero filters pad them, and

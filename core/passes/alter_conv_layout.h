@@ -9,9 +9,10 @@
 
 namespace lathe::passes {
 
-// Every float32 2-D or 1-D Conv whose group is 1 or depthwise (group = C =
-// OC) becomes (a 1-D conv as a 2-D one of height 1: its values [N, C, W]
-// pass through Reshape to [N, C, 1, W] around the transforms)
+// Every float32 2-D or 1-D Conv whose group is 1, depthwise (group = C =
+// OC), or whose groups nest with its channel blocks (group_nesting: a block
+// inside a group, or whole groups inside a block) becomes (a 1-D conv as a 2-D one of height 1: its
+// values [N, C, W] pass through Reshape to [N, C, 1, W] around the transforms)
 //   LayoutTransform(X: NCHW -> NCHW{xb}c)
 //   -> Conv2dNCHWc(X', LayoutTransform(W: OIHW -> OIHW{ib}i{ob}o), Reshape(B, [OC/ob, ob]))
 //   -> LayoutTransform(NCHW{ob}c -> NCHW)

@@ -41,6 +41,10 @@ struct ConvKnobs {
   int64_t tile_oc = 1, tile_oh = 1;
   std::vector<int64_t> tile_ic;  // outer, inner (empty: depthwise)
   bool unroll_kw = false, unroll_kh = false;
+  // The window row's taps innermost of the reduction, inside an input
+  // block's channels and unrolled: each input vector then serves every tap
+  // that reads it (see conv_space).
+  bool taps_inner = false;
   bool pad_root = true;
   bool stationary = false;  // weights-stationary order (see schedule_stationary)
   bool prefetch = false;    // stationary: the next input-channel block's weights
@@ -65,6 +69,7 @@ ConvKnobs decode(const std::vector<Knob>& knobs, const Config& config, bool dept
   k.tile_ic = knob_value(knobs, config, "tile_ic");
   k.unroll_kw = knob_int(knobs, config, "unroll_kw") != 0;
   k.unroll_kh = knob_int(knobs, config, "unroll_kh") != 0;
+  k.taps_inner = knob_int(knobs, config, "taps_inner") != 0;
   k.stationary = knob_int(knobs, config, "stationary") != 0;
   k.prefetch = knob_int(knobs, config, "prefetch") != 0;
   k.pad_rows = knob_int(knobs, config, "pad_rows") != 0;
@@ -83,7 +88,7 @@ void unroll_micro_kernel(Stage acc, const IterVar& oh_inner, const IterVar& oc_i
   if (k.tile_oh > 1) acc.unroll(oh_inner);
   if (k.tile_oc > 1) acc.unroll(oc_inner);
   if (k.unroll_kh) acc.unroll(ry);
-  if (k.unroll_kw) acc.unroll(rx);
+  if (k.unroll_kw || k.taps_inner) acc.unroll(rx);
 }
 
 // Row-blocked order (TVM's conv2d_NCHWc): (n, oc_chunk, oh[, ow_outer]) in
@@ -126,13 +131,23 @@ IterVar schedule_row_blocks(Schedule& sch, TileStages& t, const ConvKnobs& k) {
   IterVar ry = r.size() == 4 ? r[1] : r[0], rx = r.size() == 4 ? r[2] : r[1];
   if (r.size() == 2) {
     acc_order.insert(acc_order.end(), {ry, rx});
-  } else if (k.tile_ic[1] == 1) {
-    acc_order.insert(acc_order.end(), {r[0], ry, rx, r[3]});
-  } else if (k.tile_ic[0] == 1) {
-    acc_order.insert(acc_order.end(), {ry, rx, r[0], r[3]});
   } else {
-    auto [ico, ici] = t.acc.split(r[0], k.tile_ic[1], "rco_outer", "rco_inner");
-    acc_order.insert(acc_order.end(), {ico, ry, rx, ici, r[3]});
+    // The input-channel blocks tile_ic puts outside the window row, the
+    // row's taps, the blocks inside them and a block's channels (TVM's
+    // order); with taps_inner the taps go innermost.
+    IterVar ic_outer, ic_inner;
+    if (k.tile_ic[1] == 1)
+      ic_outer = r[0];
+    else if (k.tile_ic[0] == 1)
+      ic_inner = r[0];
+    else
+      std::tie(ic_outer, ic_inner) = t.acc.split(r[0], k.tile_ic[1], "rco_outer", "rco_inner");
+    std::vector<IterVar> reduction = {ic_outer, ry};
+    if (!k.taps_inner) reduction.push_back(rx);
+    reduction.insert(reduction.end(), {ic_inner, r[3]});
+    if (k.taps_inner) reduction.push_back(rx);
+    for (const IterVar& v : reduction)
+      if (v.defined()) acc_order.push_back(v);
   }
   // The channel blocks inside the pixels: LLVM loads each input value once
   // for all of them, and with the pixels inside, all reg_n broadcasts would
@@ -190,7 +205,10 @@ void schedule_stationary(Schedule& sch, TileStages& t, const ConvKnobs& k) {
     std::tie(ic_outer, ic_inner) = t.acc.split(r[0], k.tile_ic[1], "rco_outer", "rco_inner");
   std::vector<IterVar> acc_order = {a[0]};
   if (k.tile_oc == 1) acc_order.push_back(a[1]);
-  for (const IterVar& v : {ic_outer, oh, ow_chunk, ry, rx, ic_inner, r[3], oh_inner, ow_block})
+  const IterVar taps_outer = k.taps_inner ? IterVar() : rx,
+                taps_inner = k.taps_inner ? rx : IterVar();
+  for (const IterVar& v :
+       {ic_outer, oh, ow_chunk, ry, taps_outer, ic_inner, r[3], taps_inner, oh_inner, ow_block})
     if (v.defined()) acc_order.push_back(v);
   if (k.tile_oc > 1) acc_order.push_back(a[1]);  // inside the pixels, as in the row blocks
   acc_order.push_back(a[4]);
@@ -233,11 +251,12 @@ void apply_conv(Schedule& sch, const te::Tensor& conv, const std::vector<te::Ten
 }
 
 // Vector registers a micro-kernel of reg_n pixels x tile_oc channel blocks x
-// tile_oh rows holds: its accumulators, one kernel vector per channel block
-// and one broadcast input.
+// tile_oh rows holds: its accumulators, the kernel vectors of `taps` taps
+// per channel block (one; a window row's with taps_inner) and one broadcast
+// input.
 int64_t micro_kernel_registers(int64_t reg_n, int64_t tile_oc, int64_t tile_oh,
-                               int64_t block_vectors) {
-  return (reg_n * tile_oh + 1) * tile_oc * block_vectors + 1;
+                               int64_t block_vectors, int64_t taps = 1) {
+  return (reg_n * tile_oh + taps) * tile_oc * block_vectors + 1;
 }
 
 // Broadcast inputs a micro-kernel keeps live besides its current one when
@@ -265,9 +284,9 @@ int64_t overlap_broadcasts_per_pixel(int64_t kw, int64_t stride_w, int64_t ic_bl
 // {reg_n, tile_oc}.
 std::pair<int64_t, int64_t> default_micro_kernel(int64_t ow, int64_t oc_chunks, int64_t max_reg_n,
                                                  int64_t block_vectors, int64_t overlap,
-                                                 const VectorUnit& vu) {
+                                                 int64_t taps, const VectorUnit& vu) {
   auto registers = [&](int64_t reg_n, int64_t tile_oc) {
-    return micro_kernel_registers(reg_n, tile_oc, 1, block_vectors) + (reg_n - 1) * overlap;
+    return micro_kernel_registers(reg_n, tile_oc, 1, block_vectors, taps) + (reg_n - 1) * overlap;
   };
   std::pair<int64_t, int64_t> best = {1, 1};
   // A row whose divisors under max_reg_n are poor (13 pixels: only 1) may
@@ -314,23 +333,38 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
                : 1;
   };
   const int64_t stride_h = stride(2, kh), stride_w = stride(3, kw);
+  // A grouped conv with whole groups in a channel block (group width 8 in
+  // blocks of 16) builds each input vector from one value per group, a
+  // shuffle per input vector where a dense conv broadcasts for free. With
+  // the window row's taps innermost (taps_inner), LLVM builds the vector of
+  // each input pixel once for every tap that reads it: kw / stride FMAs per
+  // shuffle instead of one. RegNetY-400MF's group-8 3x3 convs over 208
+  // channels ran 1.07-1.2x faster that way (alternate runs on a loaded
+  // 2-core machine), its stride-2 one over 48 channels about as fast.
+  const int64_t input_channels = input.size() == 5 ? input[1] * input[4] : 0;
+  const int64_t group_channels = ic_chunks * reduce_extent(conv, 3);
+  const bool groups_in_block = group_channels < input_channels && group_channels < shape[4];
   space.knobs = {split_knob("tile_ow", shape[3], 3, kMaxRegN),
                  choice_knob("tile_oc", divisors(shape[1], kMaxOcTile)),
                  choice_knob("tile_oh", divisors(shape[2], kMaxOhTile)),
                  tile_ic,
                  choice_knob("unroll_kw", on_off(kw > 1)),
                  choice_knob("unroll_kh", on_off(kh > 1)),
+                 choice_knob("taps_inner", on_off(kw > 1)),
                  choice_knob("stationary", on_off(plane_bytes <= kStationaryPlaneBytes)),
                  choice_knob("prefetch", on_off(plane_bytes <= kStationaryPlaneBytes &&
                                                 ic_chunks > 1 && kh * kw > 1)),
                  choice_knob("pad_rows", on_off(pad.defined()))};
-  space.constraint = [knobs = space.knobs, plane_bytes, block_vectors,
+  space.constraint = [knobs = space.knobs, plane_bytes, block_vectors, kw,
                       registers = vu.registers](const Config& config) {
     const std::vector<int64_t>& tile_ow = knob_value(knobs, config, "tile_ow");
     const int64_t tile_oc = knob_int(knobs, config, "tile_oc");
+    const bool taps_inner = knob_int(knobs, config, "taps_inner") != 0;
     if (micro_kernel_registers(tile_ow.back(), tile_oc, knob_int(knobs, config, "tile_oh"),
-                               block_vectors) > registers)
+                               block_vectors, taps_inner ? kw : 1) > registers)
       return false;
+    // taps_inner unrolls the taps itself.
+    if (taps_inner && knob_int(knobs, config, "unroll_kw") != 0) return false;
     // The stationary order splits no row across threads (tile_ow's outer
     // part stays 1) and keeps the tile's planes in L1.
     // Its prefetch goes at the input-channel blocks outside the rows.
@@ -360,9 +394,12 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   const int64_t hoisted_weights = kh * kw == 1 ? reduce_extent(conv, 3) * 2 * block_vectors : 0;
   const bool stationary = plane_bytes * 2 <= kStationaryPlaneBytes && even_oc &&
                           (vu.registers >= 32 || hoisted_weights + 3 <= vu.registers);
+  // With taps_inner one input vector at a time is live per pixel across taps.
+  const bool taps_inner = groups_in_block && kw > 1;
   const auto [reg_n, tile_oc] = default_micro_kernel(
       shape[3], shape[1], stationary ? kStationaryRegN : kConvRegN, block_vectors,
-      overlap_broadcasts_per_pixel(kw, stride_w, reduce_extent(conv, 3)), vu);
+      overlap_broadcasts_per_pixel(kw, stride_w, taps_inner ? 1 : reduce_extent(conv, 3)),
+      taps_inner ? kw : 1, vu);
   const bool pad_rows = !stationary && pad.defined() && 2 * kh <= 3 * stride_h;
   // Rows too few to share among the threads (a 1-D conv has one) split
   // their pixel chunks among them too.
@@ -381,6 +418,7 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
                              {"tile_ic", {ic_chunks, 1}},
                              {"unroll_kw", {0}},
                              {"unroll_kh", {0}},
+                             {"taps_inner", {taps_inner ? 1 : 0}},
                              {"stationary", {stationary ? 1 : 0}},
                              {"prefetch", {stationary && ic_chunks > 1 && kh * kw > 1 ? 1 : 0}},
                              {"pad_rows", {pad_rows ? 1 : 0}}});

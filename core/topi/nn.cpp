@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "ir/ops/layout.h"
 #include "ir/tensor.h"
 #include "support/error.h"
 
@@ -254,11 +255,26 @@ Tensor conv2d_nchwc(const Tensor& data, const Tensor& kernel, const Conv2dParams
   IterVar rco = te::reduce_axis(cg / ib, "rco");
   IterVar rci = te::reduce_axis(ib, "rci");
   const int64_t per_group = oc / p.groups;
+  // Grouped convs whose channel blocks and groups nest read their input
+  // without dividing by the block, so that the vector of an output block
+  // reads one input value (a block inside a group: a broadcast) or one value
+  // per group from its own input block (lane o reads lane
+  // (o / per_group) * per_group + rc, which codegen loads as one vector and
+  // shuffles), never a gather.
+  const GroupNesting nesting = group_nesting(p.groups, cg, per_group, xb, ib, ob);
+  const bool block_in_group = nesting == GroupNesting::BlockInGroup;
+  const bool groups_in_block = nesting == GroupNesting::GroupsInBlock;
   return te::compute(
       {n, oc / ob, oh, ow, ob},
       [&](const std::vector<Var>& i) {
         Expr chunk = rco.var(), lane = rci.var();
-        if (p.groups != 1 || ib != xb) {
+        if (block_in_group) {
+          chunk = i[1] / te::make_int(per_group / ob) * te::make_int(cg / xb) + rco.var();
+        } else if (groups_in_block) {
+          chunk = i[1];
+          lane = i[4] / te::make_int(per_group) * te::make_int(per_group) +
+                 rco.var() * te::make_int(ib) + rci.var();
+        } else if (p.groups != 1 || ib != xb) {
           Expr ch = rco.var() * te::make_int(ib) + rci.var();
           if (p.groups != 1)
             ch = ((i[1] * te::make_int(ob) + i[4]) / te::make_int(per_group)) * te::make_int(cg) +

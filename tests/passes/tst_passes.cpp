@@ -640,10 +640,24 @@ class TestPasses : public QObject {
     QVERIFY_THROWS_EXCEPTION(Error, passes::infer_types(b.g, pool));
   }
 
-  void groupedConvStaysNchw() {
+  // Groups of 4 in blocks of 8 nest: the blocked kernel reads each group's
+  // lanes from its own input block.
+  void groupedConvNestingBlocksIsBlocked() {
     Builder b;
     ValueId x = b.input("x", {1, 8, 4, 4});
     ValueId c = b.node("Conv", "grouped", {x, b.constant("w", random_tensor({8, 4, 1, 1}, 1))},
+                       attrs_of({{"group", int64_t{2}}}));
+    Graph g = passes::alter_conv_layout(b.finish({c}));
+    QCOMPARE(joined(ops_of(g)), QString("LayoutTransform LayoutTransform Conv2dNCHWc "
+                                        "LayoutTransform"));
+  }
+
+  // 4 input and 8 output channels a group against blocks of 8: an output
+  // block's lanes would read from two input blocks, so the conv stays NCHW.
+  void groupedConvNotNestingStaysNchw() {
+    Builder b;
+    ValueId x = b.input("x", {1, 8, 4, 4});
+    ValueId c = b.node("Conv", "grouped", {x, b.constant("w", random_tensor({16, 4, 1, 1}, 1))},
                        attrs_of({{"group", int64_t{2}}}));
     Graph g = passes::alter_conv_layout(b.finish({c}));
     QCOMPARE(joined(ops_of(g)), QString("Conv"));

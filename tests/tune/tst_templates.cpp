@@ -161,9 +161,19 @@ std::map<std::string, std::function<Case()>> cases() {
          return Case{conv_relu({1, 32, 8, 8}, {32, 1, 3, 3}, 1, 1, 32), "Conv2dNCHWc",
                      "depthwise_conv2d_NCHWc.x86"};
        }},
-      {"grouped conv (NCHW)",
+      {"grouped conv (NCHW)",  // 4 input, 8 output channels a group: no nesting
        [] {
-         return Case{conv_relu({1, 8, 8, 8}, {8, 4, 3, 3}, 1, 1, 2), "Conv", "conv2d_nchw.x86"};
+         return Case{conv_relu({1, 8, 8, 8}, {16, 4, 3, 3}, 1, 1, 2), "Conv", "conv2d_nchw.x86"};
+       }},
+      {"grouped conv (groups in a block)",  // taps_inner by default
+       [] {
+         return Case{conv_relu({1, 32, 9, 9}, {32, 8, 3, 3}, 2, 1, 4), "Conv2dNCHWc",
+                     "conv2d_NCHWc.x86"};
+       }},
+      {"grouped conv (a block in a group)",
+       [] {
+         return Case{conv_relu({1, 64, 8, 8}, {64, 32, 3, 3}, 1, 1, 2), "Conv2dNCHWc",
+                     "conv2d_NCHWc.x86"};
        }},
       {"dense (Gemm, bias)",
        [] {
@@ -265,6 +275,7 @@ topi::Config row_blocked_config(const topi::SearchSpace& space, std::vector<int6
                                    {"tile_ic", {ic_chunks, 1}},
                                    {"unroll_kw", {1}},
                                    {"unroll_kh", {1}},
+                                   {"taps_inner", {0}},
                                    {"stationary", {0}},
                                    {"prefetch", {0}},
                                    {"pad_rows", {0}}});
@@ -564,13 +575,28 @@ class TestTemplates : public QObject {
       QVERIFY2(text.find(line) != std::string::npos, qPrintable(QString::fromStdString(text)));
   }
 
+  // A grouped conv with whole groups in a channel block builds each input
+  // vector with a shuffle: by default the window row's taps go innermost, so
+  // that one shuffled vector serves every tap reading it; a conv whose block
+  // lies in one group broadcasts, as a dense one does, and keeps TVM's order.
+  void groupedConvTapsInnerWhereGroupsShareABlock() {
+    const topi::SearchSpace in_block =
+        conv_space_of(cases().at("grouped conv (groups in a block)")().graph).space;
+    QVERIFY2(in_block.describe(in_block.default_config).find("taps_inner=1") != std::string::npos,
+             qPrintable(QString::fromStdString(in_block.describe(in_block.default_config))));
+    const topi::SearchSpace in_group =
+        conv_space_of(cases().at("grouped conv (a block in a group)")().graph).space;
+    QVERIFY2(in_group.describe(in_group.default_config).find("taps_inner=0") != std::string::npos,
+             qPrintable(QString::fromStdString(in_group.describe(in_group.default_config))));
+  }
+
   // The knobs of the 3x3 conv and their options follow from its shapes; its
   // 8x8 plane (4 KB a channel block) defaults to the stationary order.
   void convKnobsFollowTheShapes() {
     const topi::SearchSpace space = conv_space_of(cases().at("conv 3x3")().graph).space;
     QCOMPARE(space.describe(space.default_config),
              std::string("tile_ow=[1,2,4] tile_oc=2 tile_oh=1 tile_ic=[2,1] unroll_kw=0 "
-                         "unroll_kh=0 stationary=1 prefetch=1 pad_rows=0"));
+                         "unroll_kh=0 taps_inner=0 stationary=1 prefetch=1 pad_rows=0"));
     for (const topi::Knob& k : space.knobs) {
       if (k.name == "tile_ow") {
         for (const auto& o : k.options) QCOMPARE(o[0] * o[1] * o[2], int64_t{8});
@@ -600,6 +626,7 @@ class TestTemplates : public QObject {
                                        {"tile_ic", {2, 1}},
                                        {"unroll_kw", {0}},
                                        {"unroll_kh", {0}},
+                                       {"taps_inner", {0}},
                                        {"stationary", {stationary}},
                                        {"prefetch", {0}},
                                        {"pad_rows", {pad_rows}}});
@@ -659,7 +686,7 @@ class TestTemplates : public QObject {
           space.combinations());
     QCOMPARE(space.describe(space.default_config),
              std::string("tile_ow=[1,4,14] tile_oc=2 tile_oh=1 tile_ic=[4,1] unroll_kw=0 "
-                         "unroll_kh=0 stationary=0 prefetch=0 pad_rows=0"));
+                         "unroll_kh=0 taps_inner=0 stationary=0 prefetch=0 pad_rows=0"));
     // A 56x56 plane of 16 channels (200 KB) is too large to stay in L1.
     for (const topi::Knob& k : space.knobs)
       if (k.name == "stationary" || k.name == "prefetch") QCOMPARE(k.options.size(), size_t{1});
@@ -683,7 +710,7 @@ class TestTemplates : public QObject {
     QVERIFY(space.valid(config({1, 4, 14}, 1, 1)));   // 14 + 1 + 1
     QCOMPARE(space.describe(space.default_config),
              std::string("tile_ow=[1,14,4] tile_oc=2 tile_oh=1 tile_ic=[8,1] unroll_kw=0 "
-                         "unroll_kh=0 stationary=0 prefetch=0 pad_rows=0"));
+                         "unroll_kh=0 taps_inner=0 stationary=0 prefetch=0 pad_rows=0"));
   }
 
   // The weights-stationary order (an 8x8 plane's accumulators for all its
@@ -704,6 +731,7 @@ class TestTemplates : public QObject {
                                        {"tile_ic", tile_ic},
                                        {"unroll_kw", {1}},
                                        {"unroll_kh", {0}},
+                                       {"taps_inner", {0}},
                                        {"stationary", {stationary}},
                                        {"prefetch", {prefetch}},
                                        {"pad_rows", {0}}});

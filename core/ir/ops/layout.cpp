@@ -153,6 +153,16 @@ int64_t channel_block(int64_t channels, int64_t max_block) {
   return best;
 }
 
+GroupNesting group_nesting(int64_t group, int64_t group_channels, int64_t group_filters,
+                           int64_t data_block, int64_t in_block, int64_t out_block) {
+  if (group == 1 || (group_channels == 1 && group_filters == 1)) return GroupNesting::None;
+  if (group_filters % out_block == 0 && in_block == data_block && group_channels % data_block == 0)
+    return GroupNesting::BlockInGroup;
+  if (out_block % group_filters == 0 && group_filters == group_channels && data_block == out_block)
+    return GroupNesting::GroupsInBlock;
+  return GroupNesting::None;
+}
+
 std::string nchwc_layout(int64_t block) {
   return str("NCHW", block, "c");
 }

@@ -45,6 +45,21 @@ struct TensorLayout {
 // pieces.
 int64_t channel_block(int64_t channels, int64_t max_block = 16);
 
+// How a grouped conv's channel blocks meet its groups on the blocked kernel,
+// for data blocked by `data_block`, weights by `in_block` x `out_block`:
+// - BlockInGroup: each output block lies in one group and the group's input
+//   channels are whole data blocks (`in_block` of them a step): every lane of
+//   an output vector reads the same input value, a broadcast;
+// - GroupsInBlock: whole groups of equal input and output width lie in each
+//   block of data and output alike: a group's lanes read one value of the
+//   output block's own input block, one vector load and a shuffle.
+// None for group 1, depthwise (its own kernel) and the rest, which would
+// gather. The layout pass blocks grouped convs that nest; the compute reads
+// their input without dividing channels by the block.
+enum class GroupNesting { None, BlockInGroup, GroupsInBlock };
+GroupNesting group_nesting(int64_t group, int64_t group_channels, int64_t group_filters,
+                           int64_t data_block, int64_t in_block, int64_t out_block);
+
 std::string nchwc_layout(int64_t block);                         // "NCHW16c"
 std::string oihwio_layout(int64_t in_block, int64_t out_block);  // "OIHW8i16o"
 
