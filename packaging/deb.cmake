@@ -40,9 +40,12 @@ interface, a CMake package, find_package(LatheRuntime), and a pkg-config file, \
 lathe-runtime) and the contrib_gelu plugin (ONNX Runtime's com.microsoft Gelu \
 and FastGelu). oneDNN's kernels come in lathe-plugin-dnnl.")
 # What no ELF file names: `lathe compile` links each package's mod.so with the
-# system C compiler (driver/package_writer), and the studio needs a Qt platform
-# plugin to open a window.
-set(CPACK_DEBIAN_LATHE_PACKAGE_DEPENDS "gcc | c-compiler, libc6-dev | libc-dev, qt6-qpa-plugins")
+# system C compiler (driver/package_writer), the studio needs a Qt platform
+# plugin to open a window, and the menu finds the studio's icon through the
+# hicolor theme, whose index.theme names the size folders the icons are in
+# (without it a clean system's menu shows no icon: packaging/test-clean-install.sh).
+set(CPACK_DEBIAN_LATHE_PACKAGE_DEPENDS
+    "gcc | c-compiler, libc6-dev | libc-dev, qt6-qpa-plugins, hicolor-icon-theme")
 # liblathe_runtime.so.0.1 for other packages' dpkg-shlibdeps. Written by hand:
 # CPack's own shlibs generation (CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS) also
 # looks at the cost model's module, which has no SONAME, and warns. CPack's
