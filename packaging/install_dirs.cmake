@@ -18,6 +18,12 @@ set(LATHE_INSTALL_HELPERDIR "${CMAKE_INSTALL_LIBEXECDIR}/lathe")
 set(LATHE_INSTALL_MODULEDIR "${CMAKE_INSTALL_LIBDIR}/lathe")
 # Plugins (issue 20): one shared library each.
 set(LATHE_INSTALL_PLUGINDIR "${CMAKE_INSTALL_LIBDIR}/lathe/plugins")
+
+# The install component of every install() that names none: the files of the
+# main package, lathe. A plugin with dependencies of its own installs into a
+# component of its own, which CPack makes a package of its own
+# (packaging/deb.cmake): lathe_add_plugin(... COMPONENT plugin_dnnl).
+set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME lathe)
 # The runtime SDK: c_api.h as <prefix>/include/lathe/runtime/c_api.h, so that
 # `#include "runtime/c_api.h"` reads the same in the tree and installed.
 set(LATHE_INSTALL_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}/lathe")

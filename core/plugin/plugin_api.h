@@ -11,8 +11,10 @@
 
 #include "plugin/registrar.h"
 
-// The plugin ABI this Lathe implements.
-#define LATHE_PLUGIN_ABI_VERSION 1u
+// The plugin ABI this Lathe implements. 2: the Registrar stages definitions
+// and commits them once the registration function returns (defined_ops and
+// defined_codegens return copies, no longer references into it).
+#define LATHE_PLUGIN_ABI_VERSION 2u
 #define LATHE_PLUGIN_ENTRY_SYMBOL "lathe_plugin_entry"
 
 extern "C" {
@@ -23,7 +25,9 @@ struct LathePluginDescriptor {
   const char* name;         // the name --plugin takes ("contrib_gelu")
   const char* version;      // the plugin's own version, for messages
   const char* description;  // one line saying what it adds
-  // Adds the plugin's definitions; may throw lathe::Error, which fails the load.
+  // Adds the plugin's definitions; may throw (lathe::Error, or any
+  // std::exception), which fails the load and leaves Lathe's registries as
+  // they were: the registrar commits the definitions only once it returns.
   void (*register_plugin)(lathe::plugin::Registrar& registrar);
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <deque>
+#include <exception>
 #include <filesystem>
 
 #include "plugin/plugin_api.h"
@@ -106,12 +107,23 @@ const LoadedPlugin& load_plugin(const std::string& name_or_path) {
     if (plugin.name == descriptor.name)
       fail(str("plugin '", descriptor.name, "' from '", path, "' is already loaded from '",
                plugin.path, "'"));
+  // The registrar stages what the plugin defines, and only a registration
+  // function that returns commits it: one that throws half-way leaves the
+  // registries as they were, so a later load (of it, or of another plugin
+  // defining the same names) is not refused for what it left behind. The
+  // library stays mapped: what it threw may live in it.
   Registrar registrar(descriptor.name);
+  const auto registration_failed = [&](const std::string& cause) {
+    fail(str("plugin '", descriptor.name, "' (", path, ") failed to register: ", cause));
+  };
   try {
     descriptor.register_plugin(registrar);
-  } catch (const Error& e) {
-    fail(str("plugin '", descriptor.name, "' (", path, ") failed to register: ", e.what()));
+  } catch (const std::exception& e) {
+    registration_failed(e.what());
+  } catch (...) {
+    registration_failed("it threw something that is not a std::exception");
   }
+  registrar.commit();
   LoadedPlugin plugin{descriptor.name,
                       descriptor.version ? descriptor.version : "",
                       descriptor.description ? descriptor.description : "",

@@ -1,5 +1,6 @@
 // The plugin loader's answers to every way a plugin can be wrong: missing,
-// not a library, not a plugin, built for another ABI, or redefining an op.
+// not a library, not a plugin, built for another ABI, redefining an op, or
+// failing half-way through its registration (which must leave nothing behind).
 #include <QtTest>
 
 #include <QTemporaryDir>
@@ -22,6 +23,16 @@ QString load_error(const std::string& name_or_path) {
     return QString::fromStdString(e.what());
   }
   return {};
+}
+
+// The names every registry a plugin extends holds.
+struct RegistryNames {
+  std::vector<std::string> ops, computes, codegens;
+};
+
+RegistryNames registry_names() {
+  return {OpRegistry::global().names(), topi::OpStrategyRegistry::global().names(),
+          passes::ExternalCodegenRegistry::global().names()};
 }
 
 void infer_nothing(InferContext&) {}
@@ -114,6 +125,37 @@ class TestPluginLoader : public QObject {
     } catch (const Error& e) {
       QCOMPARE(QString(e.what()), QString("op 'Relu' is already registered"));
     }
+  }
+
+  void failedRegistrationLeavesNothingBehind_data() {
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("cause");
+    QTest::newRow("lathe::Error") << QString(HALF_REGISTERED_PLUGIN)
+                                  << "its kernel table has no entry for the second op";
+    QTest::newRow("std::exception")
+        << QString(HALF_REGISTERED_STD_PLUGIN)
+        << "vector::_M_range_check: __n (which is 2) >= this->size() (which is 2)";
+  }
+
+  void failedRegistrationLeavesNothingBehind() {
+    QFETCH(QString, path);
+    QFETCH(QString, cause);
+    const RegistryNames before = registry_names();
+    const QString expected =
+        QString("plugin 'half_registered' (%1) failed to register: %2").arg(path, cause);
+    QCOMPARE(load_error(path.toStdString()), expected);
+    // It had defined an op (with kernel and compute) and a codegen before it threw.
+    const RegistryNames after = registry_names();
+    QVERIFY(!OpRegistry::global().find("test.HalfRegistered"));
+    QVERIFY(!topi::OpStrategyRegistry::global().find("test.HalfRegistered"));
+    QVERIFY(!passes::ExternalCodegenRegistry::global().find("half_registered"));
+    QCOMPARE(after.ops, before.ops);
+    QCOMPARE(after.computes, before.computes);
+    QCOMPARE(after.codegens, before.codegens);
+    QVERIFY(driver::loaded_plugins().empty());
+    // Nothing is left to collide with: a second try fails for the same cause,
+    // not because its op is "already registered".
+    QCOMPARE(load_error(path.toStdString()), expected);
   }
 
   void loadsByNameOnceFromTheBuildTree() {
