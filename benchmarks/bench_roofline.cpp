@@ -12,14 +12,17 @@
 // estimate being the cold one `lathe run --profile` shows
 // (driver/kernel_roofline); the correlation is then over every kernel run of
 // every model, and per model. --marks lists, for each model's slowest
-// kernels, the loops the Schedule tab marks (driver/loop_costs) and why.
-//   bench_roofline [--repeat N] [--models DIR [--only NAME] [--marks]]
+// kernels, the loops the Schedule tab marks (driver/loop_costs) and why;
+// --classes sums the kernels by operator class (operator_class.h): their
+// time, its share, and their % of roof weighted by time, with the worst.
+//   bench_roofline [--repeat N] [--models DIR [--only NAME] [--marks] [--classes]]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <random>
 #include <thread>
@@ -30,6 +33,7 @@
 #include "driver/loop_costs.h"
 #include "driver/model_loader.h"
 #include "ir/tensor.h"
+#include "operator_class.h"
 #include "schedule/schedule.h"
 #include "support/machine_peak.h"
 #include "support/memory_bandwidth.h"
@@ -131,7 +135,30 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
 }
 
 // The zoo's kernels: each model's default compile, profiled in its executor.
-int zoo_correlation(const std::string& dir, const std::string& only, bool marks, int repeat) {
+// One operator class over the zoo: its kernel runs' time and roof.
+struct ClassTotals {
+  int runs = 0;
+  double time_us = 0, roof_weighted = 0;  // sum of time x % of roof
+  double worst_percent = 1e30;
+  std::string worst;  // "model: kernel"
+};
+
+void print_classes(const std::map<std::string, ClassTotals>& classes) {
+  double total = 0;
+  for (const auto& [_, c] : classes) total += c.time_us;
+  std::vector<std::pair<std::string, ClassTotals>> rows(classes.begin(), classes.end());
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.second.time_us > b.second.time_us; });
+  std::printf("\n%-26s %6s %10s %7s %10s  %s\n", "operator class", "runs", "time ms", "share",
+              "% of roof", "worst (% of roof)");
+  for (const auto& [name, c] : rows)
+    std::printf("%-26s %6d %10.2f %6.1f%% %9.1f%%  %.1f%% %s\n", name.c_str(), c.runs,
+                c.time_us * 1e-3, 100 * c.time_us / total, c.roof_weighted / c.time_us,
+                c.worst_percent, c.worst.c_str());
+}
+
+int zoo_correlation(const std::string& dir, const std::string& only, bool marks, bool classes,
+                    int repeat) {
   namespace fs = std::filesystem;
   if (!fs::is_directory(dir)) {
     std::fprintf(stderr,
@@ -159,6 +186,7 @@ int zoo_correlation(const std::string& dir, const std::string& only, bool marks,
   std::printf("\n\n%-24s %8s %10s %10s %8s\n", "model", "kernels", "measured", "model", "rho");
 
   std::vector<double> measured, estimated;
+  std::map<std::string, ClassTotals> by_class;
   for (const fs::path& path : models) {
     const Graph graph = driver::load_model(path.string());
     const driver::CompiledGraph compiled = driver::compile_graph(graph);
@@ -172,6 +200,23 @@ int zoo_correlation(const std::string& dir, const std::string& only, bool marks,
       if (r.roof.bound.empty() || r.profile.time_us <= 0) continue;
       model_measured.push_back(r.profile.time_us * 1e-6);
       model_estimated.push_back(r.roof.estimated_seconds);
+    }
+    for (const driver::KernelRoofline& r : rows) {
+      if (!classes || r.roof.bound.empty() || r.profile.time_us <= 0) continue;
+      for (const driver::KernelTask& task : compiled.tasks) {
+        if (task.func_name != r.profile.func_name || task.groups.empty()) continue;
+        const passes::OptimizedGraph& opt = compiled.optimized;
+        ClassTotals& c = by_class[bench::operator_class(
+            opt.graph, opt.groups[static_cast<size_t>(task.groups.front())])];
+        ++c.runs;
+        c.time_us += r.profile.time_us;
+        c.roof_weighted += r.profile.time_us * r.percent_of_roof;
+        if (r.percent_of_roof < c.worst_percent) {
+          c.worst_percent = r.percent_of_roof;
+          c.worst = path.stem().string() + ": " + r.profile.func_name;
+        }
+        break;
+      }
     }
     const double sum_measured = std::accumulate(model_measured.begin(), model_measured.end(), 0.0);
     const double sum_estimated =
@@ -212,6 +257,7 @@ int zoo_correlation(const std::string& dir, const std::string& only, bool marks,
       "\nSpearman rank correlation, model's estimated time vs measured (%zu kernel runs of %zu "
       "models): %.3f\n",
       measured.size(), models.size(), spearman(estimated, measured));
+  if (classes) print_classes(by_class);
   return 0;
 }
 
@@ -220,7 +266,7 @@ int zoo_correlation(const std::string& dir, const std::string& only, bool marks,
 int main(int argc, char** argv) {
   int repeat = 20;
   std::string models, only;
-  bool marks = false;
+  bool marks = false, classes = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
@@ -230,14 +276,17 @@ int main(int argc, char** argv) {
       only = argv[++i];
     } else if (!std::strcmp(argv[i], "--marks")) {
       marks = true;
+    } else if (!std::strcmp(argv[i], "--classes")) {
+      classes = true;
     } else {
       std::fprintf(stderr,
-                   "usage: bench_roofline [--repeat N] [--models DIR [--only NAME] [--marks]]\n");
+                   "usage: bench_roofline [--repeat N] [--models DIR [--only NAME] [--marks] "
+                   "[--classes]]\n");
       return 2;
     }
   }
   try {
-    if (!models.empty()) return zoo_correlation(models, only, marks, repeat);
+    if (!models.empty()) return zoo_correlation(models, only, marks, classes, repeat);
     int threads = static_cast<int>(std::thread::hardware_concurrency());
     if (const char* env = std::getenv("LATHE_NUM_THREADS")) threads = std::atoi(env);
     codegen::Target target = codegen::Target::host();
