@@ -14,24 +14,13 @@ studio=${LATHE_STUDIO:-build/bin/lathe-studio}
 shot=docs/screenshots/studio-schedule-diff.png
 screen_size=1400x900
 
-if [[ ! -x $studio ]]; then
-  echo "diff_screenshot.sh: $studio is not built" >&2
-  exit 1
-fi
 if [[ -z ${LATHE_TUNING_RECORDS:-} || ! -f $LATHE_TUNING_RECORDS ]]; then
   echo "diff_screenshot.sh: set LATHE_TUNING_RECORDS to a records file of the model" >&2
   exit 1
 fi
-for tool in xvfb-run import xdotool; do
-  command -v $tool >/dev/null ||
-    { echo "diff_screenshot.sh: install xvfb, xauth, imagemagick and xdotool" >&2; exit 1; }
-done
-
-# Throwaway settings and data folders: the user's own stay untouched.
-config_home=$(mktemp -d)
-trap 'rm -rf "$config_home"' EXIT
+source packaging/screenshot_setup.sh
+screenshot_setup diff_screenshot.sh "$studio" xvfb-run import xdotool
 export STUDIO="$studio" SHOT="$shot" SCREEN_SIZE="$screen_size"
-export XDG_CONFIG_HOME="$config_home/config" XDG_DATA_HOME="$config_home/data"
 mkdir -p "$XDG_DATA_HOME/Lathe/lathe-studio" "$(dirname "$shot")"
 cp "$LATHE_TUNING_RECORDS" "$XDG_DATA_HOME/Lathe/lathe-studio/tuning.jsonl"
 

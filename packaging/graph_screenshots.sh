@@ -13,16 +13,8 @@ studio=${LATHE_STUDIO:-build/bin/lathe-studio}
 screen_size=1400x900
 models=("$@")
 [[ ${#models[@]} -gt 0 ]] || models=(build/models/densenet121.onnx build/models/transformer_encoder24.onnx)
-if [[ ! -x $studio ]]; then
-  echo "graph_screenshots.sh: $studio is not built" >&2
-  exit 1
-fi
-command -v xvfb-run >/dev/null || { echo "graph_screenshots.sh: install xvfb and xauth" >&2; exit 1; }
-command -v import >/dev/null || { echo "graph_screenshots.sh: install imagemagick" >&2; exit 1; }
-
-config_home=$(mktemp -d)
-trap 'rm -rf "$config_home"' EXIT
-export XDG_CONFIG_HOME="$config_home/config" XDG_DATA_HOME="$config_home/data"
+source packaging/screenshot_setup.sh
+screenshot_setup graph_screenshots.sh "$studio" xvfb-run import
 for model in "${models[@]}"; do
   shot=docs/screenshots/studio-graph-$(basename "$model" .onnx).png
   STUDIO="$studio" MODEL="$model" SHOT="$shot" SCREEN_SIZE="$screen_size" \

@@ -15,14 +15,8 @@ studio=${LATHE_STUDIO:-build/bin/lathe-studio}
 shot=docs/screenshots/studio-loop-costs.png
 screen_size=${SCREEN_SIZE:-1920x1080}
 model=${1:-build/models/resnet18.onnx}
-for tool in xvfb-run import xdotool; do
-  command -v "$tool" >/dev/null || { echo "loop_costs_screenshot.sh: install $tool" >&2; exit 1; }
-done
-[[ -x $studio ]] || { echo "loop_costs_screenshot.sh: $studio is not built" >&2; exit 1; }
-
-config_home=$(mktemp -d)
-trap 'rm -rf "$config_home"' EXIT
-export XDG_CONFIG_HOME="$config_home/config" XDG_DATA_HOME="$config_home/data"
+source packaging/screenshot_setup.sh
+screenshot_setup loop_costs_screenshot.sh "$studio" xvfb-run import xdotool
 export STUDIO="$studio" MODEL="$model" SHOT="$shot" SCREEN_SIZE="$screen_size"
 export HOVER_LINE=${HOVER_LINE:-8}
 xvfb-run -a -s "-screen 0 ${screen_size}x24" bash -c '

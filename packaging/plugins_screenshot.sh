@@ -13,24 +13,9 @@ shot=docs/screenshots/studio-plugins.png
 screen_size=1280x800
 model=${1:-resources/sample_cnn.onnx}
 
-for tool in xvfb-run import xdotool; do
-  command -v $tool >/dev/null || {
-    echo "plugins_screenshot.sh: needs $tool (packaging/screenshots.sh installs it)" >&2
-    exit 1
-  }
-done
-if [[ ! -x $studio ]]; then
-  echo "plugins_screenshot.sh: $studio is not built" >&2
-  exit 1
-fi
-
-# Throwaway settings, data and cache folders: the user's recent files and
-# window layout neither show in the picture nor change.
-config_home=$(mktemp -d)
-trap 'rm -rf "$config_home"' EXIT
+source packaging/screenshot_setup.sh
+screenshot_setup plugins_screenshot.sh "$studio" xvfb-run import xdotool
 export STUDIO="$studio" SHOT="$shot" SCREEN_SIZE="$screen_size" MODEL="$model"
-export XDG_CONFIG_HOME="$config_home/config" XDG_DATA_HOME="$config_home/data"
-export XDG_CACHE_HOME="$config_home/cache"
 xvfb-run -a -s "-screen 0 ${screen_size}x24" bash -c '
   set -euo pipefail
   "$STUDIO" --plugin dnnl -qwindowgeometry "${SCREEN_SIZE}+0+0" "$MODEL" &

@@ -14,24 +14,9 @@ shot=docs/screenshots/studio-roofline.png
 screen_size=1600x1000
 model=${1:-build/models/resnet18.onnx}
 
-for tool in xvfb-run import xdotool; do
-  command -v $tool >/dev/null || {
-    echo "roofline_screenshot.sh: needs $tool (packaging/screenshots.sh installs it)" >&2
-    exit 1
-  }
-done
-if [[ ! -x $studio ]]; then
-  echo "roofline_screenshot.sh: $studio is not built" >&2
-  exit 1
-fi
-
-# Throwaway settings, data and cache folders: the user's recent files, window
-# layout, records and kept machine measurement neither show in the picture nor change.
-config_home=$(mktemp -d)
-trap 'rm -rf "$config_home"' EXIT
+source packaging/screenshot_setup.sh
+screenshot_setup roofline_screenshot.sh "$studio" xvfb-run import xdotool
 export STUDIO="$studio" SHOT="$shot" SCREEN_SIZE="$screen_size" MODEL="$model"
-export XDG_CONFIG_HOME="$config_home/config" XDG_DATA_HOME="$config_home/data"
-export XDG_CACHE_HOME="$config_home/cache"
 xvfb-run -a -s "-screen 0 ${screen_size}x24" bash -c '
   set -euo pipefail
   "$STUDIO" -qwindowgeometry "${SCREEN_SIZE}+0+0" "$MODEL" &

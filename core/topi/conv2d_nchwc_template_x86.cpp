@@ -80,6 +80,15 @@ ConvKnobs decode(const std::vector<Knob>& knobs, const Config& config, bool dept
 // unrolled accumulator vectors (tile_oh rows x reg_n pixels x tile_oc channel
 // blocks, each input value broadcast against the output-channel vectors) and
 // the kernel window unrolled as the knobs say.
+// The input-channel-block loop split as tile_ic = [blocks outside the window
+// rows, blocks inside them]; the side whose factor is 1 stays undefined.
+std::pair<IterVar, IterVar> split_input_channels(Stage acc, const IterVar& ic,
+                                                 const std::vector<int64_t>& tile_ic) {
+  if (tile_ic[1] == 1) return {ic, IterVar()};
+  if (tile_ic[0] == 1) return {IterVar(), ic};
+  return acc.split(ic, tile_ic[1], "rco_outer", "rco_inner");
+}
+
 void unroll_micro_kernel(Stage acc, const IterVar& oh_inner, const IterVar& oc_inner,
                          const IterVar& ow_block, const IterVar& vector, const IterVar& ry,
                          const IterVar& rx, const ConvKnobs& k) {
@@ -135,13 +144,7 @@ IterVar schedule_row_blocks(Schedule& sch, TileStages& t, const ConvKnobs& k) {
     // The input-channel blocks tile_ic puts outside the window row, the
     // row's taps, the blocks inside them and a block's channels (TVM's
     // order); with taps_inner the taps go innermost.
-    IterVar ic_outer, ic_inner;
-    if (k.tile_ic[1] == 1)
-      ic_outer = r[0];
-    else if (k.tile_ic[0] == 1)
-      ic_inner = r[0];
-    else
-      std::tie(ic_outer, ic_inner) = t.acc.split(r[0], k.tile_ic[1], "rco_outer", "rco_inner");
+    const auto [ic_outer, ic_inner] = split_input_channels(t.acc, r[0], k.tile_ic);
     std::vector<IterVar> reduction = {ic_outer, ry};
     if (!k.taps_inner) reduction.push_back(rx);
     reduction.insert(reduction.end(), {ic_inner, r[3]});
@@ -195,14 +198,7 @@ void schedule_stationary(Schedule& sch, TileStages& t, const ConvKnobs& k) {
   auto [ow_chunk, ow_block] = t.acc.split(a[3], k.tile_ow[2], "ow_chunk", "ow_block");
   IterVar oh = a[2], oh_inner;
   if (k.tile_oh > 1) std::tie(oh, oh_inner) = t.acc.split(a[2], k.tile_oh, "oh_outer", "oh_inner");
-  // tile_ic = [outside the rows, inside them].
-  IterVar ic_outer, ic_inner;
-  if (k.tile_ic[1] == 1)
-    ic_outer = r[0];
-  else if (k.tile_ic[0] == 1)
-    ic_inner = r[0];
-  else
-    std::tie(ic_outer, ic_inner) = t.acc.split(r[0], k.tile_ic[1], "rco_outer", "rco_inner");
+  const auto [ic_outer, ic_inner] = split_input_channels(t.acc, r[0], k.tile_ic);
   std::vector<IterVar> acc_order = {a[0]};
   if (k.tile_oc == 1) acc_order.push_back(a[1]);
   const IterVar taps_outer = k.taps_inner ? IterVar() : rx,
