@@ -38,10 +38,26 @@ const int64_t* const_int_lanes(const Expr& e) {
   return te::as_const_int(e);
 }
 
-bool contains_load(const Expr& e) {
-  bool found = false;
-  te::visit_expr(e, [&](const Expr& x) { found = found || x.kind() == ExprKind::Load; });
-  return found;
+// Whether e loads anything that `already` does not load itself (the same
+// buffer at a structurally equal index): what a select must guard. A load
+// its condition performs anyway is safe on either side, so Relu's
+// `x < 0 ? 0 : x` of a loaded x is a branch-free select, not a branch on
+// the data that mispredicts on every other element.
+bool loads_beyond(const Expr& e, const Expr& already) {
+  std::vector<const te::LoadNode*> done;
+  te::visit_expr(already, [&](const Expr& x) {
+    if (const auto* load = x.as<te::LoadNode>()) done.push_back(load);
+  });
+  bool beyond = false;
+  te::visit_expr(e, [&](const Expr& x) {
+    const auto* load = x.as<te::LoadNode>();
+    if (beyond || !load) return;
+    beyond = std::none_of(done.begin(), done.end(), [&](const te::LoadNode* d) {
+      return d->buffer.same_as(load->buffer) && d->type == load->type &&
+             te::structural_equal(d->index, load->index);
+    });
+  });
+  return beyond;
 }
 
 // A vector index as a scalar base plus a constant offset per lane: what a
@@ -441,7 +457,8 @@ llvm::Value* CodeGenLLVM::emit_floor_div_mod(bool is_div, llvm::Value* a, llvm::
 llvm::Value* CodeGenLLVM::emit_select(const te::SelectNode* n) {
   const int lanes = std::max<int>(n->type.lanes, n->cond.type().lanes);
   llvm::Value* cond = emit_expr(n->cond);
-  const bool guarded = contains_load(n->true_value) || contains_load(n->false_value);
+  const bool guarded =
+      loads_beyond(n->true_value, n->cond) || loads_beyond(n->false_value, n->cond);
   if (!guarded) {
     llvm::Value* t = splat_to(emit_expr(n->true_value), lanes);
     llvm::Value* f = splat_to(emit_expr(n->false_value), lanes);

@@ -442,6 +442,42 @@ class TestCodegenKernels : public QObject {
     for (int e = 0; e < out_n - 8; ++e) QCOMPARE(vb[e], e + 4 < n ? float(e + 4) : -1.0f);
   }
 
+  void selectsOfLoadsTheConditionReadsDoNotBranch() {
+    // Relu of a loaded value, Out[i] = In[i] < 0 ? 0 : In[i]: the condition
+    // reads In[i] anyway, so the select needs no guard and stays a select
+    // (a branch on the data mispredicts on every other element). A select
+    // that guards a load the condition does not read still branches.
+    const int n = 64;
+    const DataType f32 = DataType::Float(32);
+    Buffer in = make_buffer("In", f32, {n});
+    Buffer relu = make_buffer("Relu", f32, {n});
+    Buffer guarded = make_buffer("Guarded", f32, {n});
+    Var i("i"), j("j");
+    Expr x = te::load(f32, in.data, i);
+    Stmt relu_loop =
+        tir::make_for(i, 0, n, ForKind::Serial,
+                      tir::make_store(relu.data, te::select(x < Expr(0.0f), Expr(0.0f), x), i));
+    Stmt guarded_loop = tir::make_for(
+        j, 0, n, ForKind::Serial,
+        tir::make_store(guarded.data,
+                        te::select(j < n / 2, te::load(f32, in.data, j * 2), Expr(-1.0f)), j));
+    const PrimFunc relu_func{"relu", {in, relu}, relu_loop};
+    const PrimFunc guarded_func{"guarded_half", {in, guarded}, guarded_loop};
+    const std::string relu_ir =
+        codegen::emit_llvm_ir({relu_func}, Target::host(), codegen::IRStage::BeforeOptimization);
+    QVERIFY2(relu_ir.find("select_true") == std::string::npos, relu_ir.c_str());
+    QVERIFY2(relu_ir.find(" select ") != std::string::npos, relu_ir.c_str());
+    const std::string guarded_ir =
+        codegen::emit_llvm_ir({guarded_func}, Target::host(), codegen::IRStage::BeforeOptimization);
+    QVERIFY2(guarded_ir.find("select_true") != std::string::npos, guarded_ir.c_str());
+
+    CompiledKernel kernel = jit_compile(relu_func, Target::host());
+    AlignedBuffer<float> ib(n), ob(n);
+    for (int e = 0; e < n; ++e) ib[e] = float(e % 3 - 1) * float(e);
+    kernel.run({ib.data, ob.data});
+    for (int e = 0; e < n; ++e) QCOMPARE(ob[e], std::max(ib[e], 0.0f));
+  }
+
   void heapAndStackAllocations() {
     // A large scratch buffer goes to lathe_alloc, a small one on the stack,
     // and one sized by a loop variable is allocated on each iteration.
