@@ -23,6 +23,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <limits>
+
 #include "../test_models.h"
 #include "driver/kernel_workbench.h"
 #include "driver/machine_roof.h"
@@ -415,7 +418,24 @@ class TestBenchmarkView : public QObject {
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     roofline->replot();
-    const int row = roofline->pointRow(0);
+    // The disc farthest from every other: discs of measured kernels may
+    // overlap, and a click on an overlapped one opens whichever lies on top.
+    auto pixel = [&](int i) {
+      const QPointF at = roofline->pointCoords(i);
+      return QPointF(roofline->xAxis->coordToPixel(at.x()), roofline->yAxis->coordToPixel(at.y()));
+    };
+    int point = 0;
+    double farthest = -1;
+    for (int i = 0; i < roofline->pointCount(); ++i) {
+      double nearest = std::numeric_limits<double>::infinity();
+      for (int j = 0; j < roofline->pointCount(); ++j)
+        if (j != i) nearest = std::min(nearest, QLineF(pixel(i), pixel(j)).length());
+      if (nearest > farthest) {
+        farthest = nearest;
+        point = i;
+      }
+    }
+    const int row = roofline->pointRow(point);
     const driver::KernelRoofline& clicked = roofline->rows()[static_cast<size_t>(row)];
     studio::ScheduleEditorPage* schedule = window.schedulePage();
     QTRY_VERIFY_WITH_TIMEOUT(!schedule->tasks().empty(), kTimeoutMs);
@@ -424,10 +444,7 @@ class TestBenchmarkView : public QObject {
       if (tune::task_workload_id(t) == clicked.workload) task = t.id;
     QVERIFY(task >= 0);
     QSignalSpy opened(schedule, &studio::ScheduleEditorPage::taskOpened);
-    const QPointF at = roofline->pointCoords(0);
-    QTest::mouseClick(roofline, Qt::LeftButton, {},
-                      QPoint(qRound(roofline->xAxis->coordToPixel(at.x())),
-                             qRound(roofline->yAxis->coordToPixel(at.y()))));
+    QTest::mouseClick(roofline, Qt::LeftButton, {}, pixel(point).toPoint());
     QCOMPARE(window.centralTabs()->currentWidget(), schedule);
     QTRY_VERIFY_WITH_TIMEOUT(!opened.isEmpty(), kTimeoutMs);
     QCOMPARE(opened.back().front().toInt(), task);
