@@ -31,6 +31,7 @@
 #include "driver/machine_roof.h"
 #include "driver/model_loader.h"
 #include "driver/onnx_runtime.h"
+#include "isolated_settings.h"
 #include "runtime/package.h"
 #include "studio/benchmark_page.h"
 #include "studio/export_dialog.h"
@@ -141,9 +142,7 @@ class TestBenchmarkView : public QObject {
     QVERIFY(dir_.isValid());
     // Settings and application data of this run only, never the user's.
     QStandardPaths::setTestModeEnabled(true);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("LatheTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_benchmark_view"));
+    isolate_settings(dir_.path(), QStringLiteral("tst_benchmark_view"));
     QVERIFY2(QFileInfo::exists(mlpPath()), qPrintable(mlpPath()));
 
     const Graph graph = driver::load_model(mlpPath().toStdString());

@@ -18,6 +18,7 @@
 
 #include "../test_models.h"
 #include "driver/model_loader.h"
+#include "isolated_settings.h"
 #include "passes/pipeline.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "studio/main_window.h"
@@ -83,9 +84,7 @@ class TestGraphView : public QObject {
   void initTestCase() {
     QVERIFY(settingsDir_.isValid());
     QVERIFY(workDir_.isValid());
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("LatheTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_graph_view"));
+    isolate_settings(settingsDir_.path(), QStringLiteral("tst_graph_view"));
     QVERIFY2(QFile::exists(samplePath()), qPrintable(samplePath()));
     sample_ = driver::load_model(samplePath().toStdString());
     QVERIFY(!sample_.nodes.empty());

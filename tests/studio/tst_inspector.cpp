@@ -20,6 +20,7 @@
 #include "driver/model_loader.h"
 #include "driver/tensor_statistics.h"
 #include "ir/node_cost.h"
+#include "isolated_settings.h"
 #include "passes/pipeline.h"
 #include "studio/main_window.h"
 #include "studio/model_load_tracker.h"
@@ -74,9 +75,7 @@ class TestInspector : public QObject {
   void initTestCase() {
     QVERIFY(settingsDir_.isValid());
     QStandardPaths::setTestModeEnabled(true);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("LatheTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_inspector"));
+    isolate_settings(settingsDir_.path(), QStringLiteral("tst_inspector"));
     sample_ = std::make_shared<Graph>(driver::load_model(samplePath().toStdString()));
   }
 

@@ -28,6 +28,7 @@
 #include "driver/graph_compiler.h"
 #include "driver/model_loader.h"
 #include "driver/package_contents.h"
+#include "isolated_settings.h"
 #include "studio/benchmark_page.h"
 #include "studio/main_window.h"
 #include "studio/package_page.h"
@@ -112,9 +113,7 @@ class TestPackageView : public QObject {
   void initTestCase() {
     QVERIFY(settingsDir_.isValid());
     QVERIFY(work_.isValid());
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("LatheTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_package_view"));
+    isolate_settings(settingsDir_.path(), QStringLiteral("tst_package_view"));
     const Graph graph = driver::load_model(mlpPath().toStdString());
     compiled_ = driver::compile_graph(graph);
     // The name lathe compile gives by default.

@@ -17,6 +17,7 @@
 
 #include "driver/model_loader.h"
 #include "driver/schedule_diff.h"
+#include "isolated_settings.h"
 #include "studio/edit_journal.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "studio/schedule_compare_dialog.h"
@@ -93,9 +94,7 @@ class TestScheduleDiffView : public QObject {
   void initTestCase() {
     QVERIFY(dir_.isValid());
     QStandardPaths::setTestModeEnabled(true);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("LatheTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_schedule_diff_view"));
+    isolate_settings(dir_.path(), QStringLiteral("tst_schedule_diff_view"));
     auto snapshots = std::make_shared<studio::GraphSnapshots>();
     snapshots->path = samplePath();
     snapshots->original = driver::load_model(samplePath().toStdString());

@@ -21,6 +21,7 @@
 #include <memory>
 
 #include "driver/model_loader.h"
+#include "isolated_settings.h"
 #include "studio/edit_journal.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "studio/main_window.h"
@@ -116,9 +117,7 @@ class TestScheduleEditor : public QObject {
     QVERIFY(dir_.isValid());
     // Settings and application data of this run only, never the user's.
     QStandardPaths::setTestModeEnabled(true);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("LatheTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_schedule_editor"));
+    isolate_settings(dir_.path(), QStringLiteral("tst_schedule_editor"));
     QFile::remove(studio::EditJournal::defaultPath());
 
     QVERIFY2(QFileInfo::exists(samplePath()), qPrintable(samplePath()));

@@ -16,6 +16,7 @@
 
 #include "driver/model_info.h"
 #include "driver/model_loader.h"
+#include "isolated_settings.h"
 #include "studio/application_icon.h"
 #include "studio/main_window.h"
 #include "studio/model_load_tracker.h"
@@ -80,9 +81,7 @@ class TestStudio : public QObject {
     QVERIFY(settingsDir_.isValid());
     QVERIFY(workDir_.isValid());
     // Settings of this run only, never the user's: set before any QSettings exists.
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("LatheTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_studio"));
+    isolate_settings(settingsDir_.path(), QStringLiteral("tst_studio"));
     // Constructing a window registers the resources the sample is copied from.
     MainWindow window;
     samplePath_ = copyOfSample(QStringLiteral("sample_cnn.onnx"));

@@ -20,6 +20,7 @@
 #include <QtTest>
 
 #include "driver/plugins.h"
+#include "isolated_settings.h"
 #include "studio/benchmark_page.h"
 #include "studio/main_window.h"
 #include "studio/plugin_dialog.h"
@@ -78,9 +79,7 @@ class TestStudioPlugins : public QObject {
   void initTestCase() {
     QVERIFY(dir_.isValid());
     QStandardPaths::setTestModeEnabled(true);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("LatheTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_studio_plugins"));
+    isolate_settings(dir_.path(), QStringLiteral("tst_studio_plugins"));
     QProcess python;
     python.start(
         QStringLiteral(LATHE_PYTHON),

@@ -24,6 +24,7 @@
 
 #include "../test_models.h"
 #include "driver/model_loader.h"
+#include "isolated_settings.h"
 #include "studio/graph_snapshot_tracker.h"
 #include "studio/main_window.h"
 #include "studio/tuning_page.h"
@@ -100,9 +101,7 @@ class TestTuningView : public QObject {
     QVERIFY(dir_.isValid());
     // Settings and application data of this run only, never the user's.
     QStandardPaths::setTestModeEnabled(true);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_.path());
-    QCoreApplication::setOrganizationName(QStringLiteral("LatheTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_tuning_view"));
+    isolate_settings(dir_.path(), QStringLiteral("tst_tuning_view"));
 
     QVERIFY2(QFileInfo::exists(mlpPath()), qPrintable(mlpPath()));
     auto snapshots = std::make_shared<studio::GraphSnapshots>();
