@@ -222,6 +222,11 @@ int main(int argc, char** argv) {
     options.space = autoscheduler ? tune::SpaceKind::Sketch : tune::SpaceKind::Template;
     options.time_budget_s = budget_s;
     options.records_path = records;
+    // The session decides this too; the kernels are measured again below in
+    // the same state.
+    const driver::CacheDecision cache = driver::measurement_cache_state(plan, options.cache_flush);
+    options.measure.flush_cache = cache.flush;
+    std::printf("%s\n", cache.reason.c_str());
     if (budget_s > 0) {
       RoundPrinter printer;
       std::vector<int> all = driver::parse_task_selection("", plan.tasks.size());
@@ -295,10 +300,10 @@ int main(int argc, char** argv) {
                 record_set.best.size(), plan.tasks.size());
 
     std::printf(
-        "\nevery kernel measured again as the tuner measures it (weights flushed), default "
+        "\nevery kernel measured again as the tuner measures it (%s), default "
         "and best alternating, the median of %d rounds; %% peak: of the peak measured just "
         "before each round\n",
-        kRemeasureRounds);
+        cache.flush ? "weights flushed" : "warm", kRemeasureRounds);
     std::printf("%-4s %-30s %6s %10s %10s %8s %9s %8s %7s\n", "ID", "task", "weight", "default ms",
                 "best ms", "speedup", "GFLOPS", "% peak", "trials");
     double sum_default = 0, sum_best = 0;

@@ -137,12 +137,20 @@ int tune(const Args& args) {
   const driver::Target target = target_of(args);
   driver::TuningPlan plan = driver::plan_tuning(graph, pass_options_of(args, target));
   std::vector<int> selected = driver::parse_task_selection(args.get("tasks"), plan.tasks.size());
+  driver::TuningOptions options;
+  const std::string flush = args.get("cache-flush", "auto");
+  LATHE_CHECK(flush == "auto" || flush == "always" || flush == "never",
+              "option --cache-flush must be auto, always or never, got '", flush, "'");
+  options.cache_flush = flush == "always"  ? driver::CacheFlush::Always
+                        : flush == "never" ? driver::CacheFlush::Never
+                                           : driver::CacheFlush::Auto;
+  const std::string cache_state = driver::measurement_cache_state(plan, options.cache_flush).reason;
   if (args.has("print-tasks")) {
     print_task_list(plan, selected);
+    std::cout << cache_state << "\n";
     return 0;
   }
 
-  driver::TuningOptions options;
   options.target = target;
   options.tuner = args.get("tuner", "xgb");
   options.space =
@@ -171,7 +179,6 @@ int tune(const Args& args) {
   check("min-repeat-ms", options.measure.min_repeat_ms, true);
   options.measure.timeout_s = args.get_double("timeout", options.measure.timeout_s);
   check("timeout", options.measure.timeout_s, false);
-  options.measure.flush_cache = !args.has("no-cache-flush");
   options.records_path = args.get("output", "tuning_records.json");
   if (args.has("prior-records")) {
     driver::RecordFile prior = driver::read_records(args.get("prior-records"));
@@ -184,6 +191,7 @@ int tune(const Args& args) {
     curve_file.open(args.get("curve"));
     LATHE_CHECK(curve_file, "cannot write ", args.get("curve"));
   }
+  std::cout << cache_state << "\n";
   ConsoleListener listener(args.has("curve") ? &curve_file : nullptr);
   auto session = driver::make_tuning_session(plan, selected, options, &listener);
   session->run();
@@ -212,7 +220,9 @@ Command tune_command(CLI::App& lathe) {
       .value("number", "N", "runs per measurement (default 1)")
       .value("repeat", "N", "measurements per candidate (default 3)")
       .value("min-repeat-ms", "MS", "least time one measurement lasts (default 10)")
-      .flag("no-cache-flush", "keep weights and outputs in cache between runs")
+      .value("cache-flush", "auto|always|never",
+             "weights and outputs out of cache before each run; auto (default): when the model "
+             "outgrows half the last-level cache")
       .value("timeout", "S", "seconds before a candidate's build or run is abandoned (default 10)")
       .value("batch-size", "N", "candidates built together (default 16)")
       .value("seed", "N", "random seed of the search (default 1)")

@@ -459,8 +459,10 @@ void TuningPage::startTuning() {
   finalStatus_.clear();
   failuresModel_->clear();
   failureDetails_->clear();
+  const std::string cacheState = driver::measurement_cache_state(*plan_, o.cache_flush).reason;
   if (!runner_->start(std::move(request))) return;
   emit logMessage(summary, false);
+  emit logMessage(QString::fromStdString(cacheState), false);
 }
 
 void TuningPage::togglePause() {

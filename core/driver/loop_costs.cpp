@@ -6,22 +6,11 @@
 #include <optional>
 
 #include "driver/kernel_roofline.h"
+#include "support/byte_size.h"
 #include "tir/printer.h"
 
 namespace lathe::driver {
 namespace {
-
-// "1.3 MB", "48 KB", "512 B", in units of 1024.
-std::string format_bytes(double bytes) {
-  char text[32];
-  if (bytes >= 1 << 20)
-    std::snprintf(text, sizeof text, "%.1f MB", bytes / (1 << 20));
-  else if (bytes >= 1 << 10)
-    std::snprintf(text, sizeof text, "%.1f KB", bytes / (1 << 10));
-  else
-    std::snprintf(text, sizeof text, "%.0f B", bytes);
-  return text;
-}
 
 std::string format(const char* pattern, double value) {
   char text[48];

@@ -49,10 +49,16 @@ std::vector<int> parse_task_selection(const std::string& text, size_t num_tasks)
   return selected;
 }
 
+CacheDecision measurement_cache_state(const TuningPlan& plan, tune::CacheFlush requested) {
+  return decide_cache_flush(model_footprint(plan.optimized.graph, plan.optimized.groups),
+                            requested);
+}
+
 std::unique_ptr<tune::TuningSession> make_tuning_session(const TuningPlan& plan,
                                                          const std::vector<int>& selected,
                                                          TuningOptions options,
                                                          TuningListener* listener) {
+  options.measure.flush_cache = measurement_cache_state(plan, options.cache_flush).flush;
   std::vector<tune::SearchTask> tasks;
   for (int id : selected) {
     // Building a task runs the reference executor: a stop asked for meanwhile

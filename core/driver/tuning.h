@@ -9,12 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "driver/cache_residency.h"
 #include "driver/graph_compiler.h"
 #include "driver/tuning_events.h"
 #include "tune/tuning_session.h"
 
 namespace lathe::driver {
 
+using tune::CacheFlush;
 using tune::SpaceKind;
 using tune::TuningControl;
 using tune::TuningOptions;
@@ -32,9 +34,14 @@ TuningPlan plan_tuning(const Graph& graph, const passes::PassOptions& passes = {
 // naming the part that is not a task id below `num_tasks`.
 std::vector<int> parse_task_selection(const std::string& text, size_t num_tasks);
 
+// The cache state the plan's kernels are measured in, `requested` resolved
+// against the model's footprint, with the line that says why.
+CacheDecision measurement_cache_state(const TuningPlan& plan, tune::CacheFlush requested);
+
 // A session over the selected tasks, their computations, search spaces and
 // reference outputs built here; the plan must outlive the session. Records of
-// these tasks in `options.prior_records` resume them.
+// these tasks in `options.prior_records` resume them. options.measure.flush_cache
+// is set by measurement_cache_state.
 std::unique_ptr<tune::TuningSession> make_tuning_session(const TuningPlan& plan,
                                                          const std::vector<int>& selected,
                                                          TuningOptions options,

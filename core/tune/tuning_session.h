@@ -29,6 +29,11 @@ struct TuningControl {
   std::atomic<bool> pause{false};
 };
 
+// Which cache state kernels are measured in: Auto decides per model
+// (driver/cache_residency.h), cold when everything one inference touches
+// outgrows the last-level cache, warm when it stays there.
+enum class CacheFlush { Auto, Always, Never };
+
 struct TuningOptions {
   codegen::Target target = codegen::Target::host();
   std::string tuner = "xgb";  // random, grid, ga, xgb
@@ -40,8 +45,11 @@ struct TuningOptions {
   int batch_size = 16;
   int build_threads = 0;  // 0: every core
   // Each cost averages at least 10 ms of runs (single runs of a sub-millisecond
-  // kernel are too noisy to pick a best among hundreds), each run with the
-  // weights and outputs out of cache, as the kernel finds them inside a model.
+  // kernel are too noisy to pick a best among hundreds). driver::make_tuning_session
+  // sets measure.flush_cache from cache_flush and the model: each run with the
+  // weights and outputs out of cache, or in it, as the kernel finds them
+  // inside that model.
+  CacheFlush cache_flush = CacheFlush::Auto;
   MeasureOptions measure{.number = 1, .repeat = 3, .min_repeat_ms = 10, .flush_cache = true};
   // A candidate whose first measurement beats its task's best is measured
   // this many times more, each time after the best (best, candidate, best,

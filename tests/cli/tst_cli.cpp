@@ -288,6 +288,18 @@ class TestCli : public QObject {
     QVERIFY2(r.out.contains("weight") && r.out.contains("MFLOP"), qPrintable(r.out));
     QVERIFY(r.out.contains("\n1 ") && r.out.contains("\n2 "));
     QVERIFY(!r.out.contains("\n0 ") && !r.out.contains("\n3 "));
+    // The cache state the kernels would be measured in, and why.
+    QVERIFY2(r.out.contains("kernels measured") && r.out.contains("of weights"), qPrintable(r.out));
+    Result cold =
+        lathe_cli({"tune", models() + "/mlp.onnx", "--print-tasks", "--cache-flush", "always"});
+    QCOMPARE(cold.code, 0);
+    QVERIFY2(cold.out.contains("kernels measured cold") && cold.out.contains("as asked"),
+             qPrintable(cold.out));
+    Result bad =
+        lathe_cli({"tune", models() + "/mlp.onnx", "--print-tasks", "--cache-flush", "sometimes"});
+    QVERIFY(bad.code != 0);
+    QVERIFY2(bad.err.contains("--cache-flush") && bad.err.contains("sometimes"),
+             qPrintable(bad.err));
   }
 
   // Tune two tasks, then compile with the records: those two use a tuned
