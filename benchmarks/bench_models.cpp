@@ -14,14 +14,18 @@
 // gives, for each group oneDNN claims, Lathe's kernel time and oneDNN's call
 // for the same graph nodes (driver/group_match.h). Ratios come from one run:
 // the machine is shared. --plugin loads plugins first (dnnl is tried anyway).
+// With --tuning-records DIR, a model NAME with records DIR/NAME.json is also
+// compiled with them, checked, and timed in the same alternation: the tuned
+// build beside the untuned one and ONNX Runtime, with both geometric means.
 //   bench_models [--models DIR] [--runs N] [--only NAME] [--ort DIR | --no-ort]
-//                [--plugin NAME[,NAME]] [--no-dnnl]
+//                [--plugin NAME[,NAME]] [--no-dnnl] [--tuning-records DIR]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "driver/compiled_module.h"
@@ -30,6 +34,7 @@
 #include "driver/onnx_runtime.h"
 #include "driver/plugins.h"
 #include "driver/tensor_files.h"
+#include "driver/tuning_records.h"
 #include "passes/external_codegen.h"
 #include "reference/executor.h"
 #include "support/machine_peak.h"
@@ -116,8 +121,10 @@ struct Row {
   std::string model;
   double compile_ms = 0, median_ms = 0, gflops = 0, peak_fraction = 0, reference_ms = 0;
   double activation_mib = 0, param_mib = 0, error = 0;
-  double ort_ms = 0, ort_error = 0;    // 0 ms: ONNX Runtime not timed
-  double dnnl_ms = 0, dnnl_error = 0;  // 0 ms: the dnnl plugin not timed
+  double ort_ms = 0, ort_error = 0;      // 0 ms: ONNX Runtime not timed
+  double dnnl_ms = 0, dnnl_error = 0;    // 0 ms: the dnnl plugin not timed
+  double tuned_ms = 0, tuned_error = 0;  // 0 ms: no records for the model
+  double tuned_compile_ms = 0;
   int kernels = 0, groups = 0;
 };
 
@@ -127,6 +134,7 @@ int main(int argc, char** argv) {
   std::string dir = LATHE_MODELS_DIR;
   int runs = 50;
   std::string only, plugins;
+  fs::path records_dir;
   fs::path ort_dir = driver::onnx_runtime_dir();
   bool ort = true, dnnl = true;
   for (int i = 1; i < argc; ++i) {
@@ -144,10 +152,13 @@ int main(int argc, char** argv) {
       dnnl = false;
     else if (!std::strcmp(argv[i], "--plugin") && i + 1 < argc)
       plugins = argv[++i];
+    else if (!std::strcmp(argv[i], "--tuning-records") && i + 1 < argc)
+      records_dir = argv[++i];
     else {
       std::fprintf(stderr,
                    "usage: bench_models [--models DIR] [--runs N>=50] [--only NAME] "
-                   "[--ort DIR | --no-ort] [--plugin NAME[,NAME]] [--no-dnnl]\n");
+                   "[--ort DIR | --no-ort] [--plugin NAME[,NAME]] [--no-dnnl] "
+                   "[--tuning-records DIR]\n");
       return 2;
     }
   }
@@ -241,7 +252,34 @@ int main(int argc, char** argv) {
         }
         return median(times);
       };
-      auto lathe_median = [&] { return median_of_runs(exec); };
+      // The tuned build, when the model has records: timed right after
+      // every untuned timing, so each pair sees the same machine.
+      std::optional<driver::CompiledGraph> tuned_compiled;
+      std::optional<driver::JitGraphModule> tuned_module;
+      const fs::path records = records_dir / (row.model + ".json");
+      if (!records_dir.empty() && fs::exists(records)) {
+        timer.restart();
+        driver::CompileOptions tuned_options = lathe_only;
+        tuned_options.schedule_for =
+            driver::best_schedules_from_records(records.string(), codegen::Target::host());
+        tuned_compiled = driver::compile_graph(graph, tuned_options);
+        tuned_module.emplace(*tuned_compiled, codegen::Target::host());
+        row.tuned_compile_ms = timer.milliseconds();
+        runtime::GraphExecutor& tuned_exec = tuned_module->executor();
+        for (const auto& [name, t] : inputs) tuned_exec.set_input(name, t.raw(), t.nbytes());
+        tuned_exec.run();
+        if (auto it = io.find("output"); it != io.end())
+          row.tuned_error =
+              normalized_error(driver::from_ndarray(tuned_exec.output(0)), it->second);
+      }
+      auto lathe_median = [&] {
+        const double untuned_ms = median_of_runs(exec);
+        if (tuned_module) {
+          const double tuned_ms = median_of_runs(tuned_module->executor());
+          row.tuned_ms = row.tuned_ms > 0 ? std::min(row.tuned_ms, tuned_ms) : tuned_ms;
+        }
+        return untuned_ms;
+      };
       row.median_ms = lathe_median();
       if (dnnl) {
         driver::CompileOptions with_dnnl;
@@ -290,12 +328,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_models: %s\n", e.what());
     return 1;
   }
-  std::printf("\n%-22s %8s %7s %11s %10s %9s %8s %11s %10s %9s %9s %9s %9s %9s %9s %12s %9s\n",
+  std::printf("\n%-22s %8s %7s %11s %10s %9s %8s %11s %10s %9s %9s %9s %9s %9s %9s %12s %9s",
               "model", "kernels", "groups", "compile ms", "median ms", "GFLOPS", "% peak",
               "vs ref (x)", "act MiB", "param MiB", "error", "oneDNN ms", "Lathe/oneDNN",
               "oneDNN err", "ORT ms", "Lathe/ORT", "ORT err");
-  double log_ratio_sum = 0;
-  int ratios = 0;
+  const bool any_tuned =
+      std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.tuned_ms > 0; });
+  if (any_tuned)
+    std::printf(" %11s %9s %9s %9s %9s", "tuned comp", "tuned ms", "speed-up", "tuned/ORT",
+                "tuned err");
+  std::printf("\n");
+  double log_ratio_sum = 0, log_tuned_sum = 0;
+  int ratios = 0, tuned_ratios = 0;
   bool wrong = false;
   for (const Row& r : rows) {
     std::printf("%-22s %8d %7d %11.0f %10.3f %9.1f %7.1f%% %11.1f %10.1f %9.1f %9.1e",
@@ -307,17 +351,35 @@ int main(int argc, char** argv) {
     else
       std::printf(" %9s %12s %9s", "-", "-", "-");
     if (r.ort_ms > 0) {
-      std::printf(" %9.3f %9.2f %9.1e\n", r.ort_ms, r.median_ms / r.ort_ms, r.ort_error);
+      std::printf(" %9.3f %9.2f %9.1e", r.ort_ms, r.median_ms / r.ort_ms, r.ort_error);
       log_ratio_sum += std::log(r.median_ms / r.ort_ms);
       ++ratios;
     } else {
-      std::printf(" %9s %9s %9s\n", "-", "-", "-");
+      std::printf(" %9s %9s %9s", "-", "-", "-");
     }
-    wrong |= !(r.error <= 1e-4) || (r.dnnl_ms > 0 && !(r.dnnl_error <= 1e-4));
+    if (r.tuned_ms > 0) {
+      std::printf(" %11.0f %9.3f %8.2fx", r.tuned_compile_ms, r.tuned_ms, r.median_ms / r.tuned_ms);
+      if (r.ort_ms > 0) {
+        std::printf(" %9.2f", r.tuned_ms / r.ort_ms);
+        log_tuned_sum += std::log(r.tuned_ms / r.ort_ms);
+        ++tuned_ratios;
+      } else {
+        std::printf(" %9s", "-");
+      }
+      std::printf(" %9.1e", r.tuned_error);
+    } else if (any_tuned) {
+      std::printf(" %11s %9s %9s %9s %9s", "-", "-", "-", "-", "-");
+    }
+    std::printf("\n");
+    wrong |= !(r.error <= 1e-4) || (r.dnnl_ms > 0 && !(r.dnnl_error <= 1e-4)) ||
+             (r.tuned_ms > 0 && !(r.tuned_error <= 1e-4));
   }
   if (ratios)
     std::printf("\nLathe / ONNX Runtime, geometric mean over %d models: %.2f\n", ratios,
                 std::exp(log_ratio_sum / ratios));
+  if (tuned_ratios)
+    std::printf("Lathe tuned / ONNX Runtime, geometric mean over the %d tuned models: %.2f\n",
+                tuned_ratios, std::exp(log_tuned_sum / tuned_ratios));
   if (!kernel_rows.empty()) {
     std::printf(
         "\nPer kernel, the groups oneDNN claims: Lathe's kernels and oneDNN's call for the same "
@@ -345,6 +407,9 @@ int main(int argc, char** argv) {
     if (r.dnnl_ms > 0 && !(r.dnnl_error <= 1e-4))
       std::fprintf(stderr, "bench_models: %s: with oneDNN, normalized error %.2e is above 1e-4\n",
                    r.model.c_str(), r.dnnl_error);
+    if (r.tuned_ms > 0 && !(r.tuned_error <= 1e-4))
+      std::fprintf(stderr, "bench_models: %s: tuned, normalized error %.2e is above 1e-4\n",
+                   r.model.c_str(), r.tuned_error);
   }
   return wrong ? 1 : 0;
 }
