@@ -93,4 +93,30 @@ std::string NameTable::fresh(std::unordered_set<std::string>& used, const std::s
   return name;
 }
 
+ValueId NodeEmitter::append(const std::string& name, const std::string& op,
+                            std::vector<ValueId> inputs, Attributes attrs,
+                            const std::string& value_suffix) {
+  Node node;
+  node.name = names_.node(name);
+  node.op = op;
+  node.inputs = std::move(inputs);
+  node.attrs = std::move(attrs);
+  node.outputs = {
+      graph_.add_value(names_.value(graph_.value(node.inputs[0]).name + value_suffix), {})};
+  graph_.value(node.outputs[0]).type = infer_types(graph_, node)[0];
+  graph_.add_node(std::move(node));
+  return graph_.nodes.back().outputs[0];
+}
+
+ValueId NodeEmitter::ints(const std::string& name, const std::vector<int64_t>& values) {
+  return graph_.add_constant(
+      names_.value(name),
+      Tensor::from_vector<int64_t>(values, {static_cast<int64_t>(values.size())}));
+}
+
+ValueId NodeEmitter::reshape(const std::string& name, ValueId v, const std::vector<int64_t>& shape,
+                             const std::string& value_suffix) {
+  return append(name, "Reshape", {v, ints(name + "_shape", shape)}, {}, value_suffix);
+}
+
 }  // namespace lathe::passes

@@ -43,4 +43,25 @@ class NameTable {
   std::unordered_set<std::string> values_, nodes_;
 };
 
+// Appends one-output nodes to a graph under fresh names, each output typed by
+// its op's inference: how the lowering passes spell an op as several.
+class NodeEmitter {
+ public:
+  NodeEmitter(Graph& graph, NameTable& names) : graph_(graph), names_(names) {}
+
+  // Node `op` named after `name`; its output value is named after its first
+  // input's value plus `value_suffix`.
+  ValueId append(const std::string& name, const std::string& op, std::vector<ValueId> inputs,
+                 Attributes attrs, const std::string& value_suffix);
+  // A constant int64 vector named after `name`.
+  ValueId ints(const std::string& name, const std::vector<int64_t>& values);
+  // Reshape of `v` to `shape`, named `name`, its shape constant name + "_shape".
+  ValueId reshape(const std::string& name, ValueId v, const std::vector<int64_t>& shape,
+                  const std::string& value_suffix);
+
+ private:
+  Graph& graph_;
+  NameTable& names_;
+};
+
 }  // namespace lathe::passes

@@ -36,7 +36,8 @@ AxisPlan plan_axis(int64_t in, int64_t out, int64_t kernel, int64_t stride, int6
 
 class ConvTransposeLowering {
  public:
-  explicit ConvTransposeLowering(Graph& graph) : graph_(graph), names_(graph) {}
+  explicit ConvTransposeLowering(Graph& graph)
+      : graph_(graph), names_(graph), nodes_(graph, names_) {}
 
   void run() {
     std::vector<Node> old_nodes = std::move(graph_.nodes);
@@ -188,9 +189,7 @@ class ConvTransposeLowering {
       graph_.nodes.pop_back();
     } else {
       auto constant = [&](const char* role, const std::vector<int64_t>& values) {
-        return graph_.add_constant(
-            names_.value(node.name + "_" + role),
-            Tensor::from_vector<int64_t>(values, {static_cast<int64_t>(values.size())}));
+        return nodes_.ints(node.name + "_" + role, values);
       };
       last.name = names_.node(node.name + "_crop");
       last.op = "Slice";
@@ -206,28 +205,17 @@ class ConvTransposeLowering {
 
   ValueId reshape(const Node& node, ValueId v, const std::vector<int64_t>& shape,
                   const char* suffix) {
-    const ValueId target = graph_.add_constant(
-        names_.value(node.name + suffix + "_shape"),
-        Tensor::from_vector<int64_t>(shape, {static_cast<int64_t>(shape.size())}));
-    return emit(node.name + suffix, "Reshape", {v, target}, {}, suffix);
+    return nodes_.reshape(node.name + suffix, v, shape, suffix);
   }
 
   ValueId emit(const std::string& name, const std::string& op, std::vector<ValueId> inputs,
                Attributes attrs, const char* value_suffix) {
-    Node node;
-    node.name = names_.node(name);
-    node.op = op;
-    node.inputs = std::move(inputs);
-    node.attrs = std::move(attrs);
-    node.outputs = {
-        graph_.add_value(names_.value(graph_.value(node.inputs[0]).name + value_suffix), {})};
-    graph_.value(node.outputs[0]).type = infer_types(graph_, node)[0];
-    graph_.add_node(std::move(node));
-    return graph_.nodes.back().outputs[0];
+    return nodes_.append(name, op, std::move(inputs), std::move(attrs), value_suffix);
   }
 
   Graph& graph_;
   NameTable names_;
+  NodeEmitter nodes_;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "passes/eliminate_dead_code.h"
 #include "passes/external_codegen.h"
 #include "passes/fold_constants.h"
+#include "passes/lower_conv3d.h"
 #include "passes/lower_conv_transpose.h"
 #include "passes/partition_external.h"
 #include "passes/simplify.h"
@@ -41,6 +42,7 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   if (!codegens.empty())
     run("partition_external", [&](const Graph& g) { return partition_external(g, codegens); });
   run("lower_conv_transpose", lower_conv_transpose);
+  run("lower_conv3d", lower_conv3d);
   if (options.alter_layout)
     run("alter_conv_layout",
         [&](const Graph& g) { return alter_conv_layout(g, options.vector_unit); });

@@ -1,0 +1,123 @@
+#include "passes/lower_conv3d.h"
+
+#include "ir/ops/window_geometry.h"
+#include "passes/graph_edit.h"
+
+namespace lathe::passes {
+namespace {
+
+class Conv3dLowering {
+ public:
+  explicit Conv3dLowering(Graph& graph) : graph_(graph), names_(graph), nodes_(graph, names_) {}
+
+  void run() {
+    std::vector<Node> old_nodes = std::move(graph_.nodes);
+    graph_.nodes.clear();
+    for (Node& node : old_nodes)
+      if (!lower(node)) graph_.add_node(std::move(node));
+    reset_producers(graph_);
+    graph_.remove_unused_values();
+  }
+
+ private:
+  bool lower(const Node& node) {
+    if (node.op != "Conv" || node.outputs.size() != 1 || !node.has_input(0) || !node.has_input(1))
+      return false;
+    // Copies: adding values moves the graph's value list.
+    const TensorType xt = graph_.type(node.inputs[0]);
+    const TensorType wt = graph_.type(node.inputs[1]);
+    const Shape y = graph_.type(node.outputs[0]).shape;
+    if (xt.rank() != 5 || wt.rank() != 5 || xt.dtype != DType::Float32 ||
+        wt.dtype != DType::Float32)
+      return false;
+    const Shape& x = xt.shape;
+    const Shape kernel(wt.shape.begin() + 2, wt.shape.end());
+    const SpatialWindow window = resolve_window(node.attrs, Shape(x.begin() + 2, x.end()),
+                                                Shape(y.begin() + 2, y.end()), kernel);
+    const int64_t n = x[0], channels = x[1], depth_out = y[2], taps = kernel[0];
+    const int64_t stride = window.strides[0], dilation = window.dilations[0];
+    const std::string& name = node.name;
+
+    // Depth padding first, so that every tap's slice is in bounds.
+    ValueId v = node.inputs[0];
+    if (window.pad_begin[0] != 0 || window.pad_end[0] != 0) {
+      std::vector<int64_t> pads(10, 0);
+      pads[2] = window.pad_begin[0];
+      pads[7] = window.pad_end[0];
+      v = nodes_.append(name + "_depth_pad", "Pad", {v, nodes_.ints(name + "_depth_pads", pads)},
+                        {}, "_depth_padded");
+    }
+    const int64_t padded_depth = graph_.type(v).shape[2];
+    std::vector<ValueId> slices;
+    for (int64_t kd = 0; kd < taps; ++kd) {
+      const int64_t start = kd * dilation, end = start + (depth_out - 1) * stride + 1;
+      if (start == 0 && end == padded_depth && stride == 1) {
+        slices.push_back(v);
+        continue;
+      }
+      const std::string tap = name + "_depth_tap" + std::to_string(kd);
+      slices.push_back(nodes_.append(
+          tap, "Slice",
+          {v, nodes_.ints(tap + "_starts", {start}), nodes_.ints(tap + "_ends", {end}),
+           nodes_.ints(tap + "_axes", {2}), nodes_.ints(tap + "_steps", {stride})},
+          {}, "_tap" + std::to_string(kd)));
+    }
+    if (slices.size() > 1) {
+      Attributes concat;
+      concat.set("axis", int64_t{2});
+      v = nodes_.append(name + "_depth_taps", "Concat", slices, std::move(concat), "_depth_taps");
+    } else {
+      v = slices[0];
+    }
+    v = nodes_.reshape(name + "_taps_split", v, {n, channels, taps, depth_out, x[3], x[4]},
+                       "_by_tap");
+    v = transpose(name + "_slices_first", v, {0, 3, 1, 2, 4, 5}, "_by_slice");
+    v = nodes_.reshape(name + "_as_2d", v, {n * depth_out, channels * taps, x[3], x[4]}, "_2d");
+
+    std::vector<ValueId> inputs = {
+        v, nodes_.reshape(name + "_weight_2d", node.inputs[1],
+                          {wt.shape[0], wt.shape[1] * taps, kernel[1], kernel[2]}, "_2d")};
+    if (node.has_input(2)) inputs.push_back(node.inputs[2]);
+    Attributes attrs;
+    attrs.set("kernel_shape", std::vector<int64_t>{kernel[1], kernel[2]});
+    attrs.set("strides", std::vector<int64_t>{window.strides[1], window.strides[2]});
+    attrs.set("dilations", std::vector<int64_t>{window.dilations[1], window.dilations[2]});
+    attrs.set("pads", std::vector<int64_t>{window.pad_begin[1], window.pad_begin[2],
+                                           window.pad_end[1], window.pad_end[2]});
+    attrs.set("group", node.attrs.get_int("group", 1));
+    v = nodes_.append(name + "_2d", "Conv", std::move(inputs), std::move(attrs), "_conv2d");
+    v = nodes_.reshape(name + "_slices_split", v, {n, depth_out, y[1], y[3], y[4]}, "_by_slice");
+
+    // The last node writes the Conv's output value, which keeps its name and
+    // readers, and takes the Conv's name.
+    Node last;
+    last.name = name;
+    last.op = "Transpose";
+    last.inputs = {v};
+    last.attrs.set("perm", std::vector<int64_t>{0, 2, 1, 3, 4});
+    last.outputs = {node.outputs[0]};
+    graph_.add_node(std::move(last));
+    return true;
+  }
+
+  ValueId transpose(const std::string& name, ValueId v, const std::vector<int64_t>& perm,
+                    const std::string& suffix) {
+    Attributes attrs;
+    attrs.set("perm", perm);
+    return nodes_.append(name, "Transpose", {v}, std::move(attrs), suffix);
+  }
+
+  Graph& graph_;
+  NameTable names_;
+  NodeEmitter nodes_;
+};
+
+}  // namespace
+
+Graph lower_conv3d(const Graph& input) {
+  Graph graph = input;
+  Conv3dLowering(graph).run();
+  return graph;
+}
+
+}  // namespace lathe::passes
