@@ -76,6 +76,12 @@ std::vector<float> Attributes::get_floats(const std::string& name,
   return v ? *v : fallback;
 }
 
+std::vector<std::string> Attributes::get_strings(const std::string& name,
+                                                 const std::vector<std::string>& fallback) const {
+  const auto* v = find<std::vector<std::string>>(name);
+  return v ? *v : fallback;
+}
+
 const Tensor& Attributes::get_tensor(const std::string& name) const {
   const Tensor* v = find<Tensor>(name);
   if (!v) fail(str("missing tensor attribute '", name, "'"));

@@ -33,6 +33,8 @@ class Attributes {
                                 const std::vector<int64_t>& fallback = {}) const;
   std::vector<float> get_floats(const std::string& name,
                                 const std::vector<float>& fallback = {}) const;
+  std::vector<std::string> get_strings(const std::string& name,
+                                       const std::vector<std::string>& fallback = {}) const;
   const Tensor& get_tensor(const std::string& name) const;
 
   bool operator==(const Attributes& other) const;

@@ -50,6 +50,21 @@ def transformer_encoder(layers, d_model=256, heads=4, ff=1024):
     return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
 
 
+class SpeechLstm(nn.Module):
+    """Two stacked LSTMs over 100 frames of 40 filterbank features, a GRU, a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(40, 128, num_layers=2, batch_first=True)
+        self.gru = nn.GRU(128, 64, batch_first=True, bidirectional=True)
+        self.head = nn.Linear(128, 12)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        y, _ = self.gru(y)
+        return self.head(y[:, -1])
+
+
 class UNet(nn.Module):
     """A three-level U-Net: 2x2 stride-2 ConvTranspose up-sampling, skip concatenation."""
 
@@ -160,6 +175,9 @@ MODELS = {
     "tcn_audio": (TemporalConvNet, (1, 40, 400), {"zoo"}),  # dilated Conv1d
     "vit_small": (SmallViT, (1, 3, 224, 224), {"zoo"}),  # patch embedding, GELU
     "causal_decoder": (CausalDecoder, (1, 64, 256), {"zoo"}),  # masked attention
+    # (2+1)-D video convs: 1x3x3 spatial and 3x1x1 temporal Conv3d, 8 frames of 112x112.
+    "speech_lstm": (SpeechLstm, (1, 100, 40), {"zoo"}),  # LSTM and GRU, unrolled
+    "r2plus1d_18": (lambda: torchvision.models.video.r2plus1d_18(), (1, 3, 8, 112, 112), {"zoo"}),
 }
 
 

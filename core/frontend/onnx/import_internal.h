@@ -23,15 +23,22 @@ struct UpgradeHooks {
   std::function<const Tensor*(ValueId)> constant_of;          // nullptr when not constant
 };
 
-// Rewrites a node written for an older opset into the newest form Lathe's ops
-// implement (attributes that became inputs, changed semantics). May return
-// several nodes, to be imported in order.
-// Ops that no longer exist in the newest opset and that upgrade_node rewrites
-// into ones that do (Upsample → Resize).
-bool is_legacy_op(const std::string& op);
-// The shape-deciding inputs of a legacy op, as OpDef::shape_inputs.
+// Ops Lathe has no kernel for that upgrade_node rewrites into ones it has:
+// those removed from the newest opset (Upsample → Resize) and the recurrent
+// layers (LSTM, GRU, RNN → their unrolled steps).
+bool is_rewritten_op(const std::string& op);
+// The shape-deciding inputs of a rewritten op, as OpDef::shape_inputs.
 std::vector<int> legacy_shape_inputs(const std::string& op);
 
+// LSTM, GRU and RNN unrolled over their sequence (recurrent_ops.cpp); the
+// nodes write the layer's own output values.
+bool is_recurrent_op(const std::string& op);
+std::vector<Node> expand_recurrent(Node node, const UpgradeHooks& hooks);
+
+// Rewrites a node written for an older opset into the newest form Lathe's ops
+// implement (attributes that became inputs, changed semantics). May return
+// several nodes, to be imported in order, which write the node's own
+// output values.
 std::vector<Node> upgrade_node(Node node, int opset, const UpgradeHooks& hooks);
 
 }  // namespace lathe::onnx_frontend

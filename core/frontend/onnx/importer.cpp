@@ -319,7 +319,7 @@ class Importer {
                  " (a plugin may provide it: lathe --plugin NAME, with the plugin's library on "
                  "LATHE_PLUGIN_PATH or in Lathe's plugin folder)"));
       usable = false;
-    } else if (!registry_.find(node.op) && !is_legacy_op(node.op)) {
+    } else if (!registry_.find(node.op) && !is_rewritten_op(node.op)) {
       report(Kind::Unsupported, where, "operator is not supported");
       usable = false;
     }
@@ -368,6 +368,8 @@ class Importer {
       import_constant(node, where);
       return;
     }
+    // The rewritten nodes write the node's own output values.
+    const std::vector<ValueId> outputs = node.outputs;
     std::vector<Node> nodes;
     try {
       nodes = upgrade_node(std::move(node), opset_, hooks());
@@ -376,8 +378,6 @@ class Importer {
       for (const std::string& out : proto.output()) poison(out);
       return;
     }
-    // The last node of a rewritten sequence carries the original outputs.
-    const std::vector<ValueId> outputs = nodes.back().outputs;
     for (Node& n : nodes) {
       if (!add_typed_node(std::move(n))) {
         for (const std::string& out : proto.output()) poison(out);

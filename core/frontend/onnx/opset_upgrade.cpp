@@ -92,8 +92,8 @@ Node upgrade_upsample(Node node, const UpgradeHooks& hooks) {
 
 }  // namespace
 
-bool is_legacy_op(const std::string& op) {
-  return op == "Upsample";
+bool is_rewritten_op(const std::string& op) {
+  return op == "Upsample" || is_recurrent_op(op);
 }
 
 std::vector<int> legacy_shape_inputs(const std::string& op) {
@@ -104,6 +104,7 @@ std::vector<int> legacy_shape_inputs(const std::string& op) {
 std::vector<Node> upgrade_node(Node node, int opset, const UpgradeHooks& hooks) {
   const std::string& op = node.op;
   if (op == "Upsample") return {upgrade_upsample(std::move(node), hooks)};
+  if (is_recurrent_op(op)) return expand_recurrent(std::move(node), hooks);
   if (opset < 13 && (op == "Squeeze" || op == "Unsqueeze" || op == "ReduceSum")) {
     ints_attribute_to_input(node, "axes", 1, hooks);
   } else if (opset < 13 && op == "Split") {
