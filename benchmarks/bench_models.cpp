@@ -192,6 +192,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   std::vector<KernelRow> kernel_rows;  // the groups oneDNN claims, every model's
   std::vector<fs::path> models;
+  std::vector<std::string> not_imported;  // "model: the importer's diagnostics"
   if (!fs::is_directory(dir)) {
     std::fprintf(stderr,
                  "bench_models: no folder %s; export the models with "
@@ -208,7 +209,17 @@ int main(int argc, char** argv) {
     for (const fs::path& model : models) {
       Row row;
       row.model = model.stem().string();
-      Graph graph = driver::load_model(model.string());
+      // A model Lathe cannot import is reported and the others still run.
+      Graph graph;
+      try {
+        graph = driver::load_model(model.string());
+      } catch (const std::exception& e) {
+        const std::string what = e.what();
+        not_imported.push_back(row.model + ": " + what);
+        std::printf("%s: not benchmarked: %s\n", row.model.c_str(),
+                    what.substr(0, what.find('\n')).c_str());
+        continue;
+      }
       // Reference inputs and outputs: NAME.io.npz (see the models' README).
       std::map<std::string, Tensor> io;
       fs::path npz = model.parent_path() / (row.model + ".io.npz");
@@ -411,5 +422,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bench_models: %s: tuned, normalized error %.2e is above 1e-4\n",
                    r.model.c_str(), r.tuned_error);
   }
-  return wrong ? 1 : 0;
+  for (const std::string& failure : not_imported)
+    std::fprintf(stderr, "bench_models: not imported: %s\n", failure.c_str());
+  return wrong || !not_imported.empty() ? 1 : 0;
 }
