@@ -24,8 +24,8 @@ struct UpgradeHooks {
 };
 
 // Ops Lathe has no kernel for that upgrade_node rewrites into ones it has:
-// those removed from the newest opset (Upsample → Resize) and the recurrent
-// layers (LSTM, GRU, RNN → their unrolled steps).
+// those removed from the newest opset (Upsample → Resize), the recurrent
+// layers (LSTM, GRU, RNN → their unrolled steps) and Einsum (→ MatMuls).
 bool is_rewritten_op(const std::string& op);
 // The shape-deciding inputs of a rewritten op, as OpDef::shape_inputs.
 std::vector<int> legacy_shape_inputs(const std::string& op);
@@ -34,6 +34,9 @@ std::vector<int> legacy_shape_inputs(const std::string& op);
 // nodes write the layer's own output values.
 bool is_recurrent_op(const std::string& op);
 std::vector<Node> expand_recurrent(Node node, const UpgradeHooks& hooks);
+
+// Einsum as transposes, sums and batched MatMuls (einsum.cpp).
+std::vector<Node> expand_einsum(Node node, const UpgradeHooks& hooks);
 
 // Rewrites a node written for an older opset into the newest form Lathe's ops
 // implement (attributes that became inputs, changed semantics). May return
