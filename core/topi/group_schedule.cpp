@@ -123,12 +123,16 @@ TileStages tile_stages(Schedule& sch, const te::Tensor& reduction,
   return t;
 }
 
-void attach_path(const std::vector<te::Tensor>& path, Schedule& sch, Stage loops,
-                 const IterVar& at) {
+void attach_path(const std::vector<te::Tensor>& path, Schedule& sch, Stage loops, const IterVar& at,
+                 int64_t vector_lanes) {
   for (const te::Tensor& t : path) {
     Stage st = sch[t];
     st.compute_at(loops, at);
-    if (t.shape().back() > 1) st.vectorize(st.axis().back());
+    if (t.shape().back() <= 1) continue;
+    if (vector_lanes > 0)
+      st.vectorize(st.split(st.axis().back(), vector_lanes, "lanes_outer", "lanes").second);
+    else
+      st.vectorize(st.axis().back());
   }
 }
 

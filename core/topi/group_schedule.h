@@ -47,8 +47,9 @@ TileStages tile_stages(schedule::Schedule& sch, const te::Tensor& reduction,
                        const std::vector<te::Tensor>& outputs, OpSet& done);
 
 // Attaches the epilogue's intermediate stages at `at`, consumers first,
-// vectors along their innermost axis.
+// vectors along their innermost axis: all of it, or with `vector_lanes`,
+// vectors of that many lanes in a loop.
 void attach_path(const std::vector<te::Tensor>& path, schedule::Schedule& sch,
-                 schedule::Stage loops, const te::IterVar& at);
+                 schedule::Stage loops, const te::IterVar& at, int64_t vector_lanes = 0);
 
 }  // namespace lathe::topi

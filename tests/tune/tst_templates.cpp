@@ -365,6 +365,62 @@ topi::Config random_config(const topi::SearchSpace& space, std::mt19937& rng) {
 
 constexpr int kRandomConfigs = 10;
 
+// The default schedule of the MatMul group of x @ y + bias, run on page-end
+// copies of its inputs, against a plain loop: the largest difference, and
+// the space it came from.
+std::pair<double, topi::SearchSpace> default_matmul_error(const Shape& a, const Shape& b,
+                                                          bool constant_b) {
+  const Group group = group_anchored_by(matmul_add(a, b, constant_b), "MatMul");
+  if (group.index < 0) return {INFINITY, {}};
+  const Graph& graph = group.optimized.graph;
+  const tune::GroupComputation c = tune::build_group_computation(
+      graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+  const topi::SearchSpace space = tune::template_search_space(c);
+  const int64_t m = a[a.size() - 2], n = b.back();
+
+  std::vector<Tensor> inputs = kernel_inputs(graph, c);
+  std::vector<std::unique_ptr<PageEndCopy>> guarded;
+  std::vector<void*> buffers;
+  for (const Tensor& t : inputs) {
+    guarded.push_back(std::make_unique<PageEndCopy>(t));
+    buffers.push_back(guarded.back()->data);
+  }
+  auto sch = tune::apply_config(c, space, space.default_config);
+  tir::LoweredFunc lowered = tir::lower(*sch, c.args(), "kernel", {false});
+  codegen::CompiledKernel kernel = codegen::jit_compile(lowered.func, codegen::Target::host());
+  Tensor out(DType::Float32, c.outputs[0].shape());
+  buffers.push_back(out.raw());
+  kernel.run(buffers);
+
+  // x @ y + bias, from the inputs by name.
+  auto input = [&](const std::string& name) -> const Tensor& {
+    for (size_t i = 0; i < c.input_values.size(); ++i)
+      if (graph.value(c.input_values[i]).name == name) return inputs[i];
+    throw std::runtime_error("no input " + name);
+  };
+  const float* x = input("x").data<float>();
+  const float* y = input(constant_b ? "w" : "y").data<float>();
+  const float* bias = input("bias").data<float>();
+  const int64_t k = a.back(), batch = a.size() == 3 ? a[0] : 1;
+  double max_diff = 0;
+  for (int64_t bi = 0; bi < batch; ++bi)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = bias[j];
+        for (int64_t r = 0; r < k; ++r)
+          acc += double(x[(bi * m + i) * k + r]) * y[(b.size() == 3 ? bi * k * n : 0) + r * n + j];
+        max_diff = std::max(max_diff, std::abs(acc - out.data<float>()[(bi * m + i) * n + j]));
+      }
+  return {max_diff, space};
+}
+
+// The default's option of a knob.
+int64_t default_option(const topi::SearchSpace& space, const std::string& knob) {
+  for (size_t i = 0; i < space.knobs.size(); ++i)
+    if (space.knobs[i].name == knob) return space.knobs[i].options[space.default_config[i]][0];
+  return -1;
+}
+
 }  // namespace
 
 class TestTemplates : public QObject {
@@ -446,53 +502,38 @@ class TestTemplates : public QObject {
     QFETCH(Shape, a);
     QFETCH(Shape, b);
     QFETCH(bool, constant_b);
-    const Group group = group_anchored_by(matmul_add(a, b, constant_b), "MatMul");
-    QVERIFY(group.index >= 0);
-    const Graph& graph = group.optimized.graph;
-    const tune::GroupComputation c = tune::build_group_computation(
-        graph, group.optimized.groups[static_cast<size_t>(group.index)]);
-    const topi::SearchSpace space = tune::template_search_space(c);
+    const auto [max_diff, space] = default_matmul_error(a, b, constant_b);
+    QVERIFY(!space.knobs.empty());
     const int64_t m = a[a.size() - 2], n = b.back();
-    const std::vector<int64_t>& rows = space.knobs[0].options[space.default_config[0]];
-    const std::vector<int64_t>& cols = space.knobs[1].options[space.default_config[1]];
-    QVERIFY2(m % rows[0] != 0 || n % cols[0] != 0,
+    QVERIFY2(m % default_option(space, "tile_y") != 0 || n % default_option(space, "tile_x") != 0,
              qPrintable(QString::fromStdString(space.describe(space.default_config))));
-
-    std::vector<Tensor> inputs = kernel_inputs(graph, c);
-    std::vector<std::unique_ptr<PageEndCopy>> guarded;
-    std::vector<void*> buffers;
-    for (const Tensor& t : inputs) {
-      guarded.push_back(std::make_unique<PageEndCopy>(t));
-      buffers.push_back(guarded.back()->data);
-    }
-    auto sch = tune::apply_config(c, space, space.default_config);
-    tir::LoweredFunc lowered = tir::lower(*sch, c.args(), "kernel", {false});
-    codegen::CompiledKernel kernel = codegen::jit_compile(lowered.func, codegen::Target::host());
-    Tensor out(DType::Float32, c.outputs[0].shape());
-    buffers.push_back(out.raw());
-    kernel.run(buffers);
-
-    // x @ y + bias, from the inputs by name.
-    auto input = [&](const std::string& name) -> const Tensor& {
-      for (size_t i = 0; i < c.input_values.size(); ++i)
-        if (graph.value(c.input_values[i]).name == name) return inputs[i];
-      throw std::runtime_error("no input " + name);
-    };
-    const float* x = input("x").data<float>();
-    const float* y = input(constant_b ? "w" : "y").data<float>();
-    const float* bias = input("bias").data<float>();
-    const int64_t k = a.back(), batch = a.size() == 3 ? a[0] : 1;
-    double max_diff = 0;
-    for (int64_t bi = 0; bi < batch; ++bi)
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          double acc = bias[j];
-          for (int64_t r = 0; r < k; ++r)
-            acc +=
-                double(x[(bi * m + i) * k + r]) * y[(b.size() == 3 ? bi * k * n : 0) + r * n + j];
-          max_diff = std::max(max_diff, std::abs(acc - out.data<float>()[(bi * m + i) * n + j]));
-        }
     QVERIFY2(max_diff < 1e-4, qPrintable(QString("max difference %1").arg(max_diff)));
+  }
+
+  // A matrix-vector product (one row tile) whose B outgrows a core's L2
+  // streams B in wide panels, whole vectors of columns at a time against
+  // accumulators in L1, and still leaves kMinParallelPanels (8) panels; a B
+  // that fits keeps the register tile. Both compute the product.
+  void streamingMatrixVectorProductsTakeWidePanels_data() {
+    QTest::addColumn<Shape>("a");
+    QTest::addColumn<Shape>("b");
+    QTest::addColumn<bool>("wide");
+    QTest::newRow("1x2048 * 2048x1024: 8 MB") << Shape{1, 2048} << Shape{2048, 1024} << true;
+    QTest::newRow("3 rows * 2048x1024") << Shape{3, 2048} << Shape{2048, 1024} << true;
+    QTest::newRow("1x784 * 784x512: 1.6 MB") << Shape{1, 784} << Shape{784, 512} << false;
+  }
+
+  void streamingMatrixVectorProductsTakeWidePanels() {
+    QFETCH(Shape, a);
+    QFETCH(Shape, b);
+    QFETCH(bool, wide);
+    const auto [max_diff, space] = default_matmul_error(a, b, true);
+    QVERIFY(!space.knobs.empty());
+    const int64_t cols = default_option(space, "tile_x");
+    const QString config = QString::fromStdString(space.describe(space.default_config));
+    QVERIFY2((cols > 32) == wide, qPrintable(config));
+    if (wide) QVERIFY2(b.back() / cols >= 8, qPrintable(config));
+    QVERIFY2(max_diff < 1e-3, qPrintable(QString("max difference %1").arg(max_diff)));
   }
 
   // A transposing stage's default runs a block of the axis its input's

@@ -177,6 +177,7 @@ MODELS = {
     "causal_decoder": (CausalDecoder, (1, 64, 256), {"zoo"}),  # masked attention
     # (2+1)-D video convs: 1x3x3 spatial and 3x1x1 temporal Conv3d, 8 frames of 112x112.
     "speech_lstm": (SpeechLstm, (1, 100, 40), {"zoo"}),  # LSTM and GRU, unrolled
+    "alexnet": (vision("alexnet"), (1, 3, 224, 224), {"zoo"}),  # 220 MB of DRAM-bound GEMVs
     "r2plus1d_18": (lambda: torchvision.models.video.r2plus1d_18(), (1, 3, 8, 112, 112), {"zoo"}),
 }
 
