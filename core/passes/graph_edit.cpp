@@ -73,6 +73,15 @@ const Tensor* constant_input(const Graph& graph, const Node& node, size_t i) {
   return v.is_constant() ? &v.constant : nullptr;
 }
 
+void replace_nodes(Graph& graph, const std::function<bool(const Node&)>& lower) {
+  std::vector<Node> old_nodes = std::move(graph.nodes);
+  graph.nodes.clear();
+  for (Node& node : old_nodes)
+    if (!lower(node)) graph.add_node(std::move(node));
+  reset_producers(graph);
+  graph.remove_unused_values();
+}
+
 NameTable::NameTable(const Graph& graph) {
   for (const Value& v : graph.values) values_.insert(v.name);
   for (const Node& n : graph.nodes) nodes_.insert(n.name);

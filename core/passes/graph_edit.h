@@ -2,6 +2,7 @@
 // uses, dropping nodes, fresh names, and re-running type inference.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -23,6 +24,10 @@ void replace_uses(Graph& graph, ValueId from, ValueId to);
 void reset_producers(Graph& graph);
 // Keeps the nodes with keep[i], resets producers and drops unused values.
 void remove_nodes(Graph& graph, const std::vector<bool>& keep);
+// Rebuilds the node list in order: `lower` may append nodes that replace a
+// node and return true, or return false to keep it. Producers are re-derived
+// and unused values dropped afterwards.
+void replace_nodes(Graph& graph, const std::function<bool(const Node&)>& lower);
 
 // The op's pattern kind; Opaque for ops the registry does not know.
 FusionKind op_kind(std::string_view op);

@@ -40,12 +40,7 @@ class ConvTransposeLowering {
       : graph_(graph), names_(graph), nodes_(graph, names_) {}
 
   void run() {
-    std::vector<Node> old_nodes = std::move(graph_.nodes);
-    graph_.nodes.clear();
-    for (Node& node : old_nodes)
-      if (!lower(node)) graph_.add_node(std::move(node));
-    reset_producers(graph_);
-    graph_.remove_unused_values();
+    replace_nodes(graph_, [this](const Node& node) { return lower(node); });
   }
 
  private:

@@ -12,23 +12,13 @@
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
 #include "reference/executor.h"
+#include "tune/kernel_fixture.h"
 
 using namespace lathe;
 using lathe::testing::attrs_of;
 using lathe::testing::random_tensor;
 
 namespace {
-
-double normalized_error(const Tensor& got, const Tensor& ref) {
-  if (got.shape() != ref.shape()) return INFINITY;
-  double max_diff = 0, max_ref = 0;
-  for (int64_t i = 0; i < ref.numel(); ++i) {
-    const double g = got.data<float>()[i], r = ref.data<float>()[i];
-    max_diff = std::max(max_diff, std::isnan(g) ? INFINITY : std::abs(g - r));
-    max_ref = std::max(max_ref, std::abs(r));
-  }
-  return max_diff / max_ref;
-}
 
 bool has_op(const Graph& g, const std::string& op) {
   return std::ranges::any_of(g.nodes, [&](const Node& n) { return n.op == op; });
@@ -114,7 +104,7 @@ class TestGroupedConvs : public QObject {
     exec.run();
     const Tensor got = driver::from_ndarray(exec.output(0));
     const Tensor expected = reference::Executor(graph).run({{"x", input}})[0];
-    const double error = normalized_error(got, expected);
+    const double error = tune::normalized_error(got, expected);
     QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 };
