@@ -456,15 +456,21 @@ llvm::Value* CodeGenLLVM::emit_floor_div_mod(bool is_div, llvm::Value* a, llvm::
 
 llvm::Value* CodeGenLLVM::emit_select(const te::SelectNode* n) {
   const int lanes = std::max<int>(n->type.lanes, n->cond.type().lanes);
-  llvm::Value* cond = emit_expr(n->cond);
   const bool guarded =
       loads_beyond(n->true_value, n->cond) || loads_beyond(n->false_value, n->cond);
   if (!guarded) {
+    llvm::Value* cond = emit_expr(n->cond);
     llvm::Value* t = splat_to(emit_expr(n->true_value), lanes);
     llvm::Value* f = splat_to(emit_expr(n->false_value), lanes);
     return builder_.CreateSelect(cond, t, f);
   }
-  if (n->cond.type().lanes == 1) {
+  // A condition the same in every lane (a concat's or a pad's choice made
+  // outside the vectorized axis) guards like a scalar one: masked loads with
+  // an all-false mask at an address outside the buffer cost a microcode
+  // assist each on some CPUs, a branch costs nothing.
+  const auto* uniform = n->cond.as<te::BroadcastNode>();
+  if (n->cond.type().lanes == 1 || uniform) {
+    llvm::Value* cond = emit_expr(uniform ? uniform->value : n->cond);
     // A select often guards a load that would be out of bounds (padding):
     // only the chosen side may run, so it becomes control flow.
     llvm::BasicBlock* then_bb = llvm::BasicBlock::Create(ctx_, "select_true", function_);
@@ -486,6 +492,7 @@ llvm::Value* CodeGenLLVM::emit_select(const te::SelectNode* n) {
     return phi;
   }
   // Per-lane guard: loads on each side are masked by the lanes that choose it.
+  llvm::Value* cond = emit_expr(n->cond);
   llvm::Value* outer = lane_mask_;
   llvm::Value* true_mask = outer ? builder_.CreateAnd(outer, cond) : cond;
   llvm::Value* not_cond = builder_.CreateNot(cond);

@@ -64,13 +64,20 @@ class Conv3dLowering {
     } else {
       v = slices[0];
     }
-    v = nodes_.reshape(name + "_taps_split", v, {n, channels, taps, depth_out, x[3], x[4]},
-                       "_by_tap");
-    v = transpose(name + "_slices_first", v, {0, 3, 1, 2, 4, 5}, "_by_slice");
+    // Channel kd*C/g + c within each group: a tap's channels stay in the
+    // input's order, so in the blocked layout each output vector is one input
+    // vector of an earlier or later frame, a plain copy, where c*KD + kd
+    // interleaved the taps and made every lane a gather.
+    const int64_t groups = node.attrs.get_int("group", 1), group_channels = channels / groups;
+    v = nodes_.reshape(name + "_taps_split", v,
+                       {n, groups, group_channels, taps, depth_out, x[3], x[4]}, "_by_tap");
+    v = transpose(name + "_slices_first", v, {0, 4, 1, 3, 2, 5, 6}, "_by_slice");
     v = nodes_.reshape(name + "_as_2d", v, {n * depth_out, channels * taps, x[3], x[4]}, "_2d");
 
+    ValueId weight =
+        transpose(name + "_weight_taps_first", node.inputs[1], {0, 2, 1, 3, 4}, "_taps_first");
     std::vector<ValueId> inputs = {
-        v, nodes_.reshape(name + "_weight_2d", node.inputs[1],
+        v, nodes_.reshape(name + "_weight_2d", weight,
                           {wt.shape[0], wt.shape[1] * taps, kernel[1], kernel[2]}, "_2d")};
     if (node.has_input(2)) inputs.push_back(node.inputs[2]);
     Attributes attrs;

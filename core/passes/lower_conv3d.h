@@ -11,16 +11,19 @@ namespace lathe::passes {
 // A float32 Conv over three spatial axes, X [N, C, D, H, W], W [M, C/g, KD,
 // KH, KW], becomes
 //   Pad(X, depth) -> KD Slices along depth, tap kd: rows kd*dd, +sd, ... (Do of them)
-//   -> Concat [N, C, KD*Do, H, W] -> Reshape [N, C, KD, Do, H, W]
-//   -> Transpose [N, Do, C, KD, H, W] -> Reshape [N*Do, C*KD, H, W]
-//   -> Conv(., Reshape(W, [M, C/g*KD, KH, KW]), B)   2-D: the H and W window
+//   -> Concat [N, C, KD*Do, H, W] -> Reshape [N, g, C/g, KD, Do, H, W]
+//   -> Transpose [N, Do, g, KD, C/g, H, W] -> Reshape [N*Do, C*KD, H, W]
+//   -> Conv(., Reshape(Transpose(W, [M, KD, C/g, KH, KW]), [M, KD*C/g, KH, KW]), B)
+//      2-D: the H and W window
 //   -> Reshape [N, Do, M, Ho, Wo] -> Transpose [N, M, Do, Ho, Wo]
-// Each depth tap becomes an input channel: channel c*KD + kd of batch row
-// n*Do + d holds X[n, c, d*sd + kd*dd - pd_begin], and weight channel
-// c*KD + kd is W[., c, kd], so the sums are the 3-D conv's; a group's
-// channels stay contiguous, so the 2-D conv keeps the group count. The input
-// is copied KD times (the depth im2col) for one 2-D conv with KD times the
-// channels, where KD separate convs would each write the whole output. The
+// Each depth tap becomes an input channel: channel (gi*KD + kd)*C/g + c of
+// batch row n*Do + d holds X[n, gi*C/g + c, d*sd + kd*dd - pd_begin], and
+// weight channel kd*C/g + c is W[., c, kd], so the sums are the 3-D conv's; a
+// group's channels stay contiguous, so the 2-D conv keeps the group count,
+// and within a group a tap's channels keep their order, so that in the
+// blocked layout the copy moves whole vectors. The input is copied KD times
+// (the depth im2col) for one 2-D conv with KD times the channels, where KD
+// separate convs would each write the whole output. The
 // last Transpose keeps the Conv's name and output value. Other Convs stay.
 Graph lower_conv3d(const Graph& graph);
 

@@ -71,27 +71,45 @@ inline std::vector<Expr> unflatten(const std::vector<int64_t>& shape, const Expr
   return index;
 }
 
-// The input index that output index `out` of a row-major reshape reads. When
-// the shapes differ only by size-1 dimensions (Squeeze, Unsqueeze), each
-// dimension maps directly; otherwise through the linear position.
+// The input index that output index `out` of a row-major reshape reads. The
+// two shapes are cut into the shortest runs of dimensions with equal products
+// (a split of one axis, a merge of adjacent ones, or an axis kept), and each
+// run maps through its own linear position. Mapping through the whole
+// tensor's position instead would divide every index by the product of all
+// later dimensions, which no simplifier can undo once a vector lane runs
+// along one of them.
 inline std::vector<Expr> reshape_index(const std::vector<int64_t>& in,
                                        const std::vector<int64_t>& out,
                                        const std::vector<Expr>& index) {
-  std::vector<int64_t> in_kept, out_kept;
   for (int64_t d : in)
-    if (d != 1) in_kept.push_back(d);
-  for (int64_t d : out)
-    if (d != 1) out_kept.push_back(d);
-  if (in_kept == out_kept) {
-    std::vector<Expr> kept;
-    for (size_t d = 0; d < out.size(); ++d)
-      if (out[d] != 1) kept.push_back(index[d]);
-    std::vector<Expr> result;
-    size_t next = 0;
-    for (int64_t d : in) result.push_back(d == 1 ? te::make_int(0) : kept[next++]);
-    return result;
+    if (d == 0) return unflatten(in, flat_index(out, index));
+  std::vector<Expr> result;
+  size_t i = 0, j = 0;
+  while (i < in.size() || j < out.size()) {
+    const size_t i0 = i, j0 = j;
+    int64_t in_product = i < in.size() ? in[i++] : 1;
+    int64_t out_product = j < out.size() ? out[j++] : 1;
+    while (in_product != out_product) {
+      if (in_product < out_product && i < in.size())
+        in_product *= in[i++];
+      else if (out_product < in_product && j < out.size())
+        out_product *= out[j++];
+      else
+        return unflatten(in, flat_index(out, index));  // sizes differ: not a reshape
+    }
+    const std::vector<int64_t> in_run(in.begin() + static_cast<std::ptrdiff_t>(i0),
+                                      in.begin() + static_cast<std::ptrdiff_t>(i));
+    const std::vector<int64_t> out_run(out.begin() + static_cast<std::ptrdiff_t>(j0),
+                                       out.begin() + static_cast<std::ptrdiff_t>(j));
+    const std::vector<Expr> out_index(index.begin() + static_cast<std::ptrdiff_t>(j0),
+                                      index.begin() + static_cast<std::ptrdiff_t>(j));
+    if (in_run.size() == 1 && out_run.size() == 1) {
+      result.push_back(in_run[0] == 1 ? te::make_int(0) : out_index[0]);
+      continue;
+    }
+    for (Expr& e : unflatten(in_run, flat_index(out_run, out_index))) result.push_back(e);
   }
-  return unflatten(in, flat_index(out, index));
+  return result;
 }
 
 // Integer division and remainder truncating towards zero, as C++ (TE's / and

@@ -442,6 +442,39 @@ class TestCodegenKernels : public QObject {
     for (int e = 0; e < out_n - 8; ++e) QCOMPARE(vb[e], e + 4 < n ? float(e + 4) : -1.0f);
   }
 
+  void uniformVectorConditionsBranch() {
+    // A vector select whose condition is one scalar broadcast to every lane
+    // (a concat choosing its input, a pad outside the vector axis) guards
+    // its loads with a branch, not with masked loads: with an all-false mask
+    // at an address outside the buffer those cost a microcode assist each on
+    // some CPUs. Out[v] = v < 5 ? In[v*8 .. v*8+7] : -1, for v up to 7 with
+    // In ending at an inaccessible page after 6 vectors.
+    const int n = 48, out_n = 64;
+    const DataType f32 = DataType::Float(32), f32x8 = DataType::Float(32, 8);
+    Buffer in = make_buffer("In", f32, {n});
+    Buffer out = make_buffer("Out", f32, {out_n});
+    Var v("v");
+    Stmt loop =
+        tir::make_for(v, 0, out_n / 8, ForKind::Serial,
+                      tir::make_store(out.data,
+                                      te::select(te::broadcast(v < 5, 8),
+                                                 te::load(f32x8, in.data, te::ramp(v * 8, 1, 8)),
+                                                 te::broadcast(-1.0f, 8)),
+                                      te::ramp(v * 8, 1, 8)));
+    const PrimFunc func{"uniform_guard", {in, out}, loop};
+    const std::string ir =
+        codegen::emit_llvm_ir({func}, Target::host(), codegen::IRStage::BeforeOptimization);
+    QVERIFY2(ir.find("select_true") != std::string::npos, ir.c_str());
+    QVERIFY2(ir.find("masked.load") == std::string::npos, ir.c_str());
+
+    CompiledKernel kernel = jit_compile(func, Target::host());
+    GuardedBuffer ib(n);
+    for (int e = 0; e < n; ++e) ib.data[e] = float(e);
+    AlignedBuffer<float> ob(out_n);
+    kernel.run({ib.data, ob.data});
+    for (int e = 0; e < out_n; ++e) QCOMPARE(ob[e], e < 40 ? float(e) : -1.0f);
+  }
+
   void selectsOfLoadsTheConditionReadsDoNotBranch() {
     // Relu of a loaded value, Out[i] = In[i] < 0 ? 0 : In[i]: the condition
     // reads In[i] anyway, so the select needs no guard and stays a select

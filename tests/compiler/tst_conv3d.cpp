@@ -11,6 +11,7 @@
 #include "../graph_builder.h"
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
+#include "driver/kernel_code.h"
 #include "reference/executor.h"
 #include "tune/kernel_fixture.h"
 
@@ -106,6 +107,52 @@ class TestConv3d : public QObject {
     const Tensor got = driver::from_ndarray(exec.output(0));
     const Tensor expected = reference::Executor(graph).run({{"x", in}})[0];
     const double error = tune::normalized_error(got, expected);
+    QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
+  }
+
+  void depthTapsBetweenConvsCopyWholeVectors() {
+    // A (2+1)-D block: a 1x3x3 conv, ReLU, then a 3x1x1 one over 32
+    // channels, two blocks of 16. The second conv's depth taps are a copy of
+    // whole channel blocks of the first's output from neighbouring frames:
+    // contiguous vector loads, the padding frames chosen by branches. Taps
+    // interleaved with the channels, or a reshape read through the whole
+    // tensor's linear position, made each lane a gather.
+    lathe::testing::GraphBuilder b;
+    const ValueId x = b.input("x", {1, 16, 6, 8, 8});
+    auto conv = [&](const std::string& name, ValueId in, Ints weight, Ints pads) {
+      Attributes attrs =
+          attrs_of({{"kernel_shape", Ints(weight.begin() + 2, weight.end())}, {"pads", pads}});
+      return b.node("Conv", name, {in, b.constant(name + "_w", random_tensor(weight, 2))},
+                    std::move(attrs));
+    };
+    const ValueId spatial = conv("spatial", x, {32, 16, 1, 3, 3}, {0, 1, 1, 0, 1, 1});
+    const ValueId y =
+        conv("temporal", b.node("Relu", "relu", {spatial}), {32, 32, 3, 1, 1}, {1, 0, 0, 1, 0, 0});
+    const Graph graph = b.finish({y});
+
+    driver::CompileOptions options;
+    options.passes.record_snapshots = false;
+    const driver::CompiledGraph compiled = driver::compile_graph(graph, options);
+    int copies = 0;
+    for (const tir::PrimFunc& func : compiled.funcs) {
+      if (func.name.find("concat") == std::string::npos) continue;
+      ++copies;
+      const std::string ir = driver::llvm_ir_text(func, options.target);
+      QVERIFY2(ir.find("gather") == std::string::npos, qPrintable(QString::fromStdString(ir)));
+      QVERIFY2(ir.find("masked.load") == std::string::npos, qPrintable(QString::fromStdString(ir)));
+      QVERIFY2(ir.find("load <16 x float>") != std::string::npos ||
+                   ir.find("load <8 x float>") != std::string::npos,
+               qPrintable(QString::fromStdString(ir)));
+    }
+    QCOMPARE(copies, 1);
+
+    const Tensor in = random_tensor({1, 16, 6, 8, 8}, 1);
+    driver::JitGraphModule module(compiled, options.target);
+    runtime::GraphExecutor& exec = module.executor();
+    exec.set_input(exec.input_name(0), in.raw(), in.nbytes());
+    exec.run();
+    const double error = tune::normalized_error(driver::from_ndarray(exec.output(0)),
+                                                reference::Executor(graph).run({{"x", in}})[0]);
     QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 };

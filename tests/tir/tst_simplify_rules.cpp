@@ -214,6 +214,22 @@ class TestSimplifyRules : public QObject {
          te::ramp(Expr(0), 1, 8)},
         {"ramp div crossing blocks", te::ramp(x, 1, 8) / te::broadcast(Expr(8), 8),
          te::ramp(x, 1, 8) / te::broadcast(Expr(8), 8)},
+        // By residues, not bounds: x*16 is a multiple of 16 for every x, so a
+        // block of 16 lanes never crosses a multiple of 144.
+        {"ramp div by residues", te::ramp(x * 16, 1, 16) / te::broadcast(Expr(144), 16),
+         te::broadcast(x / 9, 16)},
+        {"ramp mod by residues", te::ramp(x * 16 % 144 + 32, 1, 16) % te::broadcast(Expr(48), 16),
+         te::ramp((x * 16 % 144 + 32) % 48, 1, 16)},
+        {"ramp div by residues through a widening cast",
+         te::ramp(te::cast(DataType::Int(64), x * 8), te::make_int(1, DataType::Int(64)), 8) /
+             te::broadcast(te::make_int(24, DataType::Int(64)), 8),
+         te::broadcast(te::cast(DataType::Int(64), x * 8) / te::make_int(24, DataType::Int(64)),
+                       8)},
+        {"ramp div whose residue crosses",
+         te::ramp(x * 16 + 1, 1, 16) / te::broadcast(Expr(144), 16),
+         te::ramp(x * 16 + 1, 1, 16) / te::broadcast(Expr(144), 16)},
+        {"ramp div by a non-multiple stays", te::ramp(x * 16, 1, 16) / te::broadcast(Expr(40), 16),
+         te::ramp(x * 16, 1, 16) / te::broadcast(Expr(40), 16)},
         {"ramp compare decided", te::ramp(Expr(0), 1, 4) < te::broadcast(Expr(4), 4),
          bool_const(true, 4)},
         {"broadcast compare", te::broadcast(x, 4) < te::broadcast(y, 4), te::broadcast(x < y, 4)},

@@ -40,6 +40,65 @@ void divide_exactly(LinearSum& sum, int64_t g) {
   sum.constant /= g;
 }
 
+// What is known of an integer's residues, TVM's ModularSet: the value is
+// residue + coeff*k for some integer k; coeff 0 means it is exactly residue.
+struct Residues {
+  int64_t coeff = 1, residue = 0;
+};
+
+Residues normalized(int64_t coeff, int64_t residue) {
+  coeff = coeff < 0 ? -coeff : coeff;
+  return {coeff, coeff ? floormod(residue, coeff) : residue};
+}
+
+// Residues of a scalar integer expression, through sums, products by
+// constants, floormod by constants and widening casts; anything else (a
+// variable, a division) may be any integer.
+Residues residues_of(const Expr& e) {
+  if (const int64_t* c = te::as_const_int(e)) return {0, *c};
+  if (const auto* cast = e.as<te::CastNode>()) {
+    const DataType from = cast->value.type(), to = e.type();
+    if (from.is_int() && to.is_int() && to.bits >= from.bits) return residues_of(cast->value);
+    return {};
+  }
+  const auto* n = e.as<te::BinaryNode>();
+  if (!n) return {};
+  const Residues a = residues_of(n->a), b = residues_of(n->b);
+  switch (n->kind) {
+    case ExprKind::Add:
+      return normalized(gcd(a.coeff, b.coeff), a.residue + b.residue);
+    case ExprKind::Sub:
+      return normalized(gcd(a.coeff, b.coeff), a.residue - b.residue);
+    case ExprKind::Mul:
+      if (b.coeff == 0) return normalized(a.coeff * b.residue, a.residue * b.residue);
+      if (a.coeff == 0) return normalized(b.coeff * a.residue, b.residue * a.residue);
+      return {};
+    case ExprKind::Mod:
+      // x % c = x - c*k keeps x's residues modulo any divisor of c.
+      if (b.coeff == 0 && b.residue > 0) return normalized(gcd(a.coeff, b.residue), a.residue);
+      return {};
+    default:
+      return {};
+  }
+}
+
+// Whether the lanes of ramp(base, stride, lanes) all fall in one block of
+// `divisor` whatever base's variables are, by base's residues: when base is
+// r modulo g and g divides the divisor, base % divisor is at most
+// divisor - g + r, so the last lane stays in the block when
+// r + stride*(lanes-1) < g. (ch*16) // 144 with the lanes over the 16
+// channels of a block is one block however large ch grows, which bounds
+// alone cannot show.
+bool ramp_in_one_block(const Expr& ramp, int64_t divisor) {
+  const auto* r = ramp.as<te::RampNode>();
+  if (!r || divisor <= 0 || !r->base.type().is_int()) return false;
+  const int64_t* stride = te::as_const_int(r->stride);
+  if (!stride || *stride < 0) return false;
+  const Residues base = residues_of(r->base);
+  if (base.coeff <= 0 || divisor % base.coeff != 0) return false;
+  return base.residue + *stride * (r->lanes - 1) < base.coeff;
+}
+
 }  // namespace
 
 Expr Simplifier::simplify_div(const Expr& e, const Expr& a, const Expr& b) {
@@ -58,6 +117,11 @@ Expr Simplifier::simplify_div(const Expr& e, const Expr& a, const Expr& b) {
   if (Expr r = rules.apply(e, *this); r.defined()) return r;
   if (e.type().is_integer())
     if (Expr r = integer_rules.apply(e, *this); r.defined()) return r;
+  if (const auto* bb = b.as<te::BroadcastNode>(); bb && e.type().is_integer())
+    if (const int64_t* c = te::as_const_int(bb->value); c && ramp_in_one_block(a, *c)) {
+      const auto* r = a.as<te::RampNode>();
+      return make_broadcast(make_binary(ExprKind::Div, r->base, bb->value), r->lanes);
+    }
   const int64_t* cb = te::as_const_int(b);
   if (!is_linear_type(e.type()) || !cb || *cb <= 0) return e;
 
@@ -104,6 +168,11 @@ Expr Simplifier::simplify_mod(const Expr& e, const Expr& a, const Expr& b) {
   };
   if (e.type().is_integer())
     if (Expr r = rules.apply(e, *this); r.defined()) return r;
+  if (const auto* bb = b.as<te::BroadcastNode>(); bb && e.type().is_integer())
+    if (const int64_t* c = te::as_const_int(bb->value); c && ramp_in_one_block(a, *c)) {
+      const auto* r = a.as<te::RampNode>();
+      return make_ramp(make_binary(ExprKind::Mod, r->base, bb->value), r->stride, r->lanes);
+    }
   const int64_t* cb = te::as_const_int(b);
   if (!is_linear_type(e.type()) || !cb || *cb <= 0) return e;
 
