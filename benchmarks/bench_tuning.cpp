@@ -2,15 +2,18 @@
 // records bought, in one quiet phase: the machine's peak FP32 FMA throughput,
 // the untuned and tuned builds end to end (medians of >= 50 runs each,
 // interleaved so both see the same machine), and every task's default and
-// best kernel again (the best: the record of least TuningRecord::latency_ms, as
-// `lathe compile --tuning-records` picks it), measured as the tuner measures
+// best kernel again (the best: the record `lathe compile --tuning-records`
+// applies, after the in-model check below), measured as the tuner measures
 // them, reported at the median of the repeats, each kernel's fraction of peak
 // against the peak measured just before its round. Prints the speed-up,
 // the fractions of peak, and the curve of estimated end-to-end latency against
 // elapsed tuning time, rebuilt from the records' timestamps.
 //   bench_tuning [--model PATH] [--time-budget SECONDS] [--runs N] [--records FILE]
-//                [--tuner xgb|ga|random|grid] [--autoscheduler]
-// --time-budget 0 skips tuning and measures an existing records file.
+//                [--tuner xgb|ga|random|grid] [--autoscheduler] [--no-in-model-check]
+// --time-budget 0 skips tuning and measures an existing records file. Before
+// measuring, each task's best is timed inside the model against its default
+// (driver/in_model_check) and the verdicts appended to the records, unless
+// --no-in-model-check.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +25,7 @@
 #include <thread>
 
 #include "driver/compiled_module.h"
+#include "driver/in_model_check.h"
 #include "driver/model_loader.h"
 #include "driver/tensor_files.h"
 #include "driver/tuning.h"
@@ -188,7 +192,7 @@ int main(int argc, char** argv) {
   std::string records = "bench_tuning_records.json", tuner = "xgb";
   double budget_s = 1200;
   int runs = 50;
-  bool autoscheduler = false;
+  bool autoscheduler = false, in_model_check = true;
   for (int i = 1; i < argc; ++i) {
     auto value = [&] { return i + 1 < argc ? argv[++i] : ""; };
     if (!std::strcmp(argv[i], "--model"))
@@ -203,10 +207,13 @@ int main(int argc, char** argv) {
       tuner = value();
     else if (!std::strcmp(argv[i], "--autoscheduler"))
       autoscheduler = true;
+    else if (!std::strcmp(argv[i], "--no-in-model-check"))
+      in_model_check = false;
     else {
       std::fprintf(stderr,
                    "usage: bench_tuning [--model PATH] [--time-budget SECONDS (0: measure only)] "
-                   "[--runs N>=50] [--records FILE] [--tuner KIND] [--autoscheduler]\n");
+                   "[--runs N>=50] [--records FILE] [--tuner KIND] [--autoscheduler] "
+                   "[--no-in-model-check]\n");
       return 2;
     }
   }
@@ -234,6 +241,16 @@ int main(int argc, char** argv) {
       std::printf("tuning %s: %zu tasks, budget %.0f s, tuner %s%s\n", model.c_str(),
                   plan.tasks.size(), budget_s, tuner.c_str(), autoscheduler ? " (sketches)" : "");
       session->run();
+    }
+    if (in_model_check) {
+      // The bests against the defaults inside the model; the tuned build
+      // below applies a best only where it won there.
+      driver::CompileOptions compile;
+      compile.target = target;
+      compile.passes = passes;
+      std::printf("\n%s", driver::format_in_model_check(
+                              driver::check_records_in_model(graph, compile, records))
+                              .c_str());
     }
     const std::vector<tune::TuningRecord> all_records = tune::read_records(records).records;
     const driver::TuningRecordSet record_set = driver::load_tuning_records(records, target);

@@ -24,7 +24,7 @@ int compile(const Args& args) {
   options.target = target_of(args);
   options.passes.alter_layout = !args.has("no-layout");
   // Which tasks the records cover, to say which ones keep their default schedule.
-  std::vector<std::string> untuned;
+  std::vector<std::string> untuned, slower_in_model;
   int tuned = 0;
   std::optional<driver::TuningRecordSet> records;
   if (args.has("tuning-records")) {
@@ -32,10 +32,13 @@ int compile(const Args& args) {
     for (const std::string& w : records->warnings) std::cerr << "warning: " << w << "\n";
     options.schedule_for = [&](const driver::KernelTask& task) {
       std::optional<std::string> text = records->schedule_for(task);
+      const std::string name = std::to_string(task.id) + " " + task.func_name;
       if (text)
         ++tuned;
+      else if (records->slower_in_model.count(tune::task_workload_id(task)))
+        slower_in_model.push_back(name);
       else
-        untuned.push_back(std::to_string(task.id) + " " + task.func_name);
+        untuned.push_back(name);
       return text;
     };
   }
@@ -55,8 +58,13 @@ int compile(const Args& args) {
               << " kernels use a tuned schedule";
     if (records->other_target)
       std::cout << " (" << records->other_target << " records for other targets ignored)";
+    if (!slower_in_model.empty()) {
+      std::cout << "; the default, for a best that was slower inside the model "
+                   "(lathe tune's in-model check):";
+      for (const std::string& t : slower_in_model) std::cout << "\n  task " << t;
+    }
     if (!untuned.empty()) {
-      std::cout << "; no record for:";
+      std::cout << (slower_in_model.empty() ? "; " : "\n") << "no record for:";
       for (const std::string& t : untuned) std::cout << "\n  task " << t;
     }
     std::cout << "\n";

@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "driver/in_model_check.h"
 #include "driver/model_loader.h"
 #include "driver/tuning.h"
 #include "driver/tuning_records.h"
@@ -186,6 +187,25 @@ int tune(const Args& args) {
     options.prior_records = std::move(prior.records);
   }
 
+  // The records' bests timed inside the model against the defaults (driver/in_model_check).
+  auto check_in_model = [&] {
+    driver::CompileOptions compile;
+    compile.target = target;
+    compile.passes = pass_options_of(args, target);
+    std::cout << "\nchecking the best schedules inside the model against the defaults\n"
+              << std::flush;
+    const driver::InModelCheck check =
+        driver::check_records_in_model(graph, compile, options.records_path);
+    std::cout << driver::format_in_model_check(check) << "verdicts appended to "
+              << options.records_path << "\n";
+  };
+  if (args.has("in-model-check-only")) {
+    LATHE_CHECK(!args.has("no-in-model-check"),
+                "--in-model-check-only and --no-in-model-check exclude each other");
+    check_in_model();
+    return 0;
+  }
+
   std::ofstream curve_file;
   if (args.has("curve")) {
     curve_file.open(args.get("curve"));
@@ -197,6 +217,7 @@ int tune(const Args& args) {
   session->run();
   print_task_table(session->progress());
   std::cout << "records appended to " << options.records_path << "\n";
+  if (!args.has("no-in-model-check") && session->progress().total_trials > 0) check_in_model();
   return 0;
 }
 
@@ -227,6 +248,11 @@ Command tune_command(CLI::App& lathe) {
       .value("batch-size", "N", "candidates built together (default 16)")
       .value("seed", "N", "random seed of the search (default 1)")
       .value("curve", "FILE.csv", "write the estimated latency after every round")
+      .flag("no-in-model-check",
+            "skip timing the bests inside the model against the defaults after the search")
+      .flag("in-model-check-only",
+            "only time the --output records' bests inside the model against the defaults, "
+            "appending the verdicts `lathe compile --tuning-records` follows")
       .target_option()
       .input_shapes_option()
       .plugin_option()

@@ -21,6 +21,19 @@ TuningRecordSet load_tuning_records(const std::string& path, const codegen::Targ
   set.best = tune::best_records(file.records, target_text);
   for (const tune::TuningRecord& r : file.records)
     if (r.ok() && r.target != target_text) ++set.other_target;
+  // The latest verdict on each task's current best decides; a verdict on a
+  // schedule that is no longer the best (tuning went on) says nothing.
+  std::map<std::string, const tune::TuningRecord*> verdicts;
+  for (const tune::TuningRecord& v : file.in_model_checks) {
+    auto best = set.best.find(v.workload);
+    if (v.target == target_text && best != set.best.end() && best->second.schedule == v.schedule)
+      verdicts[v.workload] = &v;
+  }
+  for (const auto& [workload, verdict] : verdicts)
+    if (verdict->confirmation == tune::Confirmation::Lost) {
+      set.slower_in_model[workload] = *verdict;
+      set.best.erase(workload);
+    }
   return set;
 }
 

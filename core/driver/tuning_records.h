@@ -34,12 +34,19 @@ struct TuningRecordSet {
   std::vector<std::string> warnings;               // torn last line, newer versions
   size_t num_records = 0;
   size_t other_target = 0;  // error-free records for another target, not applied
+  // Tasks whose best record was slower inside the model than the default
+  // schedule (driver/in_model_check): their verdicts, by workload. These
+  // tasks have no entry in `best`, so they compile with the default.
+  std::map<std::string, tune::TuningRecord> slower_in_model;
 
   // The best record's schedule for a task, nullopt when it has none.
   std::optional<std::string> schedule_for(const KernelTask& task) const;
 };
 
-// Throws lathe::Error naming the file and line of a malformed record.
+// The fastest record of each task, as tune::best_records picks it, unless
+// the file's latest in-model verdict on that very schedule says the default
+// ran faster in the model. Throws lathe::Error naming the file and line of a
+// malformed record.
 TuningRecordSet load_tuning_records(const std::string& path, const Target& target);
 
 // For CompileOptions::schedule_for.

@@ -253,7 +253,7 @@ RecordFile read_records(const std::string& path) {
                                     " is newer than this Lathe's (", kRecordVersion, "); skipped"));
         continue;
       }
-      file.records.push_back(std::move(r));
+      (r.tuner == kInModelTuner ? file.in_model_checks : file.records).push_back(std::move(r));
     } catch (const Error& e) {
       // Only the last line can be torn by a killed writer.
       if (!last) fail(str(path, ":", number, ": ", e.what()));

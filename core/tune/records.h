@@ -108,14 +108,24 @@ class RecordWriter {
   std::string path_;
 };
 
+// The tuner of a record that is a verdict, not a measurement: a task's best
+// schedule timed inside the whole model against the default schedule
+// (driver/in_model_check). Its confirmation says which was faster there
+// (won: the best, lost: the default), confirm_costs_ms holds the best's
+// times and rival_costs_ms the default's, one per round, and costs_ms is
+// empty: it never competes with measured candidates.
+inline constexpr const char* kInModelTuner = "in-model";
+
 struct RecordFile {
   std::vector<TuningRecord> records;
-  std::vector<std::string> warnings;  // "records.jsonl:212: torn last line skipped"
+  std::vector<TuningRecord> in_model_checks;  // tuner kInModelTuner, in file order
+  std::vector<std::string> warnings;          // "records.jsonl:212: torn last line skipped"
 };
 
-// Reads every record. A torn last line (a writer killed mid-line) and records
-// of a newer format version are skipped with a warning; any other malformed
-// line throws lathe::Error naming the file and line.
+// Reads every record, the in-model verdicts apart from the measurements. A
+// torn last line (a writer killed mid-line) and records of a newer format
+// version are skipped with a warning; any other malformed line throws
+// lathe::Error naming the file and line.
 RecordFile read_records(const std::string& path);
 
 // The record of least latency_ms() (finite: error-free, not beaten in its

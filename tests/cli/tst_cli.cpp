@@ -209,7 +209,7 @@ class TestCli : public QObject {
     const QString mlp = models() + "/mlp.onnx";
     const QString records = dir_.filePath("diff_records.json");
     Result t = lathe_cli({"tune", mlp, "--tasks", "1", "--trials", "4", "--batch-size", "4",
-                          "--repeat", "2", "--output", records});
+                          "--repeat", "2", "--no-in-model-check", "--output", records});
     QVERIFY2(t.code == 0, qPrintable(t.err));
 
     // The task's records in file order: the measured default, then the search's.
@@ -312,14 +312,31 @@ class TestCli : public QObject {
     QVERIFY2(t.out.contains("[Task  1/ 2] Current/Best:"), qPrintable(t.out));
     QVERIFY(t.out.contains("GFLOPS | Progress: ("));
     QVERIFY(t.out.contains("estimated end-to-end kernel latency"));
+    // After the search, each task's best is timed inside the model against
+    // the default, and the verdict appended after the 8 measurements.
+    QVERIFY2(t.out.contains("in the model (medians of"), qPrintable(t.out));
     QFile file(records);
     QVERIFY(file.open(QIODevice::ReadOnly));
-    QCOMPARE(file.readAll().count('\n'), 8);
+    int measurements = 0, verdicts = 0, lost = 0;
+    for (const QByteArray& line : file.readAll().split('\n')) {
+      if (line.trimmed().isEmpty()) continue;
+      const QJsonObject record = QJsonDocument::fromJson(line).object();
+      if (record["tuner"].toString() != "in-model") {
+        ++measurements;
+        continue;
+      }
+      ++verdicts;
+      lost += record["confirmation"].toObject()["result"].toString() == "lost";
+    }
+    QCOMPARE(measurements, 8);
+    QCOMPARE(verdicts, 2);
     Result c = lathe_cli({"compile", models() + "/mlp.onnx", "--tuning-records", records,
                           "--output", dir_.filePath("tuned_mlp.tar")});
     QVERIFY2(c.code == 0, qPrintable(c.err));
-    QVERIFY2(c.out.contains("tuning records: 2 of 4 kernels use a tuned schedule"),
+    QVERIFY2(c.out.contains(
+                 QString("tuning records: %1 of 4 kernels use a tuned schedule").arg(2 - lost)),
              qPrintable(c.out));
+    QVERIFY2(lost == 0 || c.out.contains("slower inside the model"), qPrintable(c.out));
     QVERIFY(c.out.contains("no record for:\n  task 0") && c.out.contains("task 3"));
   }
 
