@@ -411,6 +411,7 @@ void TuningPage::startTuning() {
   if (!plan_ || runner_->isActive()) return;
   TuningRunner::Request request;
   request.plan = plan_;
+  request.graph = std::shared_ptr<const Graph>(snapshots_, &snapshots_->original);
   try {
     request.selected = driver::parse_task_selection(
         taskSelectionEdit_->text().trimmed().toStdString(), plan_->tasks.size());

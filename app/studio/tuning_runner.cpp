@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "driver/in_model_check.h"
 #include "driver/target.h"
 #include "driver/tuning_records.h"
 #include "studio/exception_text.h"
@@ -134,6 +135,7 @@ void TuningRunner::runSession(Request request) {
       }
     }
     request.options.control = &control_;
+    const std::string records = request.options.records_path;
     driver::TuningProgress last;
     {
       // Building the tasks takes seconds; a stop meanwhile skips the search.
@@ -142,6 +144,12 @@ void TuningRunner::runSession(Request request) {
       if (!control_.stop) session->run();
       last = session->progress();
     }  // the session's measure worker has exited before the GUI hears it ended
+    if (!control_.stop && request.graph && !records.empty() && last.total_trials > 0) {
+      forwarder.on_message("checking the best schedules inside the model against the defaults");
+      const driver::InModelCheck check =
+          driver::check_records_in_model(*request.graph, driver::CompileOptions{}, records);
+      forwarder.on_message(driver::format_in_model_check(check));
+    }
     const bool stopped = control_.stop;
     forwarder.post([this, last, stopped] {
       sessionEnded();

@@ -36,6 +36,9 @@ class TuningRunner : public QObject {
     driver::TuningOptions options;
     // Records to resume from, read on the session's thread; empty: none.
     QString resumeFrom;
+    // The model as imported: with a records file, each task's best is timed
+    // inside it against the default after the search (driver/in_model_check).
+    std::shared_ptr<const Graph> graph;
   };
 
   explicit TuningRunner(QObject* parent = nullptr);

@@ -194,6 +194,9 @@ class TestTuningView : public QObject {
     QVERIFY(!page->stopButton()->isEnabled());
 
     QSignalSpy finished(page.get(), &TuningPage::sessionFinished);
+    QStringList log;
+    connect(page.get(), &TuningPage::logMessage, this,
+            [&log](const QString& text, bool) { log << text; });
     QTest::mouseClick(page->startButton(), Qt::LeftButton);
     QVERIFY(!page->startButton()->isEnabled());
     QVERIFY(page->stopButton()->isEnabled());
@@ -219,6 +222,11 @@ class TestTuningView : public QObject {
     const auto records =
         tune::read_records(dir_.filePath(QStringLiteral("short.jsonl")).toStdString());
     QCOMPARE(records.records.size(), size_t{12});
+    // Then each task's best was timed inside the model against its default,
+    // the verdicts appended and the table shown in the log.
+    QVERIFY(!records.in_model_checks.empty());
+    QVERIFY2(log.join('\n').contains(QStringLiteral("in the model (medians of")),
+             qPrintable(log.join('\n')));
 
     // Choosing another row draws that task bold and its candidates as dots.
     const int other = (selected + 1) % tasks;
