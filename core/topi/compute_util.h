@@ -16,6 +16,7 @@
 #include "support/error.h"
 #include "te/tensor.h"
 #include "topi/op_compute.h"
+#include "topi/table_lookup.h"
 
 namespace lathe::topi::detail {
 
@@ -162,60 +163,6 @@ inline Expr constant_element(const lathe::Tensor& value, int64_t i, DataType t) 
   if (value.dtype() == DType::UInt64)
     return te::make_int(static_cast<int64_t>(value.data<uint64_t>()[i]), t);
   return te::make_int(value.to_int64_vector()[static_cast<size_t>(i)], t);
-}
-
-// A compile-time table indexed by `position` (an integer expression in
-// [0, values.size())), with no memory: the table is cut into runs that are
-// either constant or step by one with the position (gather and scatter maps),
-// and the runs form a balanced tree of selects, so that a lookup costs
-// log2(runs) comparisons.
-inline Expr table_lookup(const std::vector<int64_t>& values, const Expr& position) {
-  struct Run {
-    int64_t start, first;
-    int slope;  // 0 or 1; a run of one element has slope 0
-  };
-  std::vector<Run> runs;
-  for (size_t p = 0; p < values.size(); ++p) {
-    const int64_t at = static_cast<int64_t>(p);
-    if (!runs.empty()) {
-      Run& r = runs.back();
-      const bool single = r.start == at - 1;
-      if (values[p] == r.first + r.slope * (at - r.start) && (!single || r.slope == 0)) continue;
-      if (single && values[p] == r.first + 1) {
-        r.slope = 1;
-        continue;
-      }
-    }
-    runs.push_back({at, values[p], 0});
-  }
-  DataType i64 = DataType::Int(64);
-  Expr pos = te::cast(i64, position);
-  auto leaf = [&](const Run& r) {
-    if (r.slope == 0) return te::make_int(r.first, i64);
-    return pos + te::make_int(r.first - r.start, i64);
-  };
-  std::function<Expr(size_t, size_t)> tree = [&](size_t lo, size_t hi) -> Expr {
-    if (lo == hi) return leaf(runs[lo]);
-    size_t mid = (lo + hi + 1) / 2;
-    return te::select(pos < te::make_int(runs[mid].start, i64), tree(lo, mid - 1), tree(mid, hi));
-  };
-  return runs.empty() ? te::make_int(0, i64) : tree(0, runs.size() - 1);
-}
-
-// The same for a table of floats of type `t` (resize weights).
-inline Expr float_table_lookup(const std::vector<double>& values, const Expr& position,
-                               DataType t) {
-  std::vector<size_t> starts;
-  for (size_t p = 0; p < values.size(); ++p)
-    if (p == 0 || values[p] != values[p - 1]) starts.push_back(p);
-  Expr pos = te::cast(DataType::Int(64), position);
-  std::function<Expr(size_t, size_t)> tree = [&](size_t lo, size_t hi) -> Expr {
-    if (lo == hi) return te::make_const(t, values[starts[lo]]);
-    size_t mid = (lo + hi + 1) / 2;
-    return te::select(pos < te::make_int(int64_t(starts[mid]), DataType::Int(64)),
-                      tree(lo, mid - 1), tree(mid, hi));
-  };
-  return starts.empty() ? te::make_zero(t) : tree(0, starts.size() - 1);
 }
 
 // Integer values of a shape-deciding constant input.

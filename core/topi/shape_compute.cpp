@@ -412,6 +412,11 @@ std::vector<te::Tensor> resize(const ComputeContext& ctx) {
     }
   }
   const bool nearest = p.mode == "nearest";
+  // Float32 data interpolates in float32, as TVM's resize does: within an
+  // ulp or two of the reference's double sums, and half the vector width.
+  const DataType acc_t = t == DataType::Float(32) && x.dtype() == DataType::Float(32)
+                             ? DataType::Float(32)
+                             : DataType::Float(64);
   return {injective(ctx, 0, [&](const std::vector<Expr>& i) {
     // Per axis: the taps' index and weight expressions.
     std::vector<std::vector<std::pair<Expr, Expr>>> taps(rank);
@@ -423,8 +428,7 @@ std::vector<te::Tensor> resize(const ComputeContext& ctx) {
         continue;
       }
       for (size_t k = 0; k < ax.index.size(); ++k) {
-        Expr w =
-            nearest ? Expr() : detail::float_table_lookup(ax.weight[k], i[d], DataType::Float(64));
+        Expr w = nearest ? Expr() : detail::float_table_lookup(ax.weight[k], i[d], acc_t);
         taps[d].push_back({detail::table_lookup(ax.index[k], i[d]), w});
       }
       if (ax.any_outside) {
@@ -438,10 +442,10 @@ std::vector<te::Tensor> resize(const ComputeContext& ctx) {
       for (size_t d = 0; d < rank; ++d) index.push_back(taps[d][0].first);
       value = x(index);
     } else {
-      // sum_t w_t * acc(d + 1), in double, as the reference's recursion.
+      // sum_t w_t * acc(d + 1), as the reference's recursion.
       std::vector<Expr> index(rank);
       std::function<Expr(size_t)> acc = [&](size_t d) -> Expr {
-        if (d == rank) return te::cast(DataType::Float(64), x(index));
+        if (d == rank) return te::cast(acc_t, x(index));
         Expr sum;
         for (const auto& [at, w] : taps[d]) {
           index[d] = at;
