@@ -10,6 +10,7 @@
 #include "passes/lower_conv3d.h"
 #include "passes/lower_conv_transpose.h"
 #include "passes/partition_external.h"
+#include "passes/prune_padding_taps.h"
 #include "passes/simplify.h"
 #include "support/error.h"
 #include "support/timer.h"
@@ -42,6 +43,7 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   if (!codegens.empty())
     run("partition_external", [&](const Graph& g) { return partition_external(g, codegens); });
   run("lower_conv_transpose", lower_conv_transpose);
+  run("prune_padding_taps", prune_padding_taps);
   run("lower_conv3d", lower_conv3d);
   if (options.alter_layout)
     run("alter_conv_layout",
