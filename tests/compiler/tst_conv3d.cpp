@@ -100,13 +100,8 @@ class TestConv3d : public QObject {
                qPrintable(QString::fromStdString("a 3-D conv is left: " + n.name)));
 
     const Tensor in = random_tensor(input, 1);
-    driver::JitGraphModule module(compiled, options.target);
-    runtime::GraphExecutor& exec = module.executor();
-    exec.set_input(exec.input_name(0), in.raw(), in.nbytes());
-    exec.run();
-    const Tensor got = driver::from_ndarray(exec.output(0));
-    const Tensor expected = reference::Executor(graph).run({{"x", in}})[0];
-    const double error = tune::normalized_error(got, expected);
+    const double error = tune::normalized_error(driver::run_compiled(graph, {{"x", in}})[0],
+                                                reference::Executor(graph).run({{"x", in}})[0]);
     QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 
@@ -147,11 +142,7 @@ class TestConv3d : public QObject {
     QCOMPARE(copies, 1);
 
     const Tensor in = random_tensor({1, 16, 6, 8, 8}, 1);
-    driver::JitGraphModule module(compiled, options.target);
-    runtime::GraphExecutor& exec = module.executor();
-    exec.set_input(exec.input_name(0), in.raw(), in.nbytes());
-    exec.run();
-    const double error = tune::normalized_error(driver::from_ndarray(exec.output(0)),
+    const double error = tune::normalized_error(driver::run_compiled(graph, {{"x", in}})[0],
                                                 reference::Executor(graph).run({{"x", in}})[0]);
     QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }

@@ -78,14 +78,7 @@ class TestPrunePaddingTaps : public QObject {
              liveKernel);
 
     const Tensor in = random_tensor(input, 1);
-    driver::CompileOptions options;
-    options.passes.record_snapshots = false;
-    const driver::CompiledGraph compiled = driver::compile_graph(graph, options);
-    driver::JitGraphModule module(compiled, options.target);
-    runtime::GraphExecutor& exec = module.executor();
-    exec.set_input(exec.input_name(0), in.raw(), in.nbytes());
-    exec.run();
-    const double error = tune::normalized_error(driver::from_ndarray(exec.output(0)),
+    const double error = tune::normalized_error(driver::run_compiled(graph, {{"x", in}})[0],
                                                 reference::Executor(graph).run({{"x", in}})[0]);
     QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
