@@ -11,11 +11,9 @@
 namespace lathe::driver {
 namespace {
 
+// The runtime's summary of a series of times: its median.
 double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return v.empty() ? 0 : runtime::TimeSummary::from_samples(std::move(v)).median;
 }
 
 // One build of the model, its kernel calls grouped by task workload.
