@@ -20,7 +20,8 @@ packages=(
   # the test models: exported from PyTorch, the oracle (tools/models/export_models.py)
   python3-torch python3-torchvision python3-onnx
   # optional: oneDNN for plugins/dnnl (CMake skips that plugin, saying so, without it)
-  libdnnl-dev
+  # (its CMake config asks for OpenCL, which libdnnl-dev only recommends)
+  libdnnl-dev ocl-icd-opencl-dev
   # screenshots of the studio
   xvfb xauth xdotool
   # the install test (tests/packaging): checks the menu entry and the MIME types
