@@ -95,6 +95,18 @@ class TestInModelCheck : public QObject {
     QVERIFY(driver::load_tuning_records(path, driver::Target::host()).schedule_for(task));
   }
 
+  void theFastestWholeBuildDecides() {
+    using driver::InModelChoice;
+    // The per-task choice stands unless another build ran faster as a whole.
+    QCOMPARE(driver::choose_in_model_build(1.40, 1.20, 1.20), InModelChoice::PerTask);
+    QCOMPARE(driver::choose_in_model_build(1.40, 1.30, 1.20), InModelChoice::PerTask);
+    // Near-ties judged one by one dropped bests that together were faster.
+    QCOMPARE(driver::choose_in_model_build(1.41, 1.15, 1.38), InModelChoice::EveryBest);
+    // The kept bests made the model slower than no best at all.
+    QCOMPARE(driver::choose_in_model_build(1.00, 1.20, 1.05), InModelChoice::Defaults);
+    QCOMPARE(driver::choose_in_model_build(1.00, 0.99, 1.05), InModelChoice::EveryBest);
+  }
+
   void aVerdictTheBestWonKeepsIt() {
     const driver::KernelTask& task = tasks_.at(1);
     const std::string path = records_path("won.json");
