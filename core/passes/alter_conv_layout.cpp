@@ -1,6 +1,7 @@
 #include "passes/alter_conv_layout.h"
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "ir/ops/layout.h"
@@ -30,6 +31,7 @@ class LayoutRewriter {
       if (sink_back_transforms(node)) continue;
       if (sink_through_pool(node)) continue;
       if (sink_through_concat(node)) continue;
+      if (sink_through_reduce(node)) continue;
       emit(std::move(node));
     }
     reset_producers(graph_);
@@ -400,6 +402,73 @@ class LayoutRewriter {
     }
     node.attrs.set("axis", int64_t{1});
     emit_blocked(std::move(node), block);
+    return true;
+  }
+
+  // A reduction over spatial axes of a back transform's output (a max over
+  // time after 1-D convs, a mean over the plane in an SE block, PointNet's
+  // max over points) reduces the blocked value instead: channels stay apart,
+  // so each block reduces in whole vectors, and the result comes back to NCHW
+  // through a transform of the (small) reduced value. Before, the transform
+  // of the whole input was fused into the reduction, which then gathered
+  // one lane of each pixel's line: PointNet's max over 1024 points of 1024
+  // channels ran at 11 GB/s.
+  bool sink_through_reduce(Node& node) {
+    static const std::set<std::string> reductions = {
+        "ReduceMean", "ReduceSum", "ReduceMax",    "ReduceMin",       "ReduceProd",
+        "ReduceL1",   "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"};
+    if (!reductions.count(node.op) || node.outputs.size() != 1 || node.outputs[0] == kNoValue ||
+        !node.has_input(0))
+      return false;
+    const auto it = blocked_.find(node.inputs[0]);
+    const TensorType in = graph_.type(node.inputs[0]);
+    if (it == blocked_.end() || (in.rank() != 4 && in.rank() != 3) || in.dtype != DType::Float32)
+      return false;
+    std::vector<int64_t> axes;
+    if (node.has_input(1)) {
+      const Value& v = graph_.value(node.inputs[1]);
+      if (!v.is_constant()) return false;
+      axes = v.constant.to_int64_vector();
+    } else {
+      axes = node.attrs.get_ints("axes", {});
+    }
+    if (axes.empty()) return false;  // everything, or nothing: channels too
+    const int64_t rank = in.rank();
+    std::vector<int64_t> blocked_axes;
+    for (int64_t a : axes) {
+      if (a < 0) a += rank;
+      if (a < 2 || a >= rank) return false;  // batch or channels
+      // A 1-D value [N, C, W] is blocked as [N, C/b, 1, W, b].
+      blocked_axes.push_back(rank == 3 ? 3 : a);
+    }
+    const BlockedValue source = it->second;
+    const ValueId y = node.outputs[0];
+    const bool keepdims = node.attrs.get_int("keepdims", 1) != 0;
+    // The blocked reduction keeps its dimensions, so that its result is the
+    // blocked form of the NCHW value with the reduced axes of extent 1.
+    Node reduce = node;
+    reduce.inputs = {source.blocked};
+    reduce.attrs.set("axes", blocked_axes);
+    reduce.attrs.set("keepdims", int64_t{1});
+    reduce.outputs = {graph_.add_value(
+        names_.value(graph_.value(y).name + "_" + nchwc_layout(source.block)), {})};
+    graph_.value(reduce.outputs[0]).type = infer_types(graph_, reduce)[0];
+    const ValueId blocked = emit(std::move(reduce));
+    if (keepdims) {
+      transform_back(blocked, source.block, y, node.name);
+      return true;
+    }
+    Shape kept = in.shape;
+    for (int64_t a : axes) kept[static_cast<size_t>(a < 0 ? a + rank : a)] = 1;
+    const ValueId k = graph_.add_value(names_.value(graph_.value(y).name + "_keepdims"),
+                                       TensorType{in.dtype, kept});
+    transform_back(blocked, source.block, k, node.name);
+    Node squeeze;
+    squeeze.name = names_.node(node.name + "_squeeze");
+    squeeze.op = "Reshape";
+    squeeze.inputs = {k, shape_constant(node.name + "_squeezed_shape", graph_.type(y).shape)};
+    squeeze.outputs = {y};
+    emit(std::move(squeeze));
     return true;
   }
 

@@ -582,6 +582,48 @@ class TestPasses : public QObject {
     QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
   }
 
+  void reductionsOverSpaceRunBlocked() {
+    // Reductions of conv outputs over their spatial axes reduce the blocked
+    // value (keepdims or not, all spatial axes or one, axes as attribute or
+    // as input, 1-D and 2-D); one over the channels stays NCHW.
+    using V = std::vector<int64_t>;
+    Builder b;
+    ValueId x = b.input("x", {1, 8, 5, 6});
+    ValueId c = b.node("Conv", "conv", {x, b.constant("w", random_tensor({16, 8, 3, 3}, 1))},
+                       attrs_of({{"pads", V{1, 1, 1, 1}}}));
+    ValueId plane_max = b.node("ReduceMax", "plane_max", {c},
+                               attrs_of({{"axes", V{2, 3}}, {"keepdims", int64_t{0}}}));
+    ValueId row_mean = b.node("ReduceMean", "row_mean", {c}, attrs_of({{"axes", V{-1}}}));
+    ValueId channel_max = b.node("ReduceMax", "channel_max", {c}, attrs_of({{"axes", V{1}}}));
+    ValueId s = b.input("s", {1, 8, 12});
+    ValueId c1 = b.node("Conv", "conv1d", {s, b.constant("w1", random_tensor({16, 8, 3}, 2))});
+    ValueId time_sum = b.node("ReduceSum", "time_sum",
+                              {c1, b.constant("axes", Tensor::from_vector<int64_t>({2}, {1}))});
+    Graph original = b.finish({plane_max, row_mean, channel_max, time_sum});
+
+    Graph g = passes::cancel_layout_transforms(
+        passes::fold_constants(passes::alter_conv_layout(original)));
+    g.verify();
+    auto node = [&](const char* name) -> const Node& {
+      return g.nodes[static_cast<size_t>(g.find_node(name))];
+    };
+    QCOMPARE(g.type(node("plane_max").outputs[0]).shape, Shape({1, 1, 1, 1, 16}));
+    QCOMPARE(node("plane_max").inputs[0], node("conv").outputs[0]);
+    QCOMPARE(g.type(node("row_mean").outputs[0]).shape, Shape({1, 1, 5, 1, 16}));
+    QCOMPARE(g.type(node("time_sum").outputs[0]).shape, Shape({1, 1, 1, 1, 16}));
+    QCOMPARE(node("time_sum").inputs[0], node("conv1d").outputs[0]);
+    QCOMPARE(g.type(node("channel_max").inputs[0]).rank(), 4);
+    const std::vector<Shape> shapes = {{1, 16}, {1, 16, 5, 1}, {1, 1, 5, 6}, {1, 16, 1}};
+    const std::map<std::string, Tensor> in = {{"x", random_tensor({1, 8, 5, 6}, 3)},
+                                              {"s", random_tensor({1, 8, 12}, 4)}};
+    const std::vector<Tensor> want = run(original, in), got = run(g, in);
+    for (size_t k = 0; k < want.size(); ++k) {
+      QCOMPARE(g.type(g.outputs[k]).shape, shapes[k]);
+      const double err = normalized_error(got[k], want[k]);
+      QVERIFY2(err <= 1e-6, qPrintable(QString("output %1: %2").arg(k).arg(err)));
+    }
+  }
+
   void slimFilterBlocksArePadded() {
     // 58 filters would block by 2: they compute as 64 (4 zero filters), the
     // back transform slices them off; 1-D likewise. 40 filters block by 8
