@@ -624,6 +624,41 @@ class TestPasses : public QObject {
     }
   }
 
+  void convsReadTheBlockTheirInputHas() {
+    // A Ghost module: two 36-channel convs (blocks of 12) concatenated into
+    // 72 channels, whose own block would be 8. The depthwise conv and the
+    // dense conv after it read the Concat's blocks of 12: no transform.
+    using V = std::vector<int64_t>;
+    Builder b;
+    ValueId x = b.input("x", {1, 16, 6, 6});
+    ValueId primary =
+        b.node("Conv", "primary", {x, b.constant("wp", random_tensor({36, 16, 1, 1}, 1))});
+    ValueId cheap =
+        b.node("Conv", "cheap", {primary, b.constant("wc", random_tensor({36, 1, 3, 3}, 2))},
+               attrs_of({{"pads", V{1, 1, 1, 1}}, {"group", int64_t{36}}}));
+    ValueId ghost = b.node("Concat", "ghost", {primary, cheap}, attrs_of({{"axis", int64_t{1}}}));
+    ValueId dw = b.node("Conv", "dw", {ghost, b.constant("wd", random_tensor({72, 1, 3, 3}, 3))},
+                        attrs_of({{"pads", V{1, 1, 1, 1}}, {"group", int64_t{72}}}));
+    ValueId dense =
+        b.node("Conv", "dense", {dw, b.constant("wn", random_tensor({24, 72, 1, 1}, 4))});
+    Graph original = b.finish({dense});
+
+    Graph g = passes::cancel_layout_transforms(
+        passes::fold_constants(passes::alter_conv_layout(original)));
+    g.verify();
+    auto node = [&](const char* name) -> const Node& {
+      return g.nodes[static_cast<size_t>(g.find_node(name))];
+    };
+    QCOMPARE(g.type(node("ghost").outputs[0]).shape, Shape({1, 6, 6, 6, 12}));
+    QCOMPARE(node("dw").inputs[0], node("ghost").outputs[0]);
+    QCOMPARE(g.type(node("dw").outputs[0]).shape, Shape({1, 6, 6, 6, 12}));
+    QCOMPARE(node("dense").inputs[0], node("dw").outputs[0]);
+    QCOMPARE(count_op(g, "LayoutTransform"), 2);  // x in, the result out
+    Tensor tx = random_tensor({1, 16, 6, 6}, 5);
+    const double err = normalized_error(run(g, {{"x", tx}})[0], run(original, {{"x", tx}})[0]);
+    QVERIFY2(err <= 1e-6, qPrintable(QString::number(err)));
+  }
+
   void slimFilterBlocksArePadded() {
     // 58 filters would block by 2: they compute as 64 (4 zero filters), the
     // back transform slices them off; 1-D likewise. 40 filters block by 8
