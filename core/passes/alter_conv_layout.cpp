@@ -32,6 +32,7 @@ class LayoutRewriter {
       if (sink_through_pool(node)) continue;
       if (sink_through_concat(node)) continue;
       if (sink_through_reduce(node)) continue;
+      if (sink_through_resize(node)) continue;
       emit(std::move(node));
     }
     reset_producers(graph_);
@@ -480,6 +481,62 @@ class LayoutRewriter {
     squeeze.inputs = {k, shape_constant(node.name + "_squeezed_shape", graph_.type(y).shape)};
     squeeze.outputs = {y};
     emit(std::move(squeeze));
+    return true;
+  }
+
+  // A Resize of a back transform's spatial axes (an FPN's or HRNet's
+  // upsampling between convs) resizes the blocked value instead: Resize is
+  // N-dimensional, and the channel block's axis, like the batch and
+  // channel-block axes, keeps its extent and copies (scale 1). HRNet-like
+  // fusion (bilinear upsampling, Add, ReLU, Concat) otherwise gathered its
+  // inputs through NCHW.
+  bool sink_through_resize(Node& node) {
+    if (node.op != "Resize" || node.outputs.size() != 1 || node.outputs[0] == kNoValue ||
+        !node.has_input(0))
+      return false;
+    const auto it = blocked_.find(node.inputs[0]);
+    const TensorType in = graph_.type(node.inputs[0]);
+    if (it == blocked_.end() || (in.rank() != 4 && in.rank() != 3) || in.dtype != DType::Float32 ||
+        node.attrs.get_string("coordinate_transformation_mode", "") == "tf_crop_and_resize")
+      return false;
+    const int64_t block = it->second.block;
+    // [N, C, H, W] (or [N, C, W]) entries as [N, C/b, H, W, b].
+    auto blocked_entries = [&](std::vector<double> v, double channels, double lanes) {
+      if (v.size() == 3) v.insert(v.begin() + 2, 1);
+      v[1] = channels;
+      v.push_back(lanes);
+      return v;
+    };
+    const Shape out = graph_.type(node.outputs[0]).shape;  // a copy: values move below
+    auto constant = [&](size_t k) -> const Value* {
+      if (!node.has_input(k)) return nullptr;
+      const Value& v = graph_.value(node.inputs[k]);
+      return v.is_constant() && v.constant.numel() > 0 ? &v : nullptr;
+    };
+    Node resize = node;
+    resize.inputs = {it->second.blocked, kNoValue, kNoValue};
+    if (const Value* sizes = constant(3)) {
+      if (out[0] != in.shape[0] || out[1] != in.shape[1]) return false;
+      std::vector<int64_t> v;
+      for (double d :
+           blocked_entries(sizes->constant.to_double_vector(),
+                           static_cast<double>(in.shape[1] / block), static_cast<double>(block)))
+        v.push_back(static_cast<int64_t>(d));
+      resize.inputs.push_back(
+          graph_.add_constant(names_.value(sizes->name + "_" + nchwc_layout(block)),
+                              Tensor::from_vector<int64_t>(v, {static_cast<int64_t>(v.size())})));
+    } else if (const Value* scales = constant(2)) {
+      std::vector<double> v = scales->constant.to_double_vector();
+      if (v[0] != 1 || v[1] != 1) return false;
+      std::vector<float> f;
+      for (double d : blocked_entries(v, 1, 1)) f.push_back(static_cast<float>(d));
+      resize.inputs[2] =
+          graph_.add_constant(names_.value(scales->name + "_" + nchwc_layout(block)),
+                              Tensor::from_vector<float>(f, {static_cast<int64_t>(f.size())}));
+    } else {
+      return false;
+    }
+    emit_blocked(std::move(resize), block);
     return true;
   }
 

@@ -624,6 +624,55 @@ class TestPasses : public QObject {
     }
   }
 
+  void resizesOfSpaceRunBlocked() {
+    // Bilinear upsampling by scales, nearest by sizes, a 1-D linear one:
+    // blocked; a Resize that scales the channels stays NCHW.
+    using V = std::vector<int64_t>;
+    Builder b;
+    ValueId x = b.input("x", {1, 8, 5, 6});
+    ValueId c = b.node("Conv", "conv", {x, b.constant("w", random_tensor({16, 8, 3, 3}, 1))},
+                       attrs_of({{"pads", V{1, 1, 1, 1}}}));
+    auto floats = [](std::vector<float> v) {
+      return Tensor::from_vector<float>(v, {static_cast<int64_t>(v.size())});
+    };
+    ValueId up = b.node("Resize", "up", {c, kNoValue, b.constant("scales", floats({1, 1, 2, 2}))},
+                        attrs_of({{"mode", std::string("linear")}}));
+    ValueId near = b.node("Resize", "near",
+                          {c, kNoValue, kNoValue,
+                           b.constant("sizes", Tensor::from_vector<int64_t>({1, 16, 7, 9}, {4}))},
+                          attrs_of({{"mode", std::string("nearest")}}));
+    ValueId deep =
+        b.node("Resize", "deep", {c, kNoValue, b.constant("deep_scales", floats({1, 2, 1, 1}))});
+    ValueId s = b.input("s", {1, 8, 12});
+    ValueId c1 = b.node("Conv", "conv1d", {s, b.constant("w1", random_tensor({16, 8, 3}, 2))});
+    ValueId line =
+        b.node("Resize", "line", {c1, kNoValue, b.constant("line_scales", floats({1, 1, 3}))},
+               attrs_of({{"mode", std::string("linear")},
+                         {"coordinate_transformation_mode", std::string("align_corners")}}));
+    Graph original = b.finish({up, near, deep, line});
+
+    Graph g = passes::cancel_layout_transforms(
+        passes::fold_constants(passes::alter_conv_layout(original)));
+    g.verify();
+    auto node = [&](const char* name) -> const Node& {
+      return g.nodes[static_cast<size_t>(g.find_node(name))];
+    };
+    QCOMPARE(g.type(node("up").outputs[0]).shape, Shape({1, 1, 10, 12, 16}));
+    QCOMPARE(node("up").inputs[0], node("conv").outputs[0]);
+    QCOMPARE(g.type(node("near").outputs[0]).shape, Shape({1, 1, 7, 9, 16}));
+    QCOMPARE(g.type(node("line").outputs[0]).shape, Shape({1, 1, 1, 30, 16}));
+    QCOMPARE(g.type(node("deep").inputs[0]).rank(), 4);
+    const std::vector<Shape> shapes = {{1, 16, 10, 12}, {1, 16, 7, 9}, {1, 32, 5, 6}, {1, 16, 30}};
+    const std::map<std::string, Tensor> in = {{"x", random_tensor({1, 8, 5, 6}, 3)},
+                                              {"s", random_tensor({1, 8, 12}, 4)}};
+    const std::vector<Tensor> want = run(original, in), got = run(g, in);
+    for (size_t k = 0; k < want.size(); ++k) {
+      QCOMPARE(g.type(g.outputs[k]).shape, shapes[k]);
+      const double err = normalized_error(got[k], want[k]);
+      QVERIFY2(err <= 1e-6, qPrintable(QString("output %1: %2").arg(k).arg(err)));
+    }
+  }
+
   void convsReadTheBlockTheirInputHas() {
     // A Ghost module: two 36-channel convs (blocks of 12) concatenated into
     // 72 channels, whose own block would be 8. The depthwise conv and the
