@@ -368,8 +368,10 @@ constexpr int kRandomConfigs = 10;
 // The default schedule of the MatMul group of x @ y + bias, run on page-end
 // copies of its inputs, against a plain loop: the largest difference, and
 // the space it came from.
-std::pair<double, topi::SearchSpace> default_matmul_error(const Shape& a, const Shape& b,
-                                                          bool constant_b) {
+// `pick` chooses another point of the space instead.
+std::pair<double, topi::SearchSpace> default_matmul_error(
+    const Shape& a, const Shape& b, bool constant_b,
+    const std::function<topi::Config(const topi::SearchSpace&)>& pick = {}) {
   const Group group = group_anchored_by(matmul_add(a, b, constant_b), "MatMul");
   if (group.index < 0) return {INFINITY, {}};
   const Graph& graph = group.optimized.graph;
@@ -385,7 +387,7 @@ std::pair<double, topi::SearchSpace> default_matmul_error(const Shape& a, const 
     guarded.push_back(std::make_unique<PageEndCopy>(t));
     buffers.push_back(guarded.back()->data);
   }
-  auto sch = tune::apply_config(c, space, space.default_config);
+  auto sch = tune::apply_config(c, space, pick ? pick(space) : space.default_config);
   tir::LoweredFunc lowered = tir::lower(*sch, c.args(), "kernel", {false});
   codegen::CompiledKernel kernel = codegen::jit_compile(lowered.func, codegen::Target::host());
   Tensor out(DType::Float32, c.outputs[0].shape());
@@ -534,6 +536,49 @@ class TestTemplates : public QObject {
     QVERIFY2((cols > 32) == wide, qPrintable(config));
     if (wide) QVERIFY2(b.back() / cols >= 8, qPrintable(config));
     QVERIFY2(max_diff < 1e-3, qPrintable(QString("max difference %1").arg(max_diff)));
+  }
+
+  // A matrix-vector product whose columns leave no wide parallel panels
+  // (1000 classes, 256 features) and whose B streams splits k into parts
+  // summed apart; one with wide panels, or whose B fits in cache, does not,
+  // though its space can (checked at every split).
+  void narrowStreamingMatrixVectorProductsSplitK_data() {
+    QTest::addColumn<Shape>("a");
+    QTest::addColumn<Shape>("b");
+    QTest::addColumn<int64_t>("parts");
+    QTest::newRow("1x8192 * 8192x256: 8 MB") << Shape{1, 8192} << Shape{8192, 256} << int64_t{16};
+    QTest::newRow("1x1280 * 1280x1000: 5 MB") << Shape{1, 1280} << Shape{1280, 1000} << int64_t{16};
+    QTest::newRow("1x2048 * 2048x1024: wide panels")
+        << Shape{1, 2048} << Shape{2048, 1024} << int64_t{1};
+    QTest::newRow("1x512 * 512x1000: 2 MB") << Shape{1, 512} << Shape{512, 1000} << int64_t{1};
+  }
+
+  void narrowStreamingMatrixVectorProductsSplitK() {
+    QFETCH(Shape, a);
+    QFETCH(Shape, b);
+    QFETCH(int64_t, parts);
+    const auto [max_diff, space] = default_matmul_error(a, b, true);
+    const QString config = QString::fromStdString(space.describe(space.default_config));
+    QCOMPARE(default_option(space, "split_k"), parts);
+    QVERIFY2(max_diff < 1e-3,
+             qPrintable(QString("max difference %1 with %2").arg(max_diff).arg(config)));
+    // Every split the space offers computes the product (page-end inputs
+    // catch a read past B).
+    size_t knob = 0;
+    while (space.knobs[knob].name != "split_k") ++knob;
+    for (int option = 1; option < int(space.knobs[knob].options.size()); ++option) {
+      auto split = [&](const topi::SearchSpace& sp) {
+        std::mt19937 rng(option);
+        topi::Config c;
+        do c = random_config(sp, rng);
+        while (c[knob] != option);
+        return c;
+      };
+      const double diff = default_matmul_error(a, b, true, split).first;
+      QVERIFY2(diff < 1e-3, qPrintable(QString("split %1: max difference %2")
+                                           .arg(space.knobs[knob].options[option][0])
+                                           .arg(diff)));
+    }
   }
 
   // A transposing stage's default runs a block of the axis its input's
