@@ -295,6 +295,16 @@ class LayoutRewriter {
     return s == c || s == one_c;
   }
 
+  // `s` broadcasts to `out` along the spatial axes only, with `channels`
+  // channels: [N, C, 1, 1] against [N, C, H, W] for C channels (an SE
+  // block's gate), [N, 1, H, W] for one (a spatial attention map).
+  static bool spatial_broadcast(const Shape& s, const Shape& out, int64_t channels) {
+    if (s.size() != out.size() || s[0] != out[0] || s[1] != channels) return false;
+    for (size_t d = 2; d < s.size(); ++d)
+      if (s[d] != out[d] && s[d] != 1) return false;
+    return true;
+  }
+
   bool sink_back_transforms(Node& node) {
     const FusionKind kind = op_kind(node.op);
     if ((kind != FusionKind::ElemWise && kind != FusionKind::Broadcast) ||
@@ -302,17 +312,21 @@ class LayoutRewriter {
       return false;
     const TensorType out = graph_.type(node.outputs[0]);
     if (out.rank() != 4 && out.rank() != 3) return false;
-    // The block of the back transforms read, which must agree.
+    // The block of the back transforms read, which must agree; they may
+    // broadcast along the spatial axes, as 5-D values they still do.
     int64_t block = 0;
     for (ValueId in : node.inputs) {
       auto it = in == kNoValue ? blocked_.end() : blocked_.find(in);
-      if (it == blocked_.end()) continue;
-      if (graph_.type(in).shape != out.shape || (block != 0 && block != it->second.block))
+      if (it == blocked_.end() || graph_.type(in).shape[1] == 1 || out.shape[1] == 1) continue;
+      if (!spatial_broadcast(graph_.type(in).shape, out.shape, out.shape[1]) ||
+          (block != 0 && block != it->second.block))
         return false;
       block = it->second.block;
     }
     if (block == 0) return false;
-    enum class Role { Blocked, Scalar, PerChannel, Nchw };
+    // A one-channel map ([N, 1, H, W], NCHW or a conv's blocks of 1) reads
+    // as [N, 1, H, W, 1]: the same order, broadcast along the blocks.
+    enum class Role { Blocked, Scalar, PerChannel, Nchw, Map };
     std::vector<Role> roles;
     for (ValueId in : node.inputs) {
       if (in == kNoValue) {
@@ -321,14 +335,16 @@ class LayoutRewriter {
       }
       const Value& v = graph_.value(in);
       const Shape& s = v.type.shape;
-      if (blocked_.count(in))
-        roles.push_back(Role::Blocked);
-      else if (v.type.numel() == 1 && v.type.rank() <= 4)
+      if (v.type.numel() == 1 && v.type.rank() <= 4)
         roles.push_back(Role::Scalar);
+      else if (blocked_.count(in) && s[1] == out.shape[1])
+        roles.push_back(Role::Blocked);
       else if (v.is_constant() && is_per_channel(s, out.shape))
         roles.push_back(Role::PerChannel);
       else if (s == out.shape)
         roles.push_back(Role::Nchw);
+      else if (spatial_broadcast(s, out.shape, 1))
+        roles.push_back(Role::Map);
       else
         return false;
     }
@@ -351,6 +367,14 @@ class LayoutRewriter {
         case Role::Nchw:
           node.inputs[i] = to_blocked(in, block, node.name + "_input" + std::to_string(i));
           break;
+        case Role::Map: {
+          Shape map = with_unit_height(graph_.type(in).shape);
+          map.push_back(1);
+          node.inputs[i] = emit_new("Reshape", node.name + "_map" + std::to_string(i),
+                                    {in, shape_constant(node.name + "_map_shape", map)}, {},
+                                    graph_.value(in).name + "_" + layout);
+          break;
+        }
       }
     }
     emit_blocked(std::move(node), block);

@@ -35,9 +35,12 @@ class Fuser {
     kinds_.resize(n_);
     edges_.resize(n_);
     is_output_.assign(n_, false);
+    numel_.assign(n_, 0);
     for (int i = 0; i < n_; ++i) {
       const Node& node = graph.nodes[static_cast<size_t>(i)];
       kinds_[i] = op_kind(node.op);
+      if (!node.outputs.empty() && node.outputs[0] != kNoValue)
+        numel_[i] = graph.type(node.outputs[0]).numel();
       for (ValueId out : node.outputs) {
         if (out == kNoValue) continue;
         if (is_graph_output(graph, out)) is_output_[i] = true;
@@ -192,6 +195,11 @@ class Fuser {
       const Kind path = dom_pattern_[i];
       if (own == Kind::OutEWiseFusable) {
         if (phase != 0 || !at_most(path, Kind::Broadcast)) continue;
+        // An epilogue that broadcasts the anchor's output to more elements
+        // (an SE block's gate conv, Sigmoid, then the Mul by the whole
+        // activation) would recompute its per-element work for each of
+        // them: the gate stays a kernel of its own.
+        if (numel_[sink] > numel_[i]) continue;
         auto ok = [](Kind k, bool) { return at_most(k, Kind::Broadcast); };
         if (check_paths(i, sink, ok)) commit(i, sink);
       } else if (at_most(own, Kind::Broadcast)) {
@@ -217,6 +225,7 @@ class Fuser {
   std::vector<Kind> kinds_;
   std::vector<std::vector<Edge>> edges_;
   std::vector<bool> is_output_;
+  std::vector<int64_t> numel_;  // of each node's first output
   std::vector<int> dom_parent_, dom_depth_;
   std::vector<Kind> dom_pattern_;
   std::vector<Group> groups_;

@@ -638,6 +638,49 @@ class TestPasses : public QObject {
     QVERIFY2(bad.isEmpty(), qPrintable(bad));
   }
 
+  void gatesAndMapsBroadcastBlocked() {
+    // An SE block's gate ([1, C, 1, 1], computed by convs) and a spatial
+    // attention map ([1, 1, H, W]: a channel mean, and a one-filter conv)
+    // scale the blocked value where it is; a map of another batch does not.
+    using V = std::vector<int64_t>;
+    Builder b;
+    ValueId x = b.input("x", {1, 8, 5, 6});
+    ValueId c = b.node("Conv", "conv", {x, b.constant("w", random_tensor({16, 8, 3, 3}, 1))},
+                       attrs_of({{"pads", V{1, 1, 1, 1}}}));
+    ValueId pooled = b.node("GlobalAveragePool", "pool", {c});
+    ValueId squeeze =
+        b.node("Conv", "squeeze", {pooled, b.constant("ws", random_tensor({4, 16, 1, 1}, 2))});
+    ValueId excite =
+        b.node("Conv", "excite", {squeeze, b.constant("we", random_tensor({16, 4, 1, 1}, 3))});
+    ValueId gate = b.node("Sigmoid", "gate", {excite});
+    ValueId se = b.node("Mul", "se", {c, gate});
+    ValueId mean = b.node("ReduceMean", "channel_mean", {se}, attrs_of({{"axes", V{1}}}));
+    ValueId attended = b.node("Mul", "attend", {se, mean});
+    ValueId spot =
+        b.node("Conv", "spot", {attended, b.constant("wm", random_tensor({1, 16, 3, 3}, 4))},
+               attrs_of({{"pads", V{1, 1, 1, 1}}}));
+    ValueId spotted = b.node("Mul", "spotted", {attended, spot});
+    ValueId other = b.input("other", {2, 1, 5, 6});
+    ValueId batch = b.node("Mul", "batch", {spotted, other});
+    Graph original = b.finish({spotted, batch});
+
+    Graph g = passes::cancel_layout_transforms(
+        passes::fold_constants(passes::alter_conv_layout(original)));
+    g.verify();
+    auto node = [&](const char* name) -> const Node& {
+      return g.nodes[static_cast<size_t>(g.find_node(name))];
+    };
+    for (const char* blocked : {"se", "attend", "spotted"})
+      QVERIFY2(g.type(node(blocked).outputs[0]).shape == Shape({1, 1, 5, 6, 16}), blocked);
+    QCOMPARE(node("se").inputs[1], node("gate").outputs[0]);
+    QCOMPARE(g.type(node("batch").outputs[0]).rank(), 4);
+    const QString bad = output_mismatches(
+        original, g,
+        {{"x", random_tensor({1, 8, 5, 6}, 5)}, {"other", random_tensor({2, 1, 5, 6}, 6)}},
+        {{1, 16, 5, 6}, {2, 16, 5, 6}});
+    QVERIFY2(bad.isEmpty(), qPrintable(bad));
+  }
+
   void resizesOfSpaceRunBlocked() {
     // Bilinear upsampling by scales, nearest by sizes, a 1-D linear one:
     // blocked; a Resize that scales the channels stays NCHW.
@@ -866,6 +909,22 @@ class TestPasses : public QObject {
     QCOMPARE(groups[3].outputs, std::vector<ValueId>({conv2}));  // a graph output ends its group
     QCOMPARE(groups[4].inputs, std::vector<ValueId>({conv2}));
     for (size_t k = 0; k < groups.size(); ++k) QCOMPARE(groups[k].id, static_cast<int>(k));
+  }
+
+  void anchorsDoNotFuseEpiloguesThatBroadcastThem() {
+    // An SE gate: conv over the pooled [1, C, 1, 1] -> Sigmoid -> Mul by
+    // the [1, C, H, W] activation. The Mul would recompute the Sigmoid for
+    // every pixel: the conv keeps its Sigmoid, the Mul is a kernel of its own.
+    Builder b;
+    ValueId x = b.input("x", {1, 4, 6, 6});
+    ValueId pooled = b.input("pooled", {1, 4, 1, 1});
+    ValueId c = b.node("Conv", "excite", {pooled, b.constant("w", random_tensor({4, 4, 1, 1}, 1))});
+    ValueId gate = b.node("Sigmoid", "gate", {c});
+    ValueId se = b.node("Mul", "se", {x, gate});
+    std::vector<passes::FusedGroup> groups = passes::fuse_ops(b.finish({se}));
+    QStringList names;
+    for (const auto& grp : groups) names << QString::fromStdString(grp.name);
+    QCOMPARE(names.join(' '), QString("fused_conv_sigmoid fused_mul"));
   }
 
   void fusionNamesAreUnique() {
