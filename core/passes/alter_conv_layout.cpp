@@ -1,6 +1,7 @@
 #include "passes/alter_conv_layout.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -140,17 +141,19 @@ class LayoutRewriter {
   }
 
   // `x` (NCHW, or NCW seen as height 1) in NCHW{block}c: the blocked value it
-  // came from when there is one, else a forward transform.
+  // came from when there is one, else a forward transform, made once per
+  // value and block: the three convs of a TextCNN read one embedding.
   ValueId to_blocked(ValueId x, int64_t block, const std::string& node_name) {
     const auto it = blocked_.find(x);
     if (it != blocked_.end() && it->second.block == block) return it->second.blocked;
+    if (const auto done = forward_.find({x, block}); done != forward_.end()) return done->second;
     ValueId nchw = x;
     if (graph_.type(x).rank() == 3)
       nchw = emit_new(
           "Reshape", node_name + "_nchw",
           {x, shape_constant(node_name + "_nchw_shape", with_unit_height(graph_.type(x).shape))},
           {}, graph_.value(x).name + "_nchw");
-    return transform(nchw, "NCHW", nchwc_layout(block), node_name);
+    return forward_[{x, block}] = transform(nchw, "NCHW", nchwc_layout(block), node_name);
   }
 
   // The Conv's window as the 2-D kernel reads it, auto_pad resolved as the
@@ -580,6 +583,7 @@ class LayoutRewriter {
   NameTable names_;
   int64_t max_block_;  // one vector of float32
   std::unordered_map<ValueId, BlockedValue> blocked_;
+  std::map<std::pair<ValueId, int64_t>, ValueId> forward_;  // (NCHW value, block) -> transform
 };
 
 }  // namespace

@@ -725,6 +725,34 @@ class TestPasses : public QObject {
     QVERIFY2(bad.isEmpty(), qPrintable(bad));
   }
 
+  void convsOfOneInputShareItsTransform() {
+    // A TextCNN: three 1-D convs of widths 3, 4, 5 over one embedding, each
+    // max-pooled over time: one forward transform of the embedding.
+    Builder b;
+    ValueId e = b.input("embedding", {1, 16, 12});
+    std::vector<ValueId> pooled;
+    for (int64_t width : {3, 4, 5}) {
+      const std::string name = "conv" + std::to_string(width);
+      ValueId c =
+          b.node("Conv", name,
+                 {e, b.constant(name + "_w", random_tensor({16, 16, width}, uint32_t(width)))});
+      pooled.push_back(
+          b.node("ReduceMax", name + "_max", {c},
+                 attrs_of({{"axes", std::vector<int64_t>{2}}, {"keepdims", int64_t{0}}})));
+    }
+    Graph original = b.finish(pooled);
+    Graph g = passes::cancel_layout_transforms(
+        passes::fold_constants(passes::alter_conv_layout(original)));
+    g.verify();
+    int forward = 0;
+    for (const Node& n : g.nodes)
+      forward += n.op == "LayoutTransform" && n.attrs.get_string("src_layout", "") == "NCHW";
+    QCOMPARE(forward, 1);
+    const QString bad = output_mismatches(
+        original, g, {{"embedding", random_tensor({1, 16, 12}, 4)}}, {{1, 16}, {1, 16}, {1, 16}});
+    QVERIFY2(bad.isEmpty(), qPrintable(bad));
+  }
+
   void convsReadTheBlockTheirInputHas() {
     // A Ghost module: two 36-channel convs (blocks of 12) concatenated into
     // 72 channels, whose own block would be 8. The depthwise conv and the
