@@ -151,6 +151,11 @@ std::map<std::string, std::function<Case()>> cases() {
          return Case{conv_relu({1, 16, 7, 7}, {32, 16, 1, 1}, 1, 0, 1), "Conv2dNCHWc",
                      "conv2d_NCHWc.x86"};
        }},
+      {"conv 3x3, a prime row",  // 31 pixels: ragged row blocks
+       [] {
+         return Case{conv_relu({1, 16, 4, 31}, {32, 16, 3, 3}, 1, 1, 1), "Conv2dNCHWc",
+                     "conv2d_NCHWc.x86"};
+       }},
       {"conv 3x3 stride 2",
        [] {
          return Case{conv_relu({1, 32, 12, 12}, {32, 32, 3, 3}, 2, 1, 1), "Conv2dNCHWc",
@@ -678,6 +683,26 @@ class TestTemplates : public QObject {
 
   // The knobs of the 3x3 conv and their options follow from its shapes; its
   // 8x8 plane (4 KB a channel block) defaults to the stationary order.
+  // A row whose width has no divisor of 4 to 28 pixels (31, a prime) runs
+  // in blocks that do not divide it, the last one guarded: by default the
+  // widest the registers hold, at least 4 (randomConfigsComputeTheReference
+  // checks them against the reference). A row of 28 keeps dividing blocks.
+  void convRowsWithoutDivisorsTakeRaggedBlocks() {
+    for (const auto& [width, ragged] : {std::pair{31, true}, std::pair{28, false}}) {
+      const Group group =
+          group_anchored_by(conv_relu({1, 16, 4, width}, {32, 16, 3, 3}, 1, 1, 1), "Conv2dNCHWc");
+      QVERIFY(group.index >= 0);
+      const tune::GroupComputation c = tune::build_group_computation(
+          group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+      const topi::SearchSpace space = tune::template_search_space(c);
+      const std::vector<int64_t> tile_ow = space.value(space.default_config, "tile_ow");
+      const QString config = QString::fromStdString(space.describe(space.default_config));
+      QVERIFY2(tile_ow.back() >= 4, qPrintable(config));
+      QVERIFY2((width % tile_ow.back() != 0) == ragged, qPrintable(config));
+      QVERIFY2(tile_ow[0] * tile_ow[1] * tile_ow[2] >= width, qPrintable(config));
+    }
+  }
+
   void convKnobsFollowTheShapes() {
     const topi::SearchSpace space = conv_space_of(cases().at("conv 3x3")().graph).space;
     QCOMPARE(space.describe(space.default_config),
