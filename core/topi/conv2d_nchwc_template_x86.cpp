@@ -478,8 +478,10 @@ SearchSpace depthwise_space(const te::Tensor& conv, const std::vector<te::Tensor
   if (kh > 1) unrolls.push_back(2);
   SearchSpace space;
   space.name = "depthwise_conv2d_NCHWc.x86";
+  Knob tile_ow = split_knob("tile_ow", shape[3], 3, kMaxDepthwiseRegN);
+  add_ragged_row_blocks(tile_ow, shape[3]);
   space.knobs = {
-      split_knob("tile_ow", shape[3], 3, kMaxDepthwiseRegN), choice_knob("unroll_kernel", unrolls),
+      tile_ow, choice_knob("unroll_kernel", unrolls),
       choice_knob("pad_root", padded ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0})};
   space.constraint = [knobs = space.knobs, registers, budget = vu.registers](const Config& c) {
     return registers(knob_value(knobs, c, "tile_ow").back()) <= budget;
@@ -487,9 +489,14 @@ SearchSpace depthwise_space(const te::Tensor& conv, const std::vector<te::Tensor
   int64_t reg_n = largest_divisor(shape[3], kConvRegN);
   while (reg_n > 1 && registers(reg_n) > vu.registers - 1)
     reg_n = largest_divisor(shape[3], reg_n - 1);
-  space.default_config = require_config(
-      space,
-      {{"tile_ow", {1, shape[3] / reg_n, reg_n}}, {"unroll_kernel", {0}}, {"pad_root", {0}}});
+  if (sliver_row(shape[3])) {  // ragged blocks, as conv_space's
+    int64_t ragged = std::min(kConvRegN, shape[3] - 1);
+    while (ragged > kMinRaggedRegN && registers(ragged) > vu.registers - 1) --ragged;
+    if (registers(ragged) <= vu.registers - 1 && shape[3] % ragged != 0) reg_n = ragged;
+  }
+  space.default_config = require_config(space, {{"tile_ow", {1, ceildiv(shape[3], reg_n), reg_n}},
+                                                {"unroll_kernel", {0}},
+                                                {"pad_root", {0}}});
   space.apply = [conv, outputs, lanes = vu.lanes(), knobs = space.knobs](Schedule& sch,
                                                                          const Config& config) {
     ConvKnobs k = decode(knobs, config, true);

@@ -156,6 +156,11 @@ std::map<std::string, std::function<Case()>> cases() {
          return Case{conv_relu({1, 16, 4, 31}, {32, 16, 3, 3}, 1, 1, 1), "Conv2dNCHWc",
                      "conv2d_NCHWc.x86"};
        }},
+      {"depthwise, a prime row",
+       [] {
+         return Case{conv_relu({1, 16, 3, 29}, {16, 1, 3, 3}, 1, 1, 16), "Conv2dNCHWc",
+                     "depthwise_conv2d_NCHWc.x86"};
+       }},
       {"conv 3x3 stride 2",
        [] {
          return Case{conv_relu({1, 32, 12, 12}, {32, 32, 3, 3}, 2, 1, 1), "Conv2dNCHWc",
@@ -686,11 +691,18 @@ class TestTemplates : public QObject {
   // A row whose width has no divisor of 4 to 28 pixels (31, a prime) runs
   // in blocks that do not divide it, the last one guarded: by default the
   // widest the registers hold, at least 4 (randomConfigsComputeTheReference
-  // checks them against the reference). A row of 28 keeps dividing blocks.
+  // checks them against the reference), depthwise too. A row of 28 keeps
+  // dividing blocks.
   void convRowsWithoutDivisorsTakeRaggedBlocks() {
-    for (const auto& [width, ragged] : {std::pair{31, true}, std::pair{28, false}}) {
-      const Group group =
-          group_anchored_by(conv_relu({1, 16, 4, width}, {32, 16, 3, 3}, 1, 1, 1), "Conv2dNCHWc");
+    struct Row {
+      int64_t width, group;
+      bool ragged;
+    };
+    for (const Row& row : {Row{31, 1, true}, Row{28, 1, false}, Row{29, 16, true}}) {
+      const auto [width, groups, ragged] = row;
+      const int64_t filters = groups == 1 ? 32 : 16, channels = 16 / groups;
+      const Group group = group_anchored_by(
+          conv_relu({1, 16, 4, width}, {filters, channels, 3, 3}, 1, 1, groups), "Conv2dNCHWc");
       QVERIFY(group.index >= 0);
       const tune::GroupComputation c = tune::build_group_computation(
           group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
