@@ -103,8 +103,11 @@ AppliedStep rfactor(Schedule& s, Stage stage, const std::vector<Argument>& args,
   const IterVar& axis = args[1].axis;
   const int64_t factor_axis = args[2].integer;
   // A given name also names the factored op; the default does not ("C.rf",
-  // bound as "C_rf"), so an unnamed rfactor replays to the same op name.
-  const std::string result = names[0].empty() ? tensor.name() + "_rf" : names[0];
+  // bound as "C_rf"), so an unnamed rfactor replays to the same op name. A
+  // cache stage's "C.local" binds "C_local_rf", a name the text can write.
+  std::string identifier = tensor.name();
+  std::replace(identifier.begin(), identifier.end(), '.', '_');
+  const std::string result = names[0].empty() ? identifier + "_rf" : names[0];
   const std::string name = result == tensor.name() + "_rf" ? "" : result;
   const te::ComputeOpNode* c = stage.op().as_compute();
   const auto* reduce = c ? c->body.as<te::ReduceNode>() : nullptr;

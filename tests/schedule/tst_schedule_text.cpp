@@ -187,6 +187,15 @@ s.rfactor(C, ko, factor_axis=1)
 s[C].vectorize(C.op.axis[1])
 )";
 
+// A cache stage's rfactor ("C.local" is no identifier): binds C_local_rf,
+// as a split-k matrix-vector product without an epilogue does.
+const char* kRfactorCacheSchedule = R"(s = te.create_schedule(C.op)
+C_local = s.cache_write(C, "local")
+k_parts, k_part = s[C_local].split(C_local.op.reduce_axis[0], nparts=4)
+s.rfactor(C_local, k_parts)
+s[C_local].compute_at(s[C], C.op.axis[0])
+)";
+
 // Names rebound across stages: the printer must reach C's xo another way.
 const char* kRebindSchedule = R"(s = te.create_schedule(C.op)
 xo, xi = s[C].split(C.op.axis[0], factor=8)
@@ -244,6 +253,7 @@ class TestScheduleText : public QObject {
     QTest::newRow("rebound-names") << kRebindSchedule << "gemm";
     QTest::newRow("rfactor") << kRfactorSchedule << "matmul";
     QTest::newRow("rfactor-unnamed") << kRfactorUnnamedSchedule << "matmul";
+    QTest::newRow("rfactor-of-a-cache") << kRfactorCacheSchedule << "matmul";
     QTest::newRow("prefetch") << kPrefetchSchedule << "matmul";
   }
 
