@@ -52,7 +52,15 @@ struct MatmulKnobs {
   bool pack_b = false, parallel_rows = false;
   int64_t split_k = 1;        // parts of k summed apart (apply_split_k), 1: none
   int64_t vector_lanes = 16;  // the target's, for the stages not tiled
+  int64_t row_vectors = 2;    // a one-row tile's register panel, in vectors (gemv_vectors)
 };
+
+// A one-row tile's accumulators, with as many vectors of B in flight and a
+// broadcast, take about half the register file: 8 vectors on AVX-512's 32,
+// 4 on AVX2's 16 (8 spilled there).
+int64_t gemv_vectors(const VectorUnit& vu) {
+  return std::max<int64_t>(2, vu.registers / 4);
+}
 
 MatmulShape matmul_shape(const te::Tensor& mm, const std::vector<te::Tensor>& outputs) {
   MatmulShape s;
@@ -120,7 +128,7 @@ void apply_matmul(Schedule& sch, const MatmulShape& s, const std::vector<te::Ten
   }
   // A panel wider than the register tile runs its columns vector by vector,
   // the accumulators in memory (L1).
-  const bool wide = k.cols > 2 * k.vector_lanes;
+  const bool wide = k.cols > (k.rows == 1 ? k.row_vectors : 2) * k.vector_lanes;
   auto [mo, mi] = t.loops.split(rows, k.rows, "i_outer", "i_inner");
   auto [no, ni] = t.loops.split(ax[rank - 1], k.cols, "j_outer", "j_inner");
   std::vector<IterVar> order;
@@ -280,6 +288,12 @@ SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs,
       add_unique(cols, d);
       if (batch_panels * (s.n / d) >= kMinParallelPanels && streams) default_cols = d;
     }
+    // In cache: register panels of up to kGemvRegisterVectors vectors (one
+    // row), the widest that leaves kMinParallelPanels.
+    if (!streams && mb == 1)
+      for (int64_t d : divisors(s.n, gemv_vectors(vu) * lanes))
+        if (d > nb && d % lanes == 0 && batch_panels * (s.n / d) >= kMinParallelPanels)
+          default_cols = d;
     if (default_cols != nb) default_k = largest_divisor(s.k, 8);
     add_unique(k_tiles, default_k);
   }
@@ -337,10 +351,11 @@ SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs,
       {"parallel_rows", {default_parts == 1 && !pack ? 1 : 0}}};
   if (parts.size() > 1) defaults.push_back({"split_k", {default_parts}});
   space.default_config = require_config(space, defaults);
-  space.apply = [s, outputs, lanes = vu.lanes(), knobs = space.knobs](Schedule& sch,
-                                                                      const Config& config) {
+  space.apply = [s, outputs, lanes = vu.lanes(), row_vectors = gemv_vectors(vu),
+                 knobs = space.knobs](Schedule& sch, const Config& config) {
     MatmulKnobs k;
     k.vector_lanes = lanes;
+    k.row_vectors = row_vectors;
     k.rows = knob_int(knobs, config, "tile_y");
     k.cols = knob_int(knobs, config, "tile_x");
     k.k_inner = knob_int(knobs, config, "tile_k");
