@@ -228,7 +228,7 @@ void apply_split_k(Schedule& sch, const MatmulShape& s, const std::vector<te::Te
   sum_order.push_back(t.acc.reduce_axis()[0]);
   sum_order.push_back(sum_axes.back());
   t.acc.reorder(sum_order);
-  t.acc.vectorize(t.acc.axis().back());
+  t.acc.vectorize(sum_axes.back());
   attach_path(t.path, sch, t.loops, co);
   schedule_remaining(sch, done, k.vector_lanes);
 }
@@ -277,19 +277,19 @@ SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs,
   // Streaming: wide panels of whole vectors, the widest that leaves
   // kMinParallelPanels by default, and a deeper k tile (8 rows of B in flight).
   int64_t default_cols = nb, default_k = kf;
+  const int64_t lanes = vu.lanes();
+  int64_t b_bytes = s.b.dtype().bytes();
+  for (int64_t e : s.b.shape()) b_bytes *= e;
+  const bool streams = b_bytes > kStreamingBytes;
   if (!reused && s.n % nb == 0) {
-    const int64_t lanes = vu.lanes();
     const int64_t batch_panels = s.fold_batch ? 1 : s.batch;
-    int64_t b_bytes = s.b.dtype().bytes();
-    for (int64_t e : s.b.shape()) b_bytes *= e;
-    const bool streams = b_bytes > kStreamingBytes;
     for (int64_t d : divisors(s.n, kMaxStreamingPanel)) {
       if (d <= 2 * lanes || d % lanes != 0) continue;
       add_unique(cols, d);
       if (batch_panels * (s.n / d) >= kMinParallelPanels && streams) default_cols = d;
     }
-    // In cache: register panels of up to kGemvRegisterVectors vectors (one
-    // row), the widest that leaves kMinParallelPanels.
+    // In cache: register panels of up to gemv_vectors() vectors (one row),
+    // the widest that leaves kMinParallelPanels.
     if (!streams && mb == 1)
       for (int64_t d : divisors(s.n, gemv_vectors(vu) * lanes))
         if (d > nb && d % lanes == 0 && batch_panels * (s.n / d) >= kMinParallelPanels)
@@ -306,22 +306,17 @@ SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs,
   std::vector<int64_t> parts = {1};
   int64_t split_width = 0;
   if (s.m == 1 && s.batch == 1 && !s.b_stage) {
-    const int64_t lanes = vu.lanes();
     split_width = s.n % lanes == 0 ? lanes : s.n % (lanes / 2) == 0 ? lanes / 2 : 0;
     for (int64_t p : {int64_t{4}, int64_t{8}, kSplitKParts})
       if (split_width > 0 && s.k % (p * 8) == 0) parts.push_back(p);
   }
   int64_t default_parts = 1;
-  if (!reused && parts.size() > 1 && default_cols == nb) {
-    int64_t b_bytes = s.b.dtype().bytes();
-    for (int64_t e : s.b.shape()) b_bytes *= e;
-    if (b_bytes > kStreamingBytes) {
-      default_parts = parts.back();
-      add_unique(cols, split_width);
-      default_cols = split_width;
-      default_k = 8;
-      add_unique(k_tiles, default_k);
-    }
+  if (!reused && parts.size() > 1 && default_cols == nb && streams) {
+    default_parts = parts.back();
+    add_unique(cols, split_width);
+    default_cols = split_width;
+    default_k = 8;
+    add_unique(k_tiles, default_k);
   }
 
   SearchSpace space;
@@ -351,7 +346,7 @@ SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs,
       {"parallel_rows", {default_parts == 1 && !pack ? 1 : 0}}};
   if (parts.size() > 1) defaults.push_back({"split_k", {default_parts}});
   space.default_config = require_config(space, defaults);
-  space.apply = [s, outputs, lanes = vu.lanes(), row_vectors = gemv_vectors(vu),
+  space.apply = [s, outputs, lanes, row_vectors = gemv_vectors(vu), split = parts.size() > 1,
                  knobs = space.knobs](Schedule& sch, const Config& config) {
     MatmulKnobs k;
     k.vector_lanes = lanes;
@@ -361,8 +356,7 @@ SearchSpace matmul_space(MatmulShape s, const std::vector<te::Tensor>& outputs,
     k.k_inner = knob_int(knobs, config, "tile_k");
     k.pack_b = knob_int(knobs, config, "pack_b") != 0;
     k.parallel_rows = knob_int(knobs, config, "parallel_rows") != 0;
-    for (const Knob& knob : knobs)
-      if (knob.name == "split_k") k.split_k = knob_int(knobs, config, "split_k");
+    if (split) k.split_k = knob_int(knobs, config, "split_k");
     if (k.split_k > 1)
       apply_split_k(sch, s, outputs, k);
     else
