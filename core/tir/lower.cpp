@@ -87,7 +87,7 @@ LoweredFunc lower(schedule::Schedule& sch, const std::vector<te::Tensor>& args,
   pipeline.run("vectorize_loop", f, vectorize_loop);
   pipeline.run("unroll_loop", f, unroll_loop);
   pipeline.run("simplify", f, [](const Stmt& s) { return arith::simplify(s); });
-  pipeline.run("lower_parallel", f, lower_parallel);
+  pipeline.run("lower_parallel", f, [&](const Stmt& s) { return lower_parallel(s, f.params); });
   return result;
 }
 

@@ -4,6 +4,7 @@
 // and the shape-valued ops become compile-time tables.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 
 #include "ir/ops/resize_geometry.h"
@@ -109,17 +110,21 @@ std::vector<te::Tensor> concat(const ComputeContext& ctx) {
     begin += t.shape()[axis];
   }
   return {injective(ctx, 0, [&](const std::vector<Expr>& i) {
-    // The last part first, then select backwards: each part starts where the
-    // previous ends.
-    Expr value;
-    for (size_t k = parts.size(); k-- > 0;) {
-      std::vector<Expr> index = i;
-      index[axis] = i[axis] - te::make_int(parts[k].begin);
-      Expr read = parts[k].tensor(index);
-      value = value.defined() ? te::select(i[axis] < te::make_int(parts[k + 1].begin), read, value)
-                              : read;
-    }
-    return value;
+    // The part an element reads is chosen by a balanced tree of comparisons
+    // of its index with the parts' starts: log2(parts) of them per element
+    // where a chain takes up to one per part (the code generator branches on
+    // each, the condition being the same in every lane). A DenseNet layer's
+    // concat has up to 48 parts, an unrolled LSTM's output 100.
+    std::function<Expr(size_t, size_t)> tree = [&](size_t lo, size_t hi) {
+      if (hi - lo == 1) {
+        std::vector<Expr> index = i;
+        index[axis] = i[axis] - te::make_int(parts[lo].begin);
+        return parts[lo].tensor(index);
+      }
+      const size_t mid = lo + (hi - lo) / 2;
+      return te::select(i[axis] < te::make_int(parts[mid].begin), tree(lo, mid), tree(mid, hi));
+    };
+    return tree(0, parts.size());
   })};
 }
 

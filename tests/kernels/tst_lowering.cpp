@@ -114,6 +114,30 @@ class TestLowering : public QObject {
     check_numerics(sch, m);
   }
 
+  // A parallel loop with a few microseconds of work runs serially, and the
+  // printed IR says why; one with more keeps its launch.
+  void smallParallelLoopsRunSerially() {
+    auto lower_matmul = [](int64_t m, int64_t n, int64_t k) {
+      te::Tensor a = te::placeholder({m, k}, te::DataType::Float(32), "A");
+      te::Tensor b = te::placeholder({k, n}, te::DataType::Float(32), "B");
+      te::Tensor c = topi::matmul(a, b);
+      schedule::Schedule sch({c.op()});
+      sch[c].parallel(sch[c].axis()[0]);
+      return lowered_ir(sch, {a, b, c});
+    };
+    const std::string small = lower_matmul(8, 16, 8);  // 1,024 FMAs
+    QVERIFY2(contains(small, "with T.attr(\"too_small_to_parallelize\""), small.c_str());
+    QVERIFY2(contains(small, "for i in range(8):"), small.c_str());
+    QVERIFY2(!contains(small, "T.parallel"), small.c_str());
+    const std::string large = lower_matmul(128, 128, 64);  // a million FMAs
+    QVERIFY2(contains(large, "for i in T.parallel(128):"), large.c_str());
+    QVERIFY2(!contains(large, "too_small_to_parallelize"), large.c_str());
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    sch[m.c].parallel(sch[m.c].axis()[0]);
+    check_numerics(sch, m);
+  }
+
   // The lowered vector IR reaches the machine as SIMD instructions.
   void vectorizedLoopEmitsVectorInstructions() {
     if (!__builtin_cpu_supports("avx2")) QSKIP("the host has no AVX2");

@@ -189,6 +189,13 @@ std::vector<Case> shape_cases() {
                    {in(kI8, {2, 3}, -9, 9), in(kI8, {2, 0}), in(kI8, {2, 17}, -9, 9)},
                    1,
                    "empty part"});
+  {
+    // Nine parts (one empty) of uneven sizes: the tree of comparisons that
+    // picks each element's part is uneven too.
+    std::vector<Input> parts;
+    for (int64_t size : {3, 1, 4, 1, 0, 5, 9, 2, 6}) parts.push_back(f32({2, size, 3}));
+    cases.push_back({"Concat", attrs({{"axis", int64_t{1}}}), parts, 1, "nine parts"});
+  }
   cases.push_back({"Split", attrs({{"axis", int64_t{1}}}), {f32({2, 6, 16})}, 3, "equal"});
   cases.push_back({"Split", {}, {in(kI32, {7, 3}, -9, 9), ints({2, 4, 1})}, 3, "sizes"});
   cases.push_back({"Split",

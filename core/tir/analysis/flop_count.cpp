@@ -20,35 +20,58 @@ double flops_of(const Expr& e) {
   return flops;
 }
 
-double count(const Stmt& s) {
+// The instructions of a store's value that do the work: each float
+// operation, load and select (a concat's choice of input), a vector one
+// counting once, and the store itself.
+// Of the index arithmetic, which LLVM mostly strength-reduces or hoists, only
+// division and modulo by a constant count (a multiply, shifts and a fix-up
+// each): a transpose folded through reshapes does little else.
+double operations_of(const Expr& e) {
+  double ops = 1;
+  te::visit_expr(e, [&](const Expr& x) {
+    const te::ExprKind k = x.kind();
+    if (k == te::ExprKind::Load || k == te::ExprKind::Select) {
+      ops += 1;
+    } else if (x.type().is_float()) {
+      if (te::is_binary(k) || x.as<te::CallNode>()) ops += 1;
+    } else if (k == te::ExprKind::Div || k == te::ExprKind::Mod) {
+      ops += 4;
+    }
+  });
+  return ops;
+}
+
+// One execution of `s`, each store's value measured by `of`.
+template <typename Measure>
+double count(const Stmt& s, const Measure& of) {
   if (!s.defined()) return 0;
   switch (s.kind()) {
     case StmtKind::For: {
       const auto* f = s.as<ForNode>();
-      return static_cast<double>(trip_count(f->extent)) * count(f->body);
+      return static_cast<double>(trip_count(f->extent)) * count(f->body, of);
     }
     case StmtKind::Store:
-      return flops_of(s.as<StoreNode>()->value);
+      return of(s.as<StoreNode>()->value);
     case StmtKind::ProducerStore:
-      return flops_of(s.as<ProducerStoreNode>()->value);
+      return of(s.as<ProducerStoreNode>()->value);
     case StmtKind::ProducerRealize:
-      return count(s.as<ProducerRealizeNode>()->body);
+      return count(s.as<ProducerRealizeNode>()->body, of);
     case StmtKind::Allocate:
-      return count(s.as<AllocateNode>()->body);
+      return count(s.as<AllocateNode>()->body, of);
     case StmtKind::Seq: {
       double total = 0;
-      for (const Stmt& c : s.as<SeqNode>()->seq) total += count(c);
+      for (const Stmt& c : s.as<SeqNode>()->seq) total += count(c, of);
       return total;
     }
     case StmtKind::IfThenElse: {
       // Guards of ragged tiles are almost always true: count the larger branch.
       const auto* i = s.as<IfThenElseNode>();
-      return std::max(count(i->then_case), count(i->else_case));
+      return std::max(count(i->then_case, of), count(i->else_case, of));
     }
     case StmtKind::LetStmt:
-      return count(s.as<LetStmtNode>()->body);
+      return count(s.as<LetStmtNode>()->body, of);
     case StmtKind::AttrStmt:
-      return count(s.as<AttrStmtNode>()->body);
+      return count(s.as<AttrStmtNode>()->body, of);
     case StmtKind::Evaluate:
       return 0;
   }
@@ -58,11 +81,15 @@ double count(const Stmt& s) {
 }  // namespace
 
 double count_flops(const PrimFunc& func) {
-  return count(func.body);
+  return count(func.body, flops_of);
 }
 
 double count_flops(const Stmt& s) {
-  return count(s);
+  return count(s, flops_of);
+}
+
+double count_operations(const Stmt& s) {
+  return count(s, operations_of);
 }
 
 }  // namespace lathe::tir
