@@ -11,7 +11,8 @@
 // default schedules and profiled inside their models' graph executor, the
 // estimate being the cold one `lathe run --profile` shows
 // (driver/kernel_roofline); the correlation is then over every kernel run of
-// every model, and per model. --marks lists, for each model's slowest
+// every model, and per model (each kernel's time the median of five
+// profiles of N runs). --marks lists, for each model's slowest
 // kernels, the loops the Schedule tab marks (driver/loop_costs) and why;
 // --classes sums the kernels by operator class (operator_class.h): their
 // time, its share, and their % of roof weighted by time, with the worst.
@@ -134,6 +135,23 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
   return sxy / std::sqrt(sxx * syy);
 }
 
+// Each kernel's time as the median of kProfileRounds profiles of `repeat`
+// runs each: on a shared machine one round can catch another process on a
+// core, and a mean over one round swung classes by 2x between runs.
+constexpr int kProfileRounds = 5;
+
+std::vector<runtime::KernelProfile> median_profile(runtime::GraphExecutor& exec, int repeat) {
+  std::vector<std::vector<runtime::KernelProfile>> rounds;
+  for (int r = 0; r < kProfileRounds; ++r) rounds.push_back(exec.profile(repeat));
+  std::vector<runtime::KernelProfile> out = rounds.front();
+  for (size_t k = 0; k < out.size(); ++k) {
+    std::vector<double> times;
+    for (const auto& round : rounds) times.push_back(round[k].time_us);
+    out[k].time_us = median(times);
+  }
+  return out;
+}
+
 // The zoo's kernels: each model's default compile, profiled in its executor.
 // One operator class over the zoo: its kernel runs' time and roof.
 struct ClassTotals {
@@ -194,7 +212,7 @@ int zoo_correlation(const std::string& dir, const std::string& only, bool marks,
     runtime::GraphExecutor& exec = module.executor();
     exec.run();  // warm-up
     const std::vector<driver::KernelRoofline> rows =
-        driver::kernel_rooflines(compiled, exec.profile(repeat), machine);
+        driver::kernel_rooflines(compiled, median_profile(exec, repeat), machine);
     std::vector<double> model_measured, model_estimated;
     for (const driver::KernelRoofline& r : rows) {
       if (r.roof.bound.empty() || r.profile.time_us <= 0) continue;
