@@ -24,7 +24,11 @@ namespace lathe::passes {
 // blocked layout the copy moves whole vectors. The input is copied KD times
 // (the depth im2col) for one 2-D conv with KD times the channels, where KD
 // separate convs would each write the whole output. The
-// last Transpose keeps the Conv's name and output value. Other Convs stay.
+// last Transpose keeps the Conv's name and output value. A depth-only window
+// (KD x 1 x 1, no stride or padding across H and W: a (2+1)-D network's
+// temporal conv) needs no copy: Reshape [N, C, D, H*W] -> Conv with a KD x 1
+// window -> Reshape [N, M, Do, H, W], the last keeping the Conv's name.
+// Other Convs stay.
 Graph lower_conv3d(const Graph& graph);
 
 }  // namespace lathe::passes

@@ -45,6 +45,9 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   run("lower_conv_transpose", lower_conv_transpose);
   run("prune_padding_taps", prune_padding_taps);
   run("lower_conv3d", lower_conv3d);
+  // The lowerings' weights are slices and transposes of constants: folded,
+  // the layout pass sees constants it may pad (padded_filters).
+  run("fold_constants", fold_constants);
   if (options.alter_layout)
     run("alter_conv_layout",
         [&](const Graph& g) { return alter_conv_layout(g, options.vector_unit); });

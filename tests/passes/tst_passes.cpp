@@ -1068,7 +1068,8 @@ class TestPasses : public QObject {
         passes_run.join(' '),
         QString(
             "eliminate_dead_code fold_constants simplify fold_constants "
-            "lower_conv_transpose prune_padding_taps lower_conv3d alter_conv_layout fold_constants "
+            "lower_conv_transpose prune_padding_taps lower_conv3d fold_constants alter_conv_layout "
+            "fold_constants "
             "cancel_layout_transforms eliminate_dead_code fuse_ops"));
     for (size_t k = 0; k + 1 < opt.snapshots.size(); ++k) QVERIFY(opt.snapshots[k].groups.empty());
     QCOMPARE(opt.snapshots.back().groups.size(), opt.groups.size());
