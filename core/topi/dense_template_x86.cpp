@@ -100,14 +100,22 @@ std::pair<int64_t, int64_t> default_tile(MatmulShape& s, const VectorUnit& vu) {
       std::max<int64_t>(1, std::min(vectors == 2 ? kMatmulRows : kMatmulRowsOneVector,
                                     (vu.registers - vectors - 1) / vectors));
   s.fold_batch = s.batch_dims > 0 && s.b.ndim() == 2 && s.m < row_limit;
-  // Whole batches per tile when folded, so every tile is a box in (batch, row) space.
+  // Rows: where no divisor reaches half the limit, tiles of about the limit,
+  // the last one guarded (197 rows: 25 tiles of 8).
+  auto row_tile = [&](int64_t rows) {
+    int64_t mb = largest_divisor(rows, row_limit);
+    if (2 * mb <= row_limit && rows > row_limit) mb = ceildiv(rows, ceildiv(rows, row_limit));
+    return mb;
+  };
+  // Whole batches per tile when folded, so every tile is a box in (batch,
+  // row) space; with one row per batch any tile is, and a prime batch (a
+  // ViT's 197 tokens as [197, 1, 192]) takes guarded tiles as rows do,
+  // where tiles of one row ran its QKV projection at 29 % of peak.
   if (s.fold_batch)
-    return {s.m * largest_divisor(s.batch, std::max<int64_t>(1, row_limit / s.m)), nb};
-  // Rows likewise: where no divisor reaches half the limit, tiles of about
-  // the limit, the last one guarded (197 rows: 25 tiles of 8).
-  int64_t mb = largest_divisor(s.m, row_limit);
-  if (2 * mb <= row_limit && s.m > row_limit) mb = ceildiv(s.m, ceildiv(s.m, row_limit));
-  return {mb, nb};
+    return {s.m == 1 ? row_tile(s.batch)
+                     : s.m * largest_divisor(s.batch, std::max<int64_t>(1, row_limit / s.m)),
+            nb};
+  return {row_tile(s.m), nb};
 }
 
 void apply_matmul(Schedule& sch, const MatmulShape& s, const std::vector<te::Tensor>& outputs,

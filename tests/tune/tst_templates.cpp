@@ -508,6 +508,9 @@ class TestTemplates : public QObject {
     QTest::newRow("dense 37x24 * 24x53") << Shape{37, 24} << Shape{24, 53} << true;
     QTest::newRow("batch 3x37x16 * 3x16x37") << Shape{3, 37, 16} << Shape{3, 16, 37} << false;
     QTest::newRow("batch 2x23x37 * 2x37x16") << Shape{2, 23, 37} << Shape{2, 37, 16} << false;
+    // One row per batch against a shared B: the batch folds into the rows,
+    // tiles of several rows though 37 is prime.
+    QTest::newRow("folded 37x1x24 * 24x48") << Shape{37, 1, 24} << Shape{24, 48} << true;
   }
 
   void matmulTilesThatDoNotDivide() {
@@ -519,6 +522,9 @@ class TestTemplates : public QObject {
     const int64_t m = a[a.size() - 2], n = b.back();
     QVERIFY2(m % default_option(space, "tile_y") != 0 || n % default_option(space, "tile_x") != 0,
              qPrintable(QString::fromStdString(space.describe(space.default_config))));
+    if (m == 1)
+      QVERIFY2(default_option(space, "tile_y") > 1,
+               qPrintable(QString::fromStdString(space.describe(space.default_config))));
     QVERIFY2(max_diff < 1e-4, qPrintable(QString("max difference %1").arg(max_diff)));
   }
 
