@@ -528,6 +528,19 @@ class TestTemplates : public QObject {
     QVERIFY2(max_diff < 1e-4, qPrintable(QString("max difference %1").arg(max_diff)));
   }
 
+  // Many rows against columns that block only in half vectors (1,000 on
+  // AVX-512) take panels of two whole vectors, the last one ragged, and the
+  // product stays right.
+  void manyRowsTakeWholeVectorPanels() {
+    const int64_t lanes = codegen::Target::host().vector_unit().lanes();
+    const int64_t n = 125 * lanes / 2;
+    const auto [max_diff, space] = default_matmul_error({64, 32}, {32, n}, true);
+    QVERIFY(!space.knobs.empty());
+    QVERIFY2(default_option(space, "tile_x") == 2 * lanes,
+             qPrintable(QString::fromStdString(space.describe(space.default_config))));
+    QVERIFY2(max_diff < 1e-4, qPrintable(QString("max difference %1").arg(max_diff)));
+  }
+
   // A matrix-vector product (one row tile) whose B outgrows a core's L2
   // streams B in wide panels, whole vectors of columns at a time, and still
   // leaves kMinParallelPanels (8) panels; a B that fits takes register
