@@ -151,14 +151,25 @@ void apply_matmul(Schedule& sch, const MatmulShape& s, const std::vector<te::Ten
   const bool wide = k.cols > (k.rows == 1 ? k.row_vectors : 2) * k.vector_lanes;
   auto [mo, mi] = t.loops.split(rows, k.rows, "i_outer", "i_inner");
   auto [no, ni] = t.loops.split(ax[rank - 1], k.cols, "j_outer", "j_inner");
+  // Batches of many rows against one B (ConvNeXt's channels-last MLPs,
+  // [1, 14, 14, 384] x [384, 1536], 14 rows a batch) that cannot fold: the
+  // batch inside each column panel, so that B's panel is packed and read
+  // from cache once for every batch, not once per batch (B streamed 14
+  // times ran them at under half the peak), where the panels alone keep the
+  // threads busy.
+  const bool batch_inside = !s.fold_batch && batch_dims > 0 && s.b.ndim() == 2 &&
+                            !k.parallel_rows && ceildiv(s.n, k.cols) >= kMinParallelPanels;
   std::vector<IterVar> order;
-  if (!s.fold_batch) order.assign(ax.begin(), ax.begin() + static_cast<long>(batch_dims));
-  for (const IterVar& v : {no, mo, mi, ni}) order.push_back(v);
+  if (batch_inside) order.push_back(no);
+  if (!s.fold_batch)
+    order.insert(order.end(), ax.begin(), ax.begin() + static_cast<long>(batch_dims));
+  for (const IterVar& v : {no, mo, mi, ni})
+    if (!batch_inside || !v.same_as(no)) order.push_back(v);
   t.loops.reorder(order);
   IterVar out_vector = ni;
   if (wide) out_vector = t.loops.split(ni, k.vector_lanes, "j_vectors", "j_lanes").second;
   IterVar outer = no;
-  if (!s.fold_batch)
+  if (!s.fold_batch && !batch_inside)
     for (size_t d = batch_dims; d-- > 0;) outer = t.loops.fuse(ax[d], outer);
   const IterVar panel_loop = outer;
   if (k.parallel_rows) outer = t.loops.fuse(outer, mo);

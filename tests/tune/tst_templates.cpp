@@ -21,6 +21,7 @@
 #include "schedule/schedule_text.h"
 #include "support/error.h"
 #include "tir/lower.h"
+#include "tir/printer.h"
 #include "tune/group_computation.h"
 #include "tune/kernel_fixture.h"
 
@@ -539,6 +540,25 @@ class TestTemplates : public QObject {
     QVERIFY2(default_option(space, "tile_x") == 2 * lanes,
              qPrintable(QString::fromStdString(space.describe(space.default_config))));
     QVERIFY2(max_diff < 1e-4, qPrintable(QString("max difference %1").arg(max_diff)));
+  }
+
+  // Batches of many rows against one B keep the batch inside each column
+  // panel: the panels alone run in parallel, B's panel packed once for all
+  // batches; the product stays right.
+  void batchesOfManyRowsShareEachPanel() {
+    const Shape a = {3, 14, 32}, b = {32, 256};
+    const auto [max_diff, space] = default_matmul_error(a, b, true);
+    QVERIFY(!space.knobs.empty());
+    QVERIFY2(max_diff < 1e-4, qPrintable(QString("max difference %1").arg(max_diff)));
+    const Group group = group_anchored_by(matmul_add(a, b, true), "MatMul");
+    const tune::GroupComputation c = tune::build_group_computation(
+        group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+    const topi::SearchSpace own = tune::template_search_space(c);
+    auto sch = tune::apply_config(c, own, own.default_config);
+    const std::string ir = tir::to_string(tir::lower(*sch, c.args(), "kernel").func);
+    const int64_t panels = 256 / default_option(own, "tile_x");
+    QVERIFY2(ir.find("j_outer in T.parallel(" + std::to_string(panels) + "):") != std::string::npos,
+             ir.c_str());
   }
 
   // A matrix-vector product (one row tile) whose B outgrows a core's L2
