@@ -163,8 +163,8 @@ void apply_matmul(Schedule& sch, const MatmulShape& s, const std::vector<te::Ten
   if (batch_inside) order.push_back(no);
   if (!s.fold_batch)
     order.insert(order.end(), ax.begin(), ax.begin() + static_cast<long>(batch_dims));
-  for (const IterVar& v : {no, mo, mi, ni})
-    if (!batch_inside || !v.same_as(no)) order.push_back(v);
+  if (!batch_inside) order.push_back(no);
+  order.insert(order.end(), {mo, mi, ni});
   t.loops.reorder(order);
   IterVar out_vector = ni;
   if (wide) out_vector = t.loops.split(ni, k.vector_lanes, "j_vectors", "j_lanes").second;

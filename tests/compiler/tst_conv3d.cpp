@@ -23,6 +23,14 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
+// The compiled graph's output against the reference executor's on a random
+// input "x" of `shape`: their normalized error.
+double compiled_error(const Graph& graph, const Ints& shape) {
+  const Tensor in = random_tensor(shape, 1);
+  return tune::normalized_error(driver::run_compiled(graph, {{"x", in}})[0],
+                                reference::Executor(graph).run({{"x", in}})[0]);
+}
+
 }  // namespace
 
 class TestConv3d : public QObject {
@@ -105,9 +113,7 @@ class TestConv3d : public QObject {
       QVERIFY2(n.op != "Conv" || compiled.optimized.graph.type(n.inputs[0]).rank() == 4,
                qPrintable(QString::fromStdString("a 3-D conv is left: " + n.name)));
 
-    const Tensor in = random_tensor(input, 1);
-    const double error = tune::normalized_error(driver::run_compiled(graph, {{"x", in}})[0],
-                                                reference::Executor(graph).run({{"x", in}})[0]);
+    const double error = compiled_error(graph, input);
     QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 
@@ -147,9 +153,7 @@ class TestConv3d : public QObject {
     }
     QCOMPARE(copies, 1);
 
-    const Tensor in = random_tensor({1, 16, 6, 8, 8}, 1);
-    const double error = tune::normalized_error(driver::run_compiled(graph, {{"x", in}})[0],
-                                                reference::Executor(graph).run({{"x", in}})[0]);
+    const double error = compiled_error(graph, Ints{1, 16, 6, 8, 8});
     QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 
@@ -172,9 +176,7 @@ class TestConv3d : public QObject {
       convs += func.name.find("conv") != std::string::npos;
     }
     QCOMPARE(convs, 1);
-    const Tensor in = random_tensor({1, 32, 6, 8, 8}, 1);
-    const double error = tune::normalized_error(driver::run_compiled(graph, {{"x", in}})[0],
-                                                reference::Executor(graph).run({{"x", in}})[0]);
+    const double error = compiled_error(graph, Ints{1, 32, 6, 8, 8});
     QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 };

@@ -14,9 +14,10 @@ double count_flops(const PrimFunc& func);
 double count_flops(const Stmt& s);
 
 // The instructions one execution of `s` issues for its work, roughly: each
-// float operation, load and store, a vector one counting once (index
-// arithmetic left out). What a loop costs a core, where FLOPs would count a
-// scalar gather's element as nothing and a vector's as sixteen.
+// float operation, load, select and store, a vector one counting once, and
+// each integer division or modulo as four (other index arithmetic left out).
+// What a loop costs a core, where FLOPs would count a scalar gather's
+// element as nothing and a vector's as sixteen.
 double count_operations(const Stmt& s);
 
 }  // namespace lathe::tir
