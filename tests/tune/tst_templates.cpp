@@ -759,29 +759,36 @@ class TestTemplates : public QObject {
   // A window along the rows only (3 x 1) tiles rows: each input value's
   // broadcast feeds the output rows it is in the window of, the window's
   // rows unrolled, the padded rows copied inside each row block (4 output
-  // rows read 6). A 3 x 3 window keeps rows of one.
+  // rows read 6; with stride 2, 9, still padded inside the block). A 3 x 3
+  // window keeps rows of one.
   void rowWindowsTileRows() {
-    for (const int64_t kw : {1, 3}) {
-      const Group group =
-          group_anchored_by(conv_relu({1, 32, 8, 48}, {32, 32, 3, kw}, 1, 1, 1), "Conv2dNCHWc");
-      QVERIFY(group.index >= 0);
-      const tune::GroupComputation c = tune::build_group_computation(
-          group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
-      const topi::SearchSpace space = tune::template_search_space(c);
-      const QString config = QString::fromStdString(space.describe(space.default_config));
-      const bool tiled = kw == 1;
-      QVERIFY2((space.value(space.default_config, "tile_oh")[0] == 4) == tiled, qPrintable(config));
-      QVERIFY2((space.value(space.default_config, "unroll_kh")[0] == 1) == tiled,
-               qPrintable(config));
-      QVERIFY2((space.value(space.default_config, "pad_rows")[0] == 1) == tiled,
-               qPrintable(config));
-    }
+    for (const int64_t stride : {1, 2})
+      for (const int64_t kw : {1, 3}) {
+        const Group group = group_anchored_by(
+            conv_relu({1, 32, 8 * stride, 48 * stride}, {32, 32, 3, kw}, stride, 1, 1),
+            "Conv2dNCHWc");
+        QVERIFY(group.index >= 0);
+        const tune::GroupComputation c = tune::build_group_computation(
+            group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
+        const topi::SearchSpace space = tune::template_search_space(c);
+        const QString config = QString::fromStdString(space.describe(space.default_config));
+        const bool tiled = kw == 1;
+        QVERIFY2((space.value(space.default_config, "tile_oh")[0] == 4) == tiled,
+                 qPrintable(config));
+        QVERIFY2((space.value(space.default_config, "unroll_kh")[0] == 1) == tiled,
+                 qPrintable(config));
+        // A 3 x 3 stride-2 window pads inside its rows too (each padded row
+        // copied 1.5 times), one of stride 1 not.
+        QVERIFY2((space.value(space.default_config, "pad_rows")[0] == 1) == (tiled || stride > 1),
+                 qPrintable(config));
+      }
   }
 
   void convKnobsFollowTheShapes() {
     const topi::SearchSpace space = conv_space_of(cases().at("conv 3x3")().graph).space;
+    // An 8-pixel row's divisor nearest the stationary order's 7 pixels: 8.
     QCOMPARE(space.describe(space.default_config),
-             std::string("tile_ow=[1,2,4] tile_oc=2 tile_oh=1 tile_ic=[2,1] unroll_kw=0 "
+             std::string("tile_ow=[1,1,8] tile_oc=2 tile_oh=1 tile_ic=[2,1] unroll_kw=0 "
                          "unroll_kh=0 taps_inner=0 stationary=1 prefetch=1 pad_rows=0"));
     for (const topi::Knob& k : space.knobs) {
       if (k.name == "tile_ow") {
