@@ -172,6 +172,25 @@ class TestEinsum : public QObject {
       QVERIFY(std::abs(compiled_out.data<float>()[i] - expected.data<float>()[i]) < 1e-4);
   }
 
+  // A label both operands share and the output drops is the MatMul's K, not
+  // a batch axis summed after an outer product per element of it: attention
+  // written as einsum ("B G H I D, B G H J D -> B G H I J", MaxViT's, with
+  // spaces) imports as one MatMul and no ReduceSum.
+  void contractedLabelsAreTheMatMulsReduction() {
+    const Graph graph = onnx_frontend::import_model_bytes(
+        einsum_model("B G H I D, B G H J D -> B G H I J", {{1, 4, 2, 7, 8}, {1, 4, 2, 7, 8}}, 5),
+        "e.onnx", ".");
+    int matmuls = 0;
+    for (const Node& n : graph.nodes) {
+      QVERIFY2(n.op != "ReduceSum", "the contraction was summed after the MatMul");
+      if (n.op != "MatMul") continue;
+      ++matmuls;
+      const Shape& a = graph.values[static_cast<size_t>(n.inputs[0])].type.shape;
+      QCOMPARE(a.back(), int64_t{8});  // K = D
+    }
+    QCOMPARE(matmuls, 1);
+  }
+
   void malformedEquationsAreClearErrors_data() {
     QTest::addColumn<QString>("equation");
     QTest::addColumn<Shapes>("shapes");

@@ -116,21 +116,26 @@ class EinsumExpansion {
     for (Operand& o : operands) take_diagonals(o);
     Operand acc = operands[0];
     for (size_t i = 1; i <= operands.size(); ++i) {
-      // Labels the output or a later operand still needs.
-      Labels keep = output_;
-      for (size_t j = i; j < operands.size(); ++j)
-        for (const std::string& l : operands[j].labels) keep.push_back(l);
+      // Labels the output or an operand after the i-th still needs: those
+      // of the pair's shared labels are batch axes of its MatMul, the others
+      // its contraction (K). Counting the i-th operand's own labels there
+      // made every shared label a batch axis, an outer product per element
+      // of K (MaxViT's attention: [..., 32, 49, 1] x [..., 32, 1, 49]) and a
+      // ReduceSum over K after it.
+      Labels later = output_;
+      for (size_t j = i + 1; j < operands.size(); ++j)
+        for (const std::string& l : operands[j].labels) later.push_back(l);
       if (i == operands.size()) {
-        sum_out(acc, keep);
+        sum_out(acc, later);
         break;
       }
       Operand& b = operands[i];
-      Labels keep_a = keep, keep_b = keep;
+      Labels keep_a = later, keep_b = later;
       keep_a.insert(keep_a.end(), b.labels.begin(), b.labels.end());
       keep_b.insert(keep_b.end(), acc.labels.begin(), acc.labels.end());
       sum_out(acc, keep_a);
       sum_out(b, keep_b);
-      acc = contract(acc, b, keep);
+      acc = contract(acc, b, later);
     }
     finish(acc);
     return std::move(seq_.nodes);
