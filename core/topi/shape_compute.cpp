@@ -359,7 +359,13 @@ std::vector<te::Tensor> range(const ComputeContext& ctx) {
 using Tap = ResizeTap;
 
 struct AxisTables {
-  bool identity = true;                     // output coordinate o reads input o with weight 1
+  bool identity = true;  // output coordinate o reads input o with weight 1
+  // A linear axis whose tables have no compact form (a scale that is no
+  // small ratio: align_corners from 96 to 384 maps o to o * 95 / 383) takes
+  // its two taps from the source coordinate a + b * o computed in the kernel:
+  // floor, the fraction as the right tap's weight, indices clamped.
+  bool affine = false;
+  double a = 0, b = 0;
   std::vector<std::vector<int64_t>> index;  // [tap][o]
   std::vector<std::vector<double>> weight;  // [tap][o]
   std::vector<int64_t> outside;             // [o]: 1 for extrapolation
@@ -415,6 +421,14 @@ std::vector<te::Tensor> resize(const ComputeContext& ctx) {
         copies = copies && (taps[k].weight == 0 || (taps[k].weight == 1 && taps[k].index == o));
       ax.identity = ax.identity && copies && in_n == out_n;
     }
+    if (!ax.identity && p.mode == "linear" && !p.exclude_outside && !ax.any_outside &&
+        resize_affine_coord(p, scale, in_n, ax.a, ax.b)) {
+      bool compact = true;
+      for (size_t k = 0; k < ax.index.size(); ++k)
+        compact = compact && detail::compact_table(ax.index[k]) &&
+                  detail::compact_float_table(ax.weight[k]);
+      ax.affine = !compact;
+    }
   }
   const bool nearest = p.mode == "nearest";
   // Float32 data interpolates in float32, as TVM's resize does: within an
@@ -430,6 +444,19 @@ std::vector<te::Tensor> resize(const ComputeContext& ctx) {
       const AxisTables& ax = axes[d];
       if (ax.identity) {
         taps[d].push_back({i[d], Expr()});
+        continue;
+      }
+      if (ax.affine) {
+        // As resize_taps: {floor(c): 1 - r, floor(c) + 1: r}, clamped.
+        const Expr c =
+            te::make_const(acc_t, ax.a) + te::make_const(acc_t, ax.b) * te::cast(acc_t, i[d]);
+        const Expr left = te::floor(c);
+        const Expr r = c - left;
+        const Expr x0 = te::cast(kI64, left);
+        const Expr first = te::make_int(0, kI64), last = te::make_int(x.shape()[d] - 1, kI64);
+        auto clamped = [&](const Expr& at) { return te::min(te::max(at, first), last); };
+        taps[d].push_back({clamped(x0), te::make_const(acc_t, 1.0) - r});
+        taps[d].push_back({clamped(x0 + te::make_int(1, kI64)), r});
         continue;
       }
       for (size_t k = 0; k < ax.index.size(); ++k) {

@@ -120,6 +120,28 @@ Expr with_ends(const std::vector<T>& v, const Periodic& p, const Expr& pos, Expr
 
 }  // namespace
 
+// At most this many runs make a compact table (or its period's repeat).
+constexpr size_t kCompactRuns = 16;
+
+bool compact_table(const std::vector<int64_t>& values) {
+  if (count_int_runs(values) <= kCompactRuns) return true;
+  int64_t drift = 0;
+  std::optional<Periodic> p =
+      find_period(values, drift, [](int64_t a, int64_t b) { return a == b; });
+  return p && p->period <= kCompactRuns;
+}
+
+bool compact_float_table(const std::vector<double>& values) {
+  size_t distinct = 0;
+  for (size_t k = 0; k < values.size(); ++k) distinct += k == 0 || values[k] != values[k - 1];
+  if (distinct <= kCompactRuns) return true;
+  double drift = 0;
+  std::optional<Periodic> p = find_period(values, drift, [](double a, double b) {
+    return std::abs(a - b) <= 1e-12 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
+  });
+  return p && drift == 0 && p->period <= kCompactRuns;
+}
+
 Expr table_lookup(const std::vector<int64_t>& values, const Expr& position) {
   const Expr pos = te::cast(kI64, position);
   int64_t drift = 0;

@@ -24,4 +24,11 @@ te::Expr table_lookup(const std::vector<int64_t>& values, const te::Expr& positi
 te::Expr float_table_lookup(const std::vector<double>& values, const te::Expr& position,
                             te::DataType t);
 
+// Whether table_lookup / float_table_lookup give `values` a small expression
+// (a few runs, or a period with at most a few runs in the repeat); a long
+// table without a period is a tree of one select per run, which vector code
+// evaluates whole for every lane.
+bool compact_table(const std::vector<int64_t>& values);
+bool compact_float_table(const std::vector<double>& values);
+
 }  // namespace lathe::topi::detail

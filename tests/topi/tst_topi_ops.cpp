@@ -299,6 +299,15 @@ std::vector<Case> shape_cases() {
                      {f32({1, 2, 4, 5}), omitted(), omitted(), ints({1, 2, 7, 3})},
                      1,
                      std::string("linear ") + t});
+  // Ratios with no short period (5 -> 23, 6 -> 37): the kernel computes the
+  // source coordinate instead of looking up tables.
+  for (const char* t : {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"})
+    cases.push_back({"Resize",
+                     attrs({{"mode", std::string("linear")},
+                            {"coordinate_transformation_mode", std::string(t)}}),
+                     {f32({1, 2, 5, 6}), omitted(), omitted(), ints({1, 2, 23, 37})},
+                     1,
+                     std::string("linear computed coordinates ") + t});
   cases.push_back({"Resize",
                    attrs({{"mode", std::string("cubic")}}),
                    {f32({1, 1, 5, 6}), omitted(), scales({1, 1, 1.6f, 0.5f})},

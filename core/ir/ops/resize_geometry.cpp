@@ -40,6 +40,30 @@ double resize_source_coord(const ResizeParams& p, int64_t x, double scale, int64
   fail_unsupported(str("coordinate_transformation_mode '", t, "' is not supported"));
 }
 
+bool resize_affine_coord(const ResizeParams& p, double scale, int64_t in_n, double& a, double& b) {
+  const double out_len = scale * static_cast<double>(in_n);
+  const double last = static_cast<double>(in_n - 1);
+  const std::string& t = p.transform;
+  a = 0;
+  b = 0;
+  if (t == "half_pixel" || (t == "pytorch_half_pixel" && out_len > 1)) {
+    a = 0.5 / scale - 0.5;
+    b = 1 / scale;
+  } else if (t == "pytorch_half_pixel") {
+    a = -0.5;
+  } else if (t == "align_corners") {
+    b = out_len == 1 ? 0 : last / (out_len - 1);
+  } else if (t == "asymmetric") {
+    b = 1 / scale;
+  } else if (t == "tf_half_pixel_for_nn") {
+    a = 0.5 / scale;
+    b = 1 / scale;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 std::vector<ResizeTap> resize_taps(const ResizeParams& p, double c, int64_t in_n,
                                    ZeroWeightTaps zeros) {
   int64_t x0 = static_cast<int64_t>(std::floor(c));

@@ -35,6 +35,10 @@ ResizeParams resize_params(const Attributes& attrs);
 double resize_source_coord(const ResizeParams& p, int64_t x, double scale, int64_t in_n,
                            double roi_start, double roi_end, bool& outside);
 
+// resize_source_coord as a + b * x, for the transformations that are affine
+// in x (all but tf_crop_and_resize): {a, b}, or false.
+bool resize_affine_coord(const ResizeParams& p, double scale, int64_t in_n, double& a, double& b);
+
 enum class ZeroWeightTaps { Keep, Drop };
 
 // The taps of input coordinate `c`, indices clamped to [0, in_n).
