@@ -228,6 +228,13 @@ class TestSimplifyRules : public QObject {
         {"ramp div whose residue crosses",
          te::ramp(x * 16 + 1, 1, 16) / te::broadcast(Expr(144), 16),
          te::ramp(x * 16 + 1, 1, 16) / te::broadcast(Expr(144), 16)},
+        // Lanes over several blocks from a base that is 0 modulo the block:
+        // the same constant lanes for every x, plus x's quotient.
+        {"ramp mod over blocks by residues", te::ramp(x * 16, 1, 16) % te::broadcast(Expr(8), 16),
+         te::ramp(Expr(0), 1, 16) % te::broadcast(Expr(8), 16)},
+        {"ramp div over blocks by residues",
+         te::ramp(x * 16 + 3, 1, 16) / te::broadcast(Expr(8), 16),
+         te::broadcast(x * 2, 16) + te::ramp(Expr(3), 1, 16) / te::broadcast(Expr(8), 16)},
         {"ramp div by a non-multiple stays", te::ramp(x * 16, 1, 16) / te::broadcast(Expr(40), 16),
          te::ramp(x * 16, 1, 16) / te::broadcast(Expr(40), 16)},
         {"ramp compare decided", te::ramp(Expr(0), 1, 4) < te::broadcast(Expr(4), 4),

@@ -2,6 +2,8 @@
 // division by a positive constant splits a linear sum into the terms the
 // divisor divides and a remainder, and the variable bounds decide the
 // remainder: (i*64 + j) // 64 is i and (i*64 + j) % 64 is j when 0 <= j < 64.
+#include <optional>
+
 #include "tir/arith/bound_analyzer.h"
 #include "tir/arith/linear_sum.h"
 #include "tir/arith/rewrite.h"
@@ -99,6 +101,22 @@ bool ramp_in_one_block(const Expr& ramp, int64_t divisor) {
   return base.residue + *stride * (r->lanes - 1) < base.coeff;
 }
 
+// The residue modulo `divisor` of a ramp's base that has variables but one
+// residue for all of them (base = divisor * k + r): the ramp's lanes modulo
+// the divisor are then those of ramp(r, stride, lanes), constants, and their
+// quotients k more. A resize's weights per output column with period 8,
+// looked up at (16 * i3_outer + lane) % 8, are one constant vector that way
+// instead of a tree of int64 vector selects in every iteration.
+std::optional<int64_t> ramp_base_residue(const Expr& ramp, int64_t divisor) {
+  const auto* r = ramp.as<te::RampNode>();
+  if (!r || divisor <= 0 || !r->base.type().is_int() || te::as_const_int(r->base)) return {};
+  const int64_t* stride = te::as_const_int(r->stride);
+  if (!stride || *stride < 0) return {};
+  const Residues base = residues_of(r->base);
+  if (base.coeff <= 0 || base.coeff % divisor != 0) return {};
+  return floormod(base.residue, divisor);
+}
+
 }  // namespace
 
 Expr Simplifier::simplify_div(const Expr& e, const Expr& a, const Expr& b) {
@@ -122,6 +140,17 @@ Expr Simplifier::simplify_div(const Expr& e, const Expr& a, const Expr& b) {
       const auto* r = a.as<te::RampNode>();
       return make_broadcast(make_binary(ExprKind::Div, r->base, bb->value), r->lanes);
     }
+  if (const auto* bb = b.as<te::BroadcastNode>(); bb && e.type().is_integer())
+    if (const int64_t* c = te::as_const_int(bb->value))
+      if (const std::optional<int64_t> rest = ramp_base_residue(a, *c)) {
+        // ramp(c*k + r, s, L) // c = broadcast(k) + ramp(r, s, L) // c.
+        const auto* ramp = a.as<te::RampNode>();
+        const Expr r0 = te::make_int(*rest, ramp->base.type());
+        const Expr k =
+            make_binary(ExprKind::Div, make_binary(ExprKind::Sub, ramp->base, r0), bb->value);
+        return make_binary(ExprKind::Add, make_broadcast(k, ramp->lanes),
+                           make_binary(ExprKind::Div, make_ramp(r0, ramp->stride, ramp->lanes), b));
+      }
   const int64_t* cb = te::as_const_int(b);
   if (!is_linear_type(e.type()) || !cb || *cb <= 0) return e;
 
@@ -173,6 +202,14 @@ Expr Simplifier::simplify_mod(const Expr& e, const Expr& a, const Expr& b) {
       const auto* r = a.as<te::RampNode>();
       return make_ramp(make_binary(ExprKind::Mod, r->base, bb->value), r->stride, r->lanes);
     }
+  if (const auto* bb = b.as<te::BroadcastNode>(); bb && e.type().is_integer())
+    if (const int64_t* c = te::as_const_int(bb->value))
+      if (const std::optional<int64_t> rest = ramp_base_residue(a, *c)) {
+        const auto* ramp = a.as<te::RampNode>();
+        return make_binary(
+            ExprKind::Mod,
+            make_ramp(te::make_int(*rest, ramp->base.type()), ramp->stride, ramp->lanes), b);
+      }
   const int64_t* cb = te::as_const_int(b);
   if (!is_linear_type(e.type()) || !cb || *cb <= 0) return e;
 
