@@ -23,6 +23,19 @@ Kind combine(Kind a, Kind b) {
 // TVM caps a group's size so that kernels stay compilable.
 constexpr int kMaxFusedNodes = 256;
 
+// Ops whose output reads each input element many times where it is larger
+// (an upsampling: a linear 2-D Resize's output element reads 4 of them):
+// fused into one, a producer's work is redone for every read.
+bool expands_its_input(const std::string& op) {
+  return op == "Resize" || op == "Upsample" || op == "Expand" || op == "Tile";
+}
+// From this many output elements per producer element on, an expanding
+// sink does not take the producer in: LR-ASPP's 8x bilinear upsampling of
+// the sum of two sliced blocked values recomputed the layout transforms, the
+// slices and the Add for each of 4 taps per output, 2.7 ms, where the sum
+// as a kernel of its own is 21 K elements.
+constexpr int64_t kMinExpansion = 4;
+
 struct Edge {
   int node;      // the consumer
   Kind pattern;  // the consumer's kind
@@ -39,6 +52,7 @@ class Fuser {
     for (int i = 0; i < n_; ++i) {
       const Node& node = graph.nodes[static_cast<size_t>(i)];
       kinds_[i] = op_kind(node.op);
+      expands_.push_back(expands_its_input(node.op));
       if (!node.outputs.empty() && node.outputs[0] != kNoValue)
         numel_[i] = graph.type(node.outputs[0]).numel();
       for (ValueId out : node.outputs) {
@@ -192,6 +206,7 @@ class Fuser {
       if (own == Kind::Opaque || sink < 0) continue;
       if (find(i) == find(sink)) continue;
       if (fused_size_with(i, sink) > kMaxFusedNodes) continue;
+      if (expands_[sink] && numel_[sink] >= kMinExpansion * numel_[i]) continue;
       const Kind path = dom_pattern_[i];
       if (own == Kind::OutEWiseFusable) {
         if (phase != 0 || !at_most(path, Kind::Broadcast)) continue;
@@ -226,6 +241,7 @@ class Fuser {
   std::vector<std::vector<Edge>> edges_;
   std::vector<bool> is_output_;
   std::vector<int64_t> numel_;  // of each node's first output
+  std::vector<bool> expands_;   // expands_its_input
   std::vector<int> dom_parent_, dom_depth_;
   std::vector<Kind> dom_pattern_;
   std::vector<Group> groups_;

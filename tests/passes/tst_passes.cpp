@@ -960,6 +960,29 @@ class TestPasses : public QObject {
     QCOMPARE(names.join(' '), QString("fused_conv_sigmoid fused_mul"));
   }
 
+  void upsamplingsDoNotTakeInTheirProducers() {
+    // A 4x bilinear Resize reads 4 input elements per output element: fused
+    // in, the Add before it would be redone 64 times per input element. It
+    // stays a kernel of its own; a 1.5x Resize (2.25 outputs per input)
+    // takes its Relu in.
+    auto floats = [](std::vector<float> v) {
+      return Tensor::from_vector<float>(v, {static_cast<int64_t>(v.size())});
+    };
+    Builder b;
+    ValueId x = b.input("x", {1, 3, 8, 8});
+    ValueId sum = b.node("Add", "sum", {x, x});
+    ValueId up = b.node("Resize", "up", {sum, kNoValue, b.constant("scales", floats({1, 1, 4, 4}))},
+                        attrs_of({{"mode", std::string("linear")}}));
+    ValueId relu = b.node("Relu", "relu", {x});
+    ValueId small = b.node("Resize", "small",
+                           {relu, kNoValue, b.constant("small_scales", floats({1, 1, 1.5, 1.5}))},
+                           attrs_of({{"mode", std::string("linear")}}));
+    std::vector<passes::FusedGroup> groups = passes::fuse_ops(b.finish({up, small}));
+    QStringList names;
+    for (const auto& grp : groups) names << QString::fromStdString(grp.name);
+    QCOMPARE(names.join(' '), QString("fused_add fused_resize fused_relu_resize"));
+  }
+
   void fusionNamesAreUnique() {
     Builder b;
     ValueId x = b.input("x", {4});
