@@ -87,6 +87,19 @@ size_t count_int_runs(const std::vector<int64_t>& v) {
   return runs;
 }
 
+// Runs of equal entries in a float table.
+size_t count_float_runs(const std::vector<double>& v) {
+  size_t runs = 0;
+  for (size_t k = 0; k < v.size(); ++k) runs += k == 0 || v[k] != v[k - 1];
+  return runs;
+}
+
+// Float entries within 1e-12 of each other count as equal when finding a
+// period (a weight of 1/3 computed at two coordinates differs in its last bit).
+bool same_float(double a, double b) {
+  return std::abs(a - b) <= 1e-12 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
+}
+
 Expr float_tree(const std::vector<double>& values, const Expr& pos, DataType t) {
   std::vector<size_t> starts;
   for (size_t p = 0; p < values.size(); ++p)
@@ -132,13 +145,9 @@ bool compact_table(const std::vector<int64_t>& values) {
 }
 
 bool compact_float_table(const std::vector<double>& values) {
-  size_t distinct = 0;
-  for (size_t k = 0; k < values.size(); ++k) distinct += k == 0 || values[k] != values[k - 1];
-  if (distinct <= kCompactRuns) return true;
+  if (count_float_runs(values) <= kCompactRuns) return true;
   double drift = 0;
-  std::optional<Periodic> p = find_period(values, drift, [](double a, double b) {
-    return std::abs(a - b) <= 1e-12 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
-  });
+  std::optional<Periodic> p = find_period(values, drift, same_float);
   return p && drift == 0 && p->period <= kCompactRuns;
 }
 
@@ -161,14 +170,9 @@ Expr table_lookup(const std::vector<int64_t>& values, const Expr& position) {
 
 Expr float_table_lookup(const std::vector<double>& values, const Expr& position, DataType t) {
   const Expr pos = te::cast(kI64, position);
-  size_t distinct = 0;
-  for (size_t k = 0; k < values.size(); ++k) distinct += k == 0 || values[k] != values[k - 1];
   double drift = 0;
   std::optional<Periodic> p;
-  if (distinct > kFewRuns)
-    p = find_period(values, drift, [](double a, double b) {
-      return std::abs(a - b) <= 1e-12 * std::max(1.0, std::max(std::abs(a), std::abs(b)));
-    });
+  if (count_float_runs(values) > kFewRuns) p = find_period(values, drift, same_float);
   auto tree = [t](const std::vector<double>& v, const Expr& at) { return float_tree(v, at, t); };
   // A float drift would need a multiply in the kernel: only repeats are taken.
   if (!p || drift != 0) return float_tree(values, pos, t);

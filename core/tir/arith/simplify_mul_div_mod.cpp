@@ -136,21 +136,19 @@ Expr Simplifier::simplify_div(const Expr& e, const Expr& a, const Expr& b) {
   if (e.type().is_integer())
     if (Expr r = integer_rules.apply(e, *this); r.defined()) return r;
   if (const auto* bb = b.as<te::BroadcastNode>(); bb && e.type().is_integer())
-    if (const int64_t* c = te::as_const_int(bb->value); c && ramp_in_one_block(a, *c)) {
+    if (const int64_t* c = te::as_const_int(bb->value)) {
       const auto* r = a.as<te::RampNode>();
-      return make_broadcast(make_binary(ExprKind::Div, r->base, bb->value), r->lanes);
-    }
-  if (const auto* bb = b.as<te::BroadcastNode>(); bb && e.type().is_integer())
-    if (const int64_t* c = te::as_const_int(bb->value))
+      if (ramp_in_one_block(a, *c))
+        return make_broadcast(make_binary(ExprKind::Div, r->base, bb->value), r->lanes);
       if (const std::optional<int64_t> rest = ramp_base_residue(a, *c)) {
         // ramp(c*k + r, s, L) // c = broadcast(k) + ramp(r, s, L) // c.
-        const auto* ramp = a.as<te::RampNode>();
-        const Expr r0 = te::make_int(*rest, ramp->base.type());
+        const Expr r0 = te::make_int(*rest, r->base.type());
         const Expr k =
-            make_binary(ExprKind::Div, make_binary(ExprKind::Sub, ramp->base, r0), bb->value);
-        return make_binary(ExprKind::Add, make_broadcast(k, ramp->lanes),
-                           make_binary(ExprKind::Div, make_ramp(r0, ramp->stride, ramp->lanes), b));
+            make_binary(ExprKind::Div, make_binary(ExprKind::Sub, r->base, r0), bb->value);
+        return make_binary(ExprKind::Add, make_broadcast(k, r->lanes),
+                           make_binary(ExprKind::Div, make_ramp(r0, r->stride, r->lanes), b));
       }
+    }
   const int64_t* cb = te::as_const_int(b);
   if (!is_linear_type(e.type()) || !cb || *cb <= 0) return e;
 
@@ -198,18 +196,14 @@ Expr Simplifier::simplify_mod(const Expr& e, const Expr& a, const Expr& b) {
   if (e.type().is_integer())
     if (Expr r = rules.apply(e, *this); r.defined()) return r;
   if (const auto* bb = b.as<te::BroadcastNode>(); bb && e.type().is_integer())
-    if (const int64_t* c = te::as_const_int(bb->value); c && ramp_in_one_block(a, *c)) {
+    if (const int64_t* c = te::as_const_int(bb->value)) {
       const auto* r = a.as<te::RampNode>();
-      return make_ramp(make_binary(ExprKind::Mod, r->base, bb->value), r->stride, r->lanes);
+      if (ramp_in_one_block(a, *c))
+        return make_ramp(make_binary(ExprKind::Mod, r->base, bb->value), r->stride, r->lanes);
+      if (const std::optional<int64_t> rest = ramp_base_residue(a, *c))
+        return make_binary(ExprKind::Mod,
+                           make_ramp(te::make_int(*rest, r->base.type()), r->stride, r->lanes), b);
     }
-  if (const auto* bb = b.as<te::BroadcastNode>(); bb && e.type().is_integer())
-    if (const int64_t* c = te::as_const_int(bb->value))
-      if (const std::optional<int64_t> rest = ramp_base_residue(a, *c)) {
-        const auto* ramp = a.as<te::RampNode>();
-        return make_binary(
-            ExprKind::Mod,
-            make_ramp(te::make_int(*rest, ramp->base.type()), ramp->stride, ramp->lanes), b);
-      }
   const int64_t* cb = te::as_const_int(b);
   if (!is_linear_type(e.type()) || !cb || *cb <= 0) return e;
 
