@@ -38,6 +38,17 @@ std::vector<Node> expand_recurrent(Node node, const UpgradeHooks& hooks);
 // Einsum as transposes, sums and batched MatMuls (einsum.cpp).
 std::vector<Node> expand_einsum(Node node, const UpgradeHooks& hooks);
 
+// Ops from opsets after 17 that Lathe expands into ones it has: Gelu, Mish,
+// GroupNormalization (newer_ops.cpp).
+bool is_newer_expanded_op(const std::string& op);
+std::vector<Node> expand_newer_op(Node node, int opset, const UpgradeHooks& hooks);
+// Whether Lathe implements the form that `op` took in `opset`, the newest
+// opset after 17 that changed its meaning (opset_changes.h).
+bool handles_newer_form(const std::string& op, int opset);
+// Brings a newer form to the one Lathe's op takes (Resize's axes) and
+// refuses what it lacks (Resize's antialias) by name.
+Node upgrade_newer_form(Node node, int opset, const UpgradeHooks& hooks);
+
 // Rewrites a node written for an older opset into the newest form Lathe's ops
 // implement (attributes that became inputs, changed semantics). May return
 // several nodes, to be imported in order, which write the node's own

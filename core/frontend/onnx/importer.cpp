@@ -9,7 +9,10 @@
 #include <unordered_map>
 
 #include "frontend/onnx/import_internal.h"
+#include "frontend/onnx/node_order.h"
 #include "frontend/onnx/onnx_import.h"
+#include "frontend/onnx/opset_changes.h"
+#include "frontend/onnx/subgraph_copy.h"
 #include "frontend/onnx/tensor_proto.h"
 #include "reference/executor.h"
 #include "support/error.h"
@@ -51,6 +54,7 @@ class Importer {
   Graph run() {
     check_opset();
     if (diagnostics_.empty()) {
+      sort_nodes_topologically(*model_.mutable_graph());
       apply_input_overrides();
       run_onnx_checker();
       import_initializers();
@@ -59,8 +63,9 @@ class Importer {
       import_outputs();
     }
     // ONNX's shape inference runs only on models Lathe's own inference
-    // accepted: libonnx divides by a zero stride where Lathe reports it.
-    if (diagnostics_.empty()) cross_check_with_onnx_inference();
+    // accepted (libonnx divides by a zero stride where Lathe reports it), and
+    // only for opsets whose schemas libonnx knows.
+    if (diagnostics_.empty() && opset_ <= kLibonnxOpset) cross_check_with_onnx_inference();
     if (!diagnostics_.empty())
       throw DiagnosticError(str("cannot import ", source_, ":"), std::move(diagnostics_));
     graph_.remove_unused_values();
@@ -86,7 +91,8 @@ class Importer {
       report(Kind::Invalid, source_, "no opset_import for the default ONNX domain");
     } else if (opset_ > kMaxOpset) {
       report(Kind::Unsupported, source_,
-             str("opset ", opset_, " is newer than the ", kMaxOpset, " Lathe supports"));
+             str("opset ", opset_, " is newer than the ", kMaxOpset, " Lathe supports",
+                 ops_newer_than_lathe()));
     } else if (opset_ < 1) {
       report(Kind::Invalid, source_, str("opset ", opset_, " does not exist"));
     }
@@ -145,13 +151,63 @@ class Importer {
     if (model_.ir_version() >= 8) onnx::checker::check_model_local_functions(model_, ctx, lexical);
   }
 
+  // A model that libonnx knows whole (its opset and IR version) gets libonnx's
+  // checker; a newer one gets it node by node, for the nodes that mean what
+  // they meant at opset 17, and Lathe's own inference checks the rest.
   void run_onnx_checker() {
+    if (opset_ > kLibonnxOpset || model_.ir_version() > onnx::IR_VERSION) {
+      check_nodes_libonnx_knows();
+      return;
+    }
     try {
       check_model_in_its_folder();
     } catch (const std::exception& e) {
       report(Kind::Invalid, source_, str("ONNX checker: ", first_line(e.what())));
       checker_failed_ = true;
     }
+  }
+
+  void check_nodes_libonnx_knows() {
+    onnx::checker::CheckerContext ctx;
+    ctx.set_ir_version(static_cast<int>(std::min<int64_t>(model_.ir_version(), onnx::IR_VERSION)));
+    std::unordered_map<std::string, int> opsets;
+    for (const auto& opset : model_.opset_import())
+      opsets[opset.domain()] = static_cast<int>(opset.version());
+    opsets[""] = std::min(opset_, kLibonnxOpset);
+    ctx.set_opset_imports(opsets);
+    ctx.set_model_dir(base_dir_);
+    onnx::checker::LexicalScopeContext lexical;
+    for (int i = 0; i < model_.graph().node_size(); ++i) {
+      const onnx::NodeProto& node = model_.graph().node(i);
+      const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+      bool has_subgraph = false;
+      for (const auto& a : node.attribute()) has_subgraph |= a.has_g() || a.graphs_size() > 0;
+      if (!default_domain || has_subgraph || !same_meaning_as_libonnx(node.op_type(), opset_) ||
+          opset_introducing(node.op_type()))
+        continue;
+      try {
+        onnx::checker::check_node(node, ctx, lexical);
+      } catch (const std::exception& e) {
+        std::string name =
+            node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
+        report(Kind::Invalid, str("node ", name, " (", node.op_type(), ")"),
+               str("ONNX checker (opset ", kLibonnxOpset, " schema): ", first_line(e.what())));
+      }
+    }
+  }
+
+  // For a model refused for its opset: the ops it uses that came after Lathe's
+  // newest opset, as " (it uses Swish from opset 24)".
+  std::string ops_newer_than_lathe() const {
+    std::set<std::string> named;
+    for (const auto& node : model_.graph().node()) {
+      auto since = opset_introducing(node.op_type());
+      if (since && *since > kMaxOpset) named.insert(str(node.op_type(), " from opset ", *since));
+    }
+    if (named.empty()) return "";
+    std::string list;
+    for (const std::string& s : named) list += (list.empty() ? "" : ", ") + s;
+    return " (it uses " + list + ")";
   }
 
   // Types every value as libonnx's strict shape inference does and reports
@@ -284,13 +340,38 @@ class Importer {
     }
   }
 
-  // Whether a node reads the value at one of its op's shape-deciding positions.
+  // Whether a node reads the value at one of its op's shape-deciding
+  // positions, or an If's condition or a Loop's trip count or condition
+  // depends on it: Lathe compiles the branch a known condition takes and
+  // unrolls a loop of known length.
   bool decides_a_shape(const std::string& name) const {
+    if (decides_a_condition(name)) return true;
     for (const auto& node : model_.graph().node()) {
       const OpDef* op = registry_.find(node.op_type());
       std::vector<int> positions = op ? op->shape_inputs : legacy_shape_inputs(node.op_type());
       for (int i : positions)
         if (i < node.input_size() && node.input(i) == name) return true;
+    }
+    return false;
+  }
+
+  bool decides_a_condition(const std::string& name) const {
+    std::unordered_map<std::string, const onnx::NodeProto*> producer;
+    std::vector<std::string> work;
+    for (const auto& node : model_.graph().node()) {
+      for (const std::string& out : node.output()) producer[out] = &node;
+      if (node.op_type() == "If" && node.input_size() > 0) work.push_back(node.input(0));
+      if (node.op_type() == "Loop")
+        for (int i = 0; i < std::min(node.input_size(), 2); ++i) work.push_back(node.input(i));
+    }
+    std::set<std::string> seen;
+    while (!work.empty()) {
+      std::string v = std::move(work.back());
+      work.pop_back();
+      if (v.empty() || !seen.insert(v).second) continue;
+      if (v == name) return true;
+      if (auto it = producer.find(v); it != producer.end())
+        for (const std::string& in : it->second->input()) work.push_back(in);
     }
     return false;
   }
@@ -304,11 +385,19 @@ class Importer {
   }
 
   void import_node(const onnx::NodeProto& proto, int index) {
-    Node node;
-    node.name = unique_node_name(proto, index);
     // Ops of other domains (ONNX Runtime's com.microsoft contrib ops) are
     // named with their domain; only plugins define them.
     const bool default_domain = proto.domain().empty() || proto.domain() == "ai.onnx";
+    if (default_domain && proto.op_type() == "If") {
+      import_if(proto, index);
+      return;
+    }
+    if (default_domain && proto.op_type() == "Loop") {
+      import_loop(proto, index);
+      return;
+    }
+    Node node;
+    node.name = unique_node_name(proto, index);
     node.op = default_domain ? proto.op_type() : proto.domain() + "." + proto.op_type();
     const std::string where = "node " + describe_node(node);
     bool usable = true;
@@ -320,7 +409,15 @@ class Importer {
                  "LATHE_PLUGIN_PATH or in Lathe's plugin folder)"));
       usable = false;
     } else if (!registry_.find(node.op) && !is_rewritten_op(node.op)) {
-      report(Kind::Unsupported, where, "operator is not supported");
+      auto since = opset_introducing(node.op);
+      report(Kind::Unsupported, where,
+             since ? str("operator ", node.op, " (opset ", *since, ") is not supported")
+                   : std::string("operator is not supported"));
+      usable = false;
+    } else if (auto changed = last_meaning_change(node.op, opset_);
+               changed && !handles_newer_form(node.op, *changed)) {
+      report(Kind::Unsupported, where,
+             str("operator ", node.op, " in its opset-", *changed, " form is not supported"));
       usable = false;
     }
     for (const std::string& in : proto.input()) {
@@ -390,6 +487,212 @@ class Importer {
         define(out, outputs[k++]);
       else if (out.empty())
         ++k;
+  }
+
+  // An If whose condition folds to a constant is replaced by the branch it
+  // takes: the branch's nodes are imported in its place, and its outputs
+  // become the If's through Identity nodes (which simplification removes).
+  void import_if(const onnx::NodeProto& proto, int index) {
+    const std::string name = unique_node_name(proto, index);
+    const std::string where = "node " + name + " (If)";
+    auto give_up = [&](Kind kind, std::string message) {
+      if (!message.empty()) report(kind, where, std::move(message));
+      for (const std::string& out : proto.output()) poison(out);
+    };
+    if (proto.input_size() != 1 || proto.input(0).empty())
+      return give_up(Kind::Invalid, "If takes exactly one input, the condition");
+    const std::string& cond = proto.input(0);
+    if (poisoned_names_.count(cond)) return give_up(Kind::Invalid, "");
+    auto it = by_name_.find(cond);
+    if (it == by_name_.end())
+      return give_up(Kind::Invalid, str("input '", cond, "' is not produced by any earlier node"));
+    const Value& c = graph_.value(it->second);
+    if (!c.is_constant())
+      return give_up(Kind::Unsupported,
+                     str("its condition '", cond,
+                         "' depends on the model's inputs at run time; Lathe compiles an If only "
+                         "when the condition folds at compile time (give the inputs it depends "
+                         "on with --inputs, which freezes them)"));
+    if (c.constant.numel() != 1)
+      return give_up(Kind::Invalid, str("the condition '", cond, "' has ", c.constant.numel(),
+                                        " elements, not one"));
+    const bool taken = c.constant.to_int64_vector()[0] != 0;
+    const std::string branch_name = taken ? "then_branch" : "else_branch";
+    const onnx::GraphProto* branch = nullptr;
+    for (const auto& a : proto.attribute())
+      if (a.name() == branch_name && a.has_g()) branch = &a.g();
+    if (!branch) return give_up(Kind::Invalid, str("has no ", branch_name));
+    if (branch->output_size() != proto.output_size())
+      return give_up(Kind::Invalid, str(branch_name, " has ", branch->output_size(),
+                                        " outputs, the If ", proto.output_size()));
+    for (const auto& init : branch->initializer()) {
+      try {
+        define(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
+      } catch (const Error& e) {
+        report(Kind::Invalid, str(where, " ", branch_name, " initializer '", init.name(), "'"),
+               e.what());
+        poison(init.name());
+      }
+    }
+    for (int i = 0; i < branch->node_size(); ++i) import_node(branch->node(i), i);
+    for (int k = 0; k < proto.output_size(); ++k) {
+      const std::string& out = proto.output(k);
+      const std::string& from = branch->output(k).name();
+      if (out.empty()) continue;
+      auto produced = by_name_.find(from);
+      if (poisoned_names_.count(from) || produced == by_name_.end()) {
+        if (!poisoned_names_.count(from))
+          report(Kind::Invalid, where, str(branch_name, " output '", from, "' is not produced"));
+        poison(out);
+        continue;
+      }
+      Node identity{str(name, "/", out), "Identity", {produced->second}, {}, {}};
+      identity.outputs = {graph_.add_value(out, {})};
+      const ValueId id = identity.outputs[0];
+      if (add_typed_node(std::move(identity)))
+        define(out, id);
+      else
+        poison(out);
+    }
+  }
+
+  // A Loop whose trip count and condition fold is unrolled: its body is
+  // imported once per iteration (each copy's names suffixed "@i"), the loop-
+  // carried values threaded through, and each scan output stacked on a new
+  // first axis. The condition must fold in every iteration.
+  void import_loop(const onnx::NodeProto& proto, int index) {
+    static constexpr int64_t kMaxUnrolledNodes = 50000;
+    const std::string name = unique_node_name(proto, index);
+    const std::string where = "node " + name + " (Loop)";
+    auto give_up = [&](Kind kind, std::string message) {
+      if (!message.empty()) report(kind, where, std::move(message));
+      for (const std::string& out : proto.output()) poison(out);
+    };
+    const onnx::GraphProto* body = nullptr;
+    for (const auto& a : proto.attribute())
+      if (a.name() == "body" && a.has_g()) body = &a.g();
+    if (!body) return give_up(Kind::Invalid, "has no body");
+    if (proto.input_size() < 2)
+      return give_up(Kind::Invalid, "Loop takes M, cond and the loop-carried values");
+    const int carried = proto.input_size() - 2;
+    const int scans = body->output_size() - 1 - carried;
+    if (body->input_size() != carried + 2 || scans < 0 || proto.output_size() > carried + scans)
+      return give_up(Kind::Invalid,
+                     str("the body has ", body->input_size(), " inputs and ", body->output_size(),
+                         " outputs for ", carried, " loop-carried values"));
+    // A constant scalar input (M or cond) as an integer; nullopt when omitted.
+    auto folded = [&](const std::string& in, const char* what) -> std::optional<int64_t> {
+      if (in.empty()) return std::nullopt;
+      auto it = by_name_.find(in);
+      if (it == by_name_.end() || poisoned_names_.count(in)) throw Error("");
+      const Value& v = graph_.value(it->second);
+      if (!v.is_constant() || v.constant.numel() != 1)
+        throw UnsupportedError(str(what, " '", in,
+                                   "' depends on the model's inputs at run time; Lathe unrolls a "
+                                   "Loop only when its trip count and condition fold"));
+      return v.constant.to_int64_vector()[0];
+    };
+    std::optional<int64_t> trips, cond;
+    try {
+      trips = folded(proto.input(0), "the trip count");
+      cond = folded(proto.input(1), "the condition");
+    } catch (const UnsupportedError& e) {
+      return give_up(Kind::Unsupported, e.what());
+    } catch (const Error&) {
+      return give_up(Kind::Invalid, "");
+    }
+    if (!trips && !cond) return give_up(Kind::Invalid, "has neither a trip count nor a condition");
+    std::vector<ValueId> state;
+    for (int k = 0; k < carried; ++k) {
+      auto it = by_name_.find(proto.input(k + 2));
+      if (it == by_name_.end() || poisoned_names_.count(proto.input(k + 2)))
+        return give_up(Kind::Invalid, "");
+      state.push_back(it->second);
+    }
+    std::vector<std::vector<ValueId>> scanned(static_cast<size_t>(scans));
+    int64_t i = 0;
+    for (; (!trips || i < *trips) && cond.value_or(1) != 0; ++i) {
+      if ((i + 1) * std::max(body->node_size(), 1) > kMaxUnrolledNodes)
+        return give_up(Kind::Unsupported, str("runs more than ", i,
+                                              " iterations; Lathe unrolls a Loop at import, up "
+                                              "to ",
+                                              kMaxUnrolledNodes, " nodes"));
+      const std::string suffix = "@" + std::to_string(i);
+      const onnx::GraphProto step = renamed_copy(*body, suffix);
+      define(step.input(0).name(), graph_.add_constant(step.input(0).name(), Tensor::scalar(i)));
+      Tensor c(DType::Bool, {});
+      c.data<bool>()[0] = true;
+      define(step.input(1).name(), graph_.add_constant(step.input(1).name(), c));
+      for (int k = 0; k < carried; ++k) define(step.input(k + 2).name(), state[k]);
+      for (const auto& init : step.initializer()) {
+        try {
+          define(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
+        } catch (const Error& e) {
+          return give_up(Kind::Invalid, str("body initializer '", init.name(), "': ", e.what()));
+        }
+      }
+      for (int n = 0; n < step.node_size(); ++n) import_node(step.node(n), n);
+      std::vector<ValueId> outs;
+      for (const auto& out : step.output()) {
+        auto it = by_name_.find(out.name());
+        if (it == by_name_.end() || poisoned_names_.count(out.name()))
+          return give_up(Kind::Invalid,
+                         poisoned_names_.count(out.name())
+                             ? ""
+                             : str("body output '", out.name(), "' is not produced"));
+        outs.push_back(it->second);
+      }
+      const Value& next = graph_.value(outs[0]);
+      if (!next.is_constant() || next.constant.numel() != 1)
+        return give_up(Kind::Unsupported,
+                       str("the condition the body computes ('", step.output(0).name(),
+                           "') depends on run-time values; Lathe unrolls a Loop only when it "
+                           "folds"));
+      cond = next.constant.to_int64_vector()[0];
+      for (int k = 0; k < carried; ++k) state[k] = outs[static_cast<size_t>(k + 1)];
+      for (int k = 0; k < scans; ++k)
+        scanned[k].push_back(outs[static_cast<size_t>(1 + carried + k)]);
+    }
+    auto write = [&](const std::string& out, const std::string& op, std::vector<ValueId> inputs,
+                     Attributes attrs) {
+      Node node{str(name, "/", out),
+                op,
+                std::move(inputs),
+                {graph_.add_value(out, {})},
+                std::move(attrs)};
+      const ValueId id = node.outputs[0];
+      if (add_typed_node(std::move(node)))
+        define(out, id);
+      else
+        poison(out);
+    };
+    for (int k = 0; k < proto.output_size(); ++k) {
+      const std::string& out = proto.output(k);
+      if (out.empty()) continue;
+      if (k < carried) {
+        write(out, "Identity", {state[k]}, {});
+        continue;
+      }
+      std::vector<ValueId> parts;
+      const ValueId axis =
+          graph_.add_constant(out + "/axes", Tensor::from_vector(std::vector<int64_t>{0}, {1}));
+      if (scanned[k - carried].empty()) {
+        give_up(Kind::Unsupported, str("scan output '", out, "' of a loop that runs no iteration"));
+        return;
+      }
+      for (size_t it = 0; it < scanned[k - carried].size(); ++it) {
+        Node unsqueeze{str(name, "/", out, "@", it),
+                       "Unsqueeze",
+                       {scanned[k - carried][it], axis},
+                       {graph_.add_value(str(out, "@", it), {})},
+                       {}};
+        parts.push_back(unsqueeze.outputs[0]);
+        if (!add_typed_node(std::move(unsqueeze))) return give_up(Kind::Invalid, "");
+      }
+      Attributes concat;
+      concat.set("axis", int64_t{0});
+      write(out, "Concat", std::move(parts), std::move(concat));
+    }
   }
 
   UpgradeHooks hooks() {

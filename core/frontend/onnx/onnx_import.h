@@ -27,9 +27,10 @@ struct ImportOptions {
   int64_t fold_limit = 4096;
 };
 
-// The lowest and highest default-domain opsets the importer accepts.
+// The lowest and highest default-domain opsets the importer accepts. Opsets
+// after 17 are checked node by node (frontend/onnx/opset_changes.h).
 constexpr int kMinOpset = 7;
-constexpr int kMaxOpset = 17;
+constexpr int kMaxOpset = 23;
 
 Graph import_model_file(const std::string& path, const ImportOptions& options = {});
 // `source` names the model in diagnostics; `base_dir` resolves external data.

@@ -1,0 +1,505 @@
+// Models of opsets 18 to 23, as PyTorch's dynamo exporter and newer tools
+// write them, written here node by node: the forms those opsets changed
+// (Reduce* axes as an input, Split's num_outputs, Resize's axes), the ops they
+// added that Lathe expands (Gelu, Mish, GroupNormalization in both meanings),
+// each against its definition computed in the test; ops Lathe lacks refused
+// by name and opset; nodes out of topological order sorted; and If whose
+// condition folds replaced by its branch.
+#include <onnx/onnx_pb.h>
+
+#include <QtTest>
+#include <cmath>
+#include <map>
+
+#include "../graph_builder.h"
+#include "driver/compiled_module.h"
+#include "driver/graph_compiler.h"
+#include "frontend/onnx/onnx_import.h"
+#include "reference/executor.h"
+#include "support/error.h"
+
+using namespace lathe;
+
+namespace {
+
+// An ONNX model written node by node.
+class ModelWriter {
+ public:
+  explicit ModelWriter(int opset, int ir_version = 10) {
+    model_.set_ir_version(ir_version);
+    model_.add_opset_import()->set_version(opset);
+    graph_ = model_.mutable_graph();
+    graph_->set_name("newer");
+  }
+
+  void input(const std::string& name, const Shape& shape, int elem = onnx::TensorProto::FLOAT) {
+    describe(graph_->add_input(), name, shape, elem);
+  }
+  // Outputs are declared by rank only, with symbolic dims.
+  void output(const std::string& name, size_t rank, int elem = onnx::TensorProto::FLOAT) {
+    Shape dims(rank, -1);
+    describe(graph_->add_output(), name, dims, elem);
+  }
+  void floats(const std::string& name, const std::vector<float>& v, Shape shape = {}) {
+    if (shape.empty()) shape = {static_cast<int64_t>(v.size())};
+    auto* t = graph_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : shape) t->add_dims(d);
+    for (float x : v) t->add_float_data(x);
+  }
+  void ints(const std::string& name, const std::vector<int64_t>& v) {
+    auto* t = graph_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(v.size()));
+    for (int64_t x : v) t->add_int64_data(x);
+  }
+  onnx::NodeProto* node(const std::string& op, std::vector<std::string> inputs,
+                        std::vector<std::string> outputs, onnx::GraphProto* into = nullptr) {
+    onnx::NodeProto* n = (into ? into : graph_)->add_node();
+    n->set_op_type(op);
+    n->set_name(outputs.empty() ? op : outputs[0] + "_node");
+    for (const auto& in : inputs) n->add_input(in);
+    for (const auto& out : outputs) n->add_output(out);
+    return n;
+  }
+  std::string bytes() const { return model_.SerializeAsString(); }
+  onnx::GraphProto* graph() { return graph_; }
+
+  static void describe(onnx::ValueInfoProto* v, const std::string& name, const Shape& shape,
+                       int elem) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elem);
+    auto* s = t->mutable_shape();
+    for (size_t k = 0; k < shape.size(); ++k) {
+      if (shape[k] >= 0)
+        s->add_dim()->set_dim_value(shape[k]);
+      else
+        s->add_dim()->set_dim_param("d" + std::to_string(k));
+    }
+  }
+
+ private:
+  onnx::ModelProto model_;
+  onnx::GraphProto* graph_;
+};
+
+void set_int(onnx::NodeProto* n, const std::string& name, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void set_float(onnx::NodeProto* n, const std::string& name, float v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+void set_string(onnx::NodeProto* n, const std::string& name, const std::string& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+void set_ints(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+onnx::GraphProto* add_graph(onnx::NodeProto* n, const std::string& name) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  a->mutable_g()->set_name(name);
+  return a->mutable_g();
+}
+
+using Inputs = std::map<std::string, Tensor>;
+
+std::vector<Tensor> run_reference(const Graph& g, const Inputs& inputs) {
+  return reference::Executor(g).run(inputs);
+}
+
+std::vector<Tensor> run_compiled(const Graph& g, const Inputs& inputs) {
+  const driver::CompiledGraph compiled = driver::compile_graph(g);
+  driver::JitGraphModule module(compiled, codegen::Target::host());
+  runtime::GraphExecutor& exec = module.executor();
+  for (const auto& [name, t] : inputs) exec.set_input(name, t.raw(), t.nbytes());
+  exec.run();
+  std::vector<Tensor> outs;
+  for (size_t k = 0; k < g.outputs.size(); ++k)
+    outs.push_back(driver::from_ndarray(exec.output(static_cast<int>(k))));
+  return outs;
+}
+
+// Checks `got` against `want` element by element; NaN never passes.
+void expect_close(const Tensor& got, const Tensor& want, double tolerance, const char* what) {
+  QVERIFY2(got.shape() == want.shape(),
+           qPrintable(QString("%1: shape %2, expected %3")
+                          .arg(what, QString::fromStdString(shape_to_string(got.shape())),
+                               QString::fromStdString(shape_to_string(want.shape())))));
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const double g = got.data<float>()[i], w = want.data<float>()[i];
+    QVERIFY2(
+        std::abs(g - w) <= tolerance,
+        qPrintable(QString("%1: element %2 is %3, expected %4").arg(what).arg(i).arg(g).arg(w)));
+  }
+}
+
+std::string import_error(const std::string& bytes) {
+  try {
+    onnx_frontend::import_model_bytes(bytes, "m.onnx", ".");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+}  // namespace
+
+class TestNewerOpsets : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void geluByBothFormulas() {
+    for (const char* approximate : {"none", "tanh"}) {
+      ModelWriter w(20);
+      w.input("x", {2, 3, 5});
+      w.output("y", 3);
+      set_string(w.node("Gelu", {"x"}, {"y"}), "approximate", approximate);
+      const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "gelu.onnx", ".");
+      Tensor x = testing::random_tensor({2, 3, 5}, 7);
+      for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] *= 4;
+      Tensor want(DType::Float32, x.shape());
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const double v = x.data<float>()[i];
+        const double phi =
+            std::string(approximate) == "none"
+                ? 0.5 * (1 + std::erf(v / std::sqrt(2.0)))
+                : 0.5 * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+        want.data<float>()[i] = static_cast<float>(v * phi);
+      }
+      expect_close(run_reference(g, {{"x", x}})[0], want, 1e-5, "reference");
+      expect_close(run_compiled(g, {{"x", x}})[0], want, 1e-5, "compiled");
+    }
+  }
+
+  void mishByItsDefinition() {
+    ModelWriter w(18);
+    w.input("x", {4, 6});
+    w.output("y", 2);
+    w.node("Mish", {"x"}, {"y"});
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "mish.onnx", ".");
+    Tensor x = testing::random_tensor({4, 6}, 3);
+    Tensor want(DType::Float32, x.shape());
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const double v = 3.0 * x.data<float>()[i];
+      x.data<float>()[i] = static_cast<float>(v);
+      want.data<float>()[i] = static_cast<float>(v * std::tanh(std::log1p(std::exp(v))));
+    }
+    expect_close(run_reference(g, {{"x", x}})[0], want, 1e-5, "reference");
+  }
+
+  // ReduceMean and ReduceMax with axes as input 1 (opset 18), keepdims 0,
+  // and noop_with_empty_axes with no axes: the identity.
+  void reductionsTakeAxesAsAnInput() {
+    ModelWriter w(18);
+    w.input("x", {2, 3, 4});
+    w.ints("axes", {1});
+    w.output("mean", 2);
+    w.output("max", 3);
+    w.output("same", 3);
+    set_int(w.node("ReduceMean", {"x", "axes"}, {"mean"}), "keepdims", 0);
+    w.node("ReduceMax", {"x", "axes"}, {"max"});
+    set_int(w.node("ReduceMin", {"x"}, {"same"}), "noop_with_empty_axes", 1);
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "reduce.onnx", ".");
+    const Tensor x = testing::random_tensor({2, 3, 4}, 11);
+    Tensor mean(DType::Float32, {2, 4}), max(DType::Float32, {2, 1, 4});
+    for (int64_t a = 0; a < 2; ++a)
+      for (int64_t c = 0; c < 4; ++c) {
+        double sum = 0;
+        float m = -1e30f;
+        for (int64_t b = 0; b < 3; ++b) {
+          const float v = x.data<float>()[(a * 3 + b) * 4 + c];
+          sum += v;
+          m = std::max(m, v);
+        }
+        mean.data<float>()[a * 4 + c] = static_cast<float>(sum / 3);
+        max.data<float>()[a * 4 + c] = m;
+      }
+    for (const auto& outs : {run_reference(g, {{"x", x}}), run_compiled(g, {{"x", x}})}) {
+      expect_close(outs[0], mean, 1e-6, "ReduceMean");
+      expect_close(outs[1], max, 0, "ReduceMax");
+      expect_close(outs[2], x, 0, "ReduceMin without axes");
+    }
+  }
+
+  // Split into num_outputs parts (opset 18): the last one smaller.
+  void splitsIntoNumOutputs() {
+    ModelWriter w(18);
+    w.input("x", {2, 7});
+    for (const char* y : {"a", "b", "c"}) w.output(y, 2);
+    auto* split = w.node("Split", {"x"}, {"a", "b", "c"});
+    set_int(split, "axis", 1);
+    set_int(split, "num_outputs", 3);
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "split.onnx", ".");
+    const Tensor x = testing::random_tensor({2, 7}, 5);
+    const std::vector<Tensor> outs = run_reference(g, {{"x", x}});
+    const int64_t widths[] = {3, 3, 1};
+    int64_t begin = 0;
+    for (int k = 0; k < 3; ++k) {
+      Tensor want(DType::Float32, {2, widths[k]});
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t c = 0; c < widths[k]; ++c)
+          want.data<float>()[r * widths[k] + c] = x.data<float>()[r * 7 + begin + c];
+      expect_close(outs[static_cast<size_t>(k)], want, 0, "Split part");
+      begin += widths[k];
+    }
+  }
+
+  // GroupNormalization: opset 18 scales per group, opset 21 per channel.
+  void groupNormalizationInBothMeanings_data() {
+    QTest::addColumn<int>("opset");
+    QTest::newRow("opset 18: per group") << 18;
+    QTest::newRow("opset 21: per channel") << 21;
+  }
+  void groupNormalizationInBothMeanings() {
+    QFETCH(int, opset);
+    const int64_t n = 2, c = 6, groups = 3, hw = 5;
+    const int64_t params = opset >= 21 ? c : groups;
+    ModelWriter w(opset);
+    w.input("x", {n, c, hw});
+    std::vector<float> scale, bias;
+    for (int64_t k = 0; k < params; ++k) {
+      scale.push_back(0.5f + 0.25f * static_cast<float>(k));
+      bias.push_back(-0.1f * static_cast<float>(k));
+    }
+    w.floats("scale", scale);
+    w.floats("bias", bias);
+    w.output("y", 3);
+    auto* gn = w.node("GroupNormalization", {"x", "scale", "bias"}, {"y"});
+    set_int(gn, "num_groups", groups);
+    set_float(gn, "epsilon", 1e-3f);
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "gn.onnx", ".");
+    const Tensor x = testing::random_tensor({n, c, hw}, 9);
+    Tensor want(DType::Float32, x.shape());
+    const int64_t per_group = c / groups * hw;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t grp = 0; grp < groups; ++grp) {
+        const float* xs = x.data<float>() + (b * groups + grp) * per_group;
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < per_group; ++i) mean += xs[i];
+        mean /= static_cast<double>(per_group);
+        for (int64_t i = 0; i < per_group; ++i) var += (xs[i] - mean) * (xs[i] - mean);
+        var /= static_cast<double>(per_group);
+        for (int64_t i = 0; i < per_group; ++i) {
+          const int64_t channel = grp * (c / groups) + i / hw;
+          const size_t p = static_cast<size_t>(opset >= 21 ? channel : grp);
+          want.data<float>()[(b * groups + grp) * per_group + i] =
+              static_cast<float>((xs[i] - mean) / std::sqrt(var + 1e-3) * scale[p] + bias[p]);
+        }
+      }
+    expect_close(run_reference(g, {{"x", x}})[0], want, 1e-5, "reference");
+    expect_close(run_compiled(g, {{"x", x}})[0], want, 1e-5, "compiled");
+  }
+
+  // Resize's axes (opset 18): scales for the listed axes only.
+  void resizeScalesTheAxesItLists() {
+    ModelWriter w(19);
+    w.input("x", {1, 2, 3, 3});
+    w.floats("scales", {2.f, 3.f});
+    w.output("y", 4);
+    auto* r = w.node("Resize", {"x", "", "scales"}, {"y"});
+    set_ints(r, "axes", {2, 3});
+    set_string(r, "mode", "nearest");
+    set_string(r, "coordinate_transformation_mode", "asymmetric");
+    set_string(r, "nearest_mode", "floor");
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "resize.onnx", ".");
+    const Tensor x = testing::random_tensor({1, 2, 3, 3}, 2);
+    Tensor want(DType::Float32, {1, 2, 6, 9});
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t i = 0; i < 6; ++i)
+        for (int64_t j = 0; j < 9; ++j)
+          want.data<float>()[(c * 6 + i) * 9 + j] = x.data<float>()[(c * 3 + i / 2) * 3 + j / 3];
+    expect_close(run_reference(g, {{"x", x}})[0], want, 0, "reference");
+    expect_close(run_compiled(g, {{"x", x}})[0], want, 0, "compiled");
+
+    set_int(r, "antialias", 1);
+    const std::string error = import_error(w.bytes());
+    QVERIFY2(error.find("antialias=1 (opset 18)") != std::string::npos, error.c_str());
+  }
+
+  // An op that a newer opset added and Lathe lacks is named with its opset,
+  // and a model newer than Lathe's newest opset names what it uses from it.
+  void newerOpsAreRefusedByNameAndOpset() {
+    ModelWriter w(23);
+    w.input("x", {2, 4});
+    w.floats("scale", {1, 1, 1, 1});
+    w.output("y", 2);
+    w.node("RMSNormalization", {"x", "scale"}, {"y"});
+    std::string error = import_error(w.bytes());
+    QVERIFY2(error.find("RMSNormalization (opset 23) is not supported") != std::string::npos,
+             error.c_str());
+
+    ModelWriter v(24);
+    v.input("x", {2, 4});
+    v.output("y", 2);
+    v.node("Swish", {"x"}, {"y"});
+    error = import_error(v.bytes());
+    QVERIFY2(error.find("opset 24 is newer than the 23 Lathe supports") != std::string::npos,
+             error.c_str());
+    QVERIFY2(error.find("Swish from opset 24") != std::string::npos, error.c_str());
+  }
+
+  // Nodes whose meaning did not change since opset 17 are still checked by
+  // libonnx's schema in a newer model.
+  void unchangedNodesAreStillChecked() {
+    ModelWriter w(20);
+    w.input("x", {2, 4});
+    w.output("y", 2);
+    w.node("Relu", {"x", "x"}, {"y"});
+    const std::string error = import_error(w.bytes());
+    QVERIFY2(error.find("node y_node (Relu)") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("ONNX checker (opset 17 schema)") != std::string::npos, error.c_str());
+  }
+
+  // ONNX Runtime's float16 converter appends the Casts it inserts at the end
+  // of the node list; ONNX Runtime runs such models, and so does Lathe.
+  void nodesOutOfOrderAreSorted() {
+    for (int opset : {17, 20}) {
+      ModelWriter w(opset, 8);
+      w.input("x", {3, 4});
+      w.output("y", 2);
+      w.node("Relu", {"t"}, {"y"});
+      w.node("Neg", {"u"}, {"t"});
+      w.node("Exp", {"x"}, {"u"});
+      const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "order.onnx", ".");
+      QCOMPARE(g.nodes.size(), size_t{3});
+      QCOMPARE(g.nodes[0].op, std::string("Exp"));
+      QCOMPARE(g.nodes[2].op, std::string("Relu"));
+      const Tensor x = testing::random_tensor({3, 4}, 4);
+      const Tensor y = run_reference(g, {{"x", x}})[0];
+      for (int64_t i = 0; i < y.numel(); ++i) QCOMPARE(y.data<float>()[i], 0.f);
+    }
+  }
+
+  // If: a condition that folds (here from a shape) picks its branch at
+  // import; one on an input's value is refused unless that value is given,
+  // which freezes it.
+  void ifWithAFoldingConditionIsItsBranch() {
+    ModelWriter w(19);
+    w.input("x", {2, 3});
+    w.input("flag", {}, onnx::TensorProto::BOOL);
+    w.ints("two", {2});
+    w.output("y", 2);
+    w.output("z", 2);
+    w.node("Shape", {"x"}, {"shape"});
+    w.ints("zero", {0});
+    w.node("Gather", {"shape", "zero"}, {"rows"});
+    w.node("Equal", {"rows", "two"}, {"has_two_rows"});
+    w.node("Squeeze", {"has_two_rows"}, {"cond"});
+    auto branch = [&](onnx::NodeProto* node, const char* name, const char* op, const char* out) {
+      onnx::GraphProto* body = add_graph(node, name);
+      w.node(op, {"x"}, {out}, body);
+      body->add_output()->set_name(out);
+    };
+    auto* by_shape = w.node("If", {"cond"}, {"y"});
+    branch(by_shape, "then_branch", "Neg", "neg");
+    branch(by_shape, "else_branch", "Exp", "exp");
+    auto* by_value = w.node("If", {"flag"}, {"z"});
+    branch(by_value, "then_branch", "Abs", "abs");
+    branch(by_value, "else_branch", "Sigmoid", "sig");
+
+    const std::string error = import_error(w.bytes());
+    QVERIFY2(error.find("z_node (If)") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("depends on the model's inputs") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("y_node") == std::string::npos, error.c_str());
+
+    onnx_frontend::ImportOptions options;
+    Tensor flag(DType::Bool, {});
+    flag.data<bool>()[0] = false;
+    options.shape_input_values["flag"] = flag;
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "if.onnx", ".", options);
+    QCOMPARE(g.inputs.size(), size_t{1});
+    const Tensor x = testing::random_tensor({2, 3}, 6);
+    Tensor neg(DType::Float32, x.shape()), sig(DType::Float32, x.shape());
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      neg.data<float>()[i] = -x.data<float>()[i];
+      sig.data<float>()[i] = 1.f / (1.f + std::exp(-x.data<float>()[i]));
+    }
+    for (const auto& outs : {run_reference(g, {{"x", x}}), run_compiled(g, {{"x", x}})}) {
+      expect_close(outs[0], neg, 0, "If on a shape");
+      expect_close(outs[1], sig, 1e-6, "If on a frozen input");
+    }
+  }
+
+  // A Loop with a constant trip count is unrolled: the loop-carried value
+  // threads through, and the scan output stacks one slice per iteration.
+  void loopWithAConstantTripCountIsUnrolled() {
+    ModelWriter w(17, 8);
+    w.input("x", {2});
+    w.ints("trips", {3});
+    w.output("acc", 1);
+    w.output("scan", 2);
+    auto* initial = w.node("Constant", {}, {"go"});
+    auto* value = initial->add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    value->mutable_t()->set_data_type(onnx::TensorProto::BOOL);
+    value->mutable_t()->add_int32_data(1);
+    w.node("Squeeze", {"trips"}, {"m"});
+    auto* loop = w.node("Loop", {"m", "go", "x"}, {"acc", "scan"});
+    onnx::GraphProto* body = add_graph(loop, "body");
+    ModelWriter::describe(body->add_input(), "i", {}, onnx::TensorProto::INT64);
+    ModelWriter::describe(body->add_input(), "c", {}, onnx::TensorProto::BOOL);
+    ModelWriter::describe(body->add_input(), "a", {2}, onnx::TensorProto::FLOAT);
+    set_int(w.node("Cast", {"i"}, {"fi"}, body), "to", onnx::TensorProto::FLOAT);
+    w.node("Add", {"a", "fi"}, {"a2"}, body);
+    w.node("Identity", {"c"}, {"c2"}, body);
+    w.node("Add", {"a2", "a2"}, {"twice"}, body);
+    ModelWriter::describe(body->add_output(), "c2", {}, onnx::TensorProto::BOOL);
+    ModelWriter::describe(body->add_output(), "a2", {2}, onnx::TensorProto::FLOAT);
+    ModelWriter::describe(body->add_output(), "twice", {2}, onnx::TensorProto::FLOAT);
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "loop.onnx", ".");
+    const Tensor x = testing::random_tensor({2}, 8);
+    Tensor acc(DType::Float32, {2}), scan(DType::Float32, {3, 2});
+    for (int64_t j = 0; j < 2; ++j) {
+      float a = x.data<float>()[j];
+      for (int64_t i = 0; i < 3; ++i) {
+        a += static_cast<float>(i);
+        scan.data<float>()[i * 2 + j] = 2 * a;
+      }
+      acc.data<float>()[j] = a;
+    }
+    for (const auto& outs : {run_reference(g, {{"x", x}}), run_compiled(g, {{"x", x}})}) {
+      expect_close(outs[0], acc, 1e-6, "loop-carried value");
+      expect_close(outs[1], scan, 1e-6, "scan output");
+    }
+
+    // A trip count that only the input knows is refused, naming the node.
+    ModelWriter v(17, 8);
+    v.input("n", {}, onnx::TensorProto::INT64);
+    v.input("x", {2});
+    v.output("acc", 1);
+    auto* open_loop = v.node("Loop", {"n", "", "x"}, {"acc"});
+    onnx::GraphProto* open_body = add_graph(open_loop, "body");
+    ModelWriter::describe(open_body->add_input(), "i", {}, onnx::TensorProto::INT64);
+    ModelWriter::describe(open_body->add_input(), "c", {}, onnx::TensorProto::BOOL);
+    ModelWriter::describe(open_body->add_input(), "a", {2}, onnx::TensorProto::FLOAT);
+    v.node("Identity", {"c"}, {"c2"}, open_body);
+    v.node("Neg", {"a"}, {"a2"}, open_body);
+    ModelWriter::describe(open_body->add_output(), "c2", {}, onnx::TensorProto::BOOL);
+    ModelWriter::describe(open_body->add_output(), "a2", {2}, onnx::TensorProto::FLOAT);
+    const std::string error = import_error(v.bytes());
+    QVERIFY2(error.find("acc_node (Loop)") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("the trip count 'n' depends on the model's inputs") != std::string::npos,
+             error.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestNewerOpsets)
+#include "tst_newer_opsets.moc"
