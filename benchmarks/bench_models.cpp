@@ -35,6 +35,7 @@
 #include "driver/plugins.h"
 #include "driver/tensor_files.h"
 #include "driver/tuning_records.h"
+#include "frontend/onnx/onnx_import.h"
 #include "passes/external_codegen.h"
 #include "reference/executor.h"
 #include "support/machine_peak.h"
@@ -307,11 +308,14 @@ int main(int argc, char** argv) {
         for (KernelRow& k : compare_kernels(row.model, compiled, exec, offloaded, dnnl_exec, runs))
           kernel_rows.push_back(std::move(k));
       }
-      if (ort && inputs.size() == 1) {
-        const auto& [input_name, input] = *inputs.begin();
+      // ONNX Runtime gets every input the model declares, those Lathe froze too.
+      std::map<std::string, Tensor> ort_inputs;
+      for (const onnx_frontend::ModelInput& in : onnx_frontend::model_inputs(model.string()))
+        if (auto it = io.find(in.name); it != io.end()) ort_inputs[in.name] = it->second;
+      if (ort && !ort_inputs.empty()) {
         for (int round = 0; round < 2; ++round) {
           driver::OrtTiming t =
-              driver::time_onnx_runtime(ort_dir, model, input_name, input, threads, runs);
+              driver::time_onnx_runtime(ort_dir, model, ort_inputs, threads, runs);
           row.ort_ms = round == 0 ? t.median_ms : std::min(row.ort_ms, t.median_ms);
           if (auto it = io.find("output"); it != io.end() && round == 0) {
             Tensor got(it->second.type());

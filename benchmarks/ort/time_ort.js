@@ -1,25 +1,57 @@
-// Times ONNX Runtime's CPU provider on one model, for bench_models: the same
-// input (float32, raw little-endian), the given number of intra-op threads,
-// all graph optimisations. Prints {"median_ms", "min_ms", "runs", "times"}
-// (every run in order, ms) as JSON and
-// writes the first output's float32 values to OUTPUT.bin for the check.
-//   node time_ort.js MODEL.onnx INPUT_NAME INPUT.bin 1x3x224x224 THREADS RUNS OUTPUT.bin
+// Times ONNX Runtime's CPU provider on one model, for bench_models and the
+// studio: the same inputs (raw little-endian files of any dtype ONNX Runtime
+// takes), the given number of intra-op threads, all graph optimisations.
+// Prints {"median_ms", "min_ms", "runs", "times"} (every run in order, ms) as
+// JSON and writes the first output's values, as float32, to OUTPUT.bin.
+//   node time_ort.js MODEL.onnx INPUTS.json THREADS RUNS OUTPUT.bin
+// INPUTS.json: [{"name": "x", "type": "float32", "dims": [1, 3, 224, 224], "file": "x.bin"}, ...]
 'use strict';
 const fs = require('fs');
 const ort = require('onnxruntime-node');
 
+const arrays = {
+  float32: Float32Array, float64: Float64Array, float16: Uint16Array, int8: Int8Array,
+  uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, int32: Int32Array,
+  uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array, bool: Uint8Array,
+};
+
+function tensorOf(spec) {
+  const bytes = fs.readFileSync(spec.file);
+  const Type = arrays[spec.type];
+  if (!Type) throw new Error(`input '${spec.name}': dtype ${spec.type} is not supported here`);
+  // A copy: the view must be aligned to the element size.
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  return new ort.Tensor(spec.type, new Type(buffer), spec.dims);
+}
+
+function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  if (exponent === 0) return sign * mantissa * 2 ** -24;
+  if (exponent === 31) return mantissa ? NaN : sign * Infinity;
+  return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+}
+
+function asFloat32(tensor) {
+  const out = new Float32Array(tensor.data.length);
+  for (let i = 0; i < out.length; ++i) {
+    const v = tensor.data[i];
+    out[i] = tensor.type === 'float16' && typeof v === 'number' && tensor.data instanceof Uint16Array
+        ? halfToFloat(v) : Number(v);
+  }
+  return out;
+}
+
 async function main() {
-  const [model, inputName, inputBin, shapeText, threads, runs, outputBin] = process.argv.slice(2);
-  if (!outputBin) throw new Error('usage: time_ort.js MODEL INPUT_NAME INPUT.bin SHAPE THREADS RUNS OUTPUT.bin');
+  const [model, inputsJson, threads, runs, outputBin] = process.argv.slice(2);
+  if (!outputBin) throw new Error('usage: time_ort.js MODEL INPUTS.json THREADS RUNS OUTPUT.bin');
   const session = await ort.InferenceSession.create(model, {
     intraOpNumThreads: Number(threads),
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
   });
-  const bytes = fs.readFileSync(inputBin);
-  const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
-  const feeds = {[inputName]: new ort.Tensor('float32', data, shapeText.split('x').map(Number))};
+  const feeds = {};
+  for (const spec of JSON.parse(fs.readFileSync(inputsJson, 'utf8'))) feeds[spec.name] = tensorOf(spec);
   let outputs = null;
   for (let i = 0; i < 5; ++i) outputs = await session.run(feeds);  // warm-up
   const times = [];
@@ -30,7 +62,7 @@ async function main() {
   }
   const inOrder = times.slice();
   times.sort((a, b) => a - b);
-  const first = outputs[session.outputNames[0]].data;
+  const first = asFloat32(outputs[session.outputNames[0]]);
   fs.writeFileSync(outputBin, Buffer.from(first.buffer, first.byteOffset, first.byteLength));
   console.log(JSON.stringify({median_ms: times[times.length >> 1], min_ms: times[0], runs: times.length, times: inOrder}));
 }

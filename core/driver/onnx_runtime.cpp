@@ -43,17 +43,29 @@ std::string onnx_runtime_missing(const fs::path& ort_dir) {
 OrtTiming time_onnx_runtime(const fs::path& ort_dir, const fs::path& model,
                             const std::string& input_name, const Tensor& input, int threads,
                             int runs) {
+  return time_onnx_runtime(ort_dir, model, {{input_name, input}}, threads, runs);
+}
+
+OrtTiming time_onnx_runtime(const fs::path& ort_dir, const fs::path& model,
+                            const std::map<std::string, Tensor>& inputs, int threads, int runs) {
   const fs::path scratch = fs::temp_directory_path() / ("lathe-ort-" + std::to_string(::getpid()));
   fs::create_directories(scratch);
-  const fs::path in = scratch / "input.bin", out = scratch / "output.bin";
-  std::ofstream(in, std::ios::binary)
-      .write(static_cast<const char*>(input.raw()), static_cast<std::streamsize>(input.nbytes()));
-  std::string shape;
-  for (int64_t d : input.shape()) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  const fs::path spec = scratch / "inputs.json", out = scratch / "output.bin";
+  nlohmann::json specs = nlohmann::json::array();
+  int k = 0;
+  for (const auto& [name, input] : inputs) {
+    const fs::path file = scratch / ("input" + std::to_string(k++) + ".bin");
+    std::ofstream(file, std::ios::binary)
+        .write(static_cast<const char*>(input.raw()), static_cast<std::streamsize>(input.nbytes()));
+    specs.push_back({{"name", name},
+                     {"type", std::string(dtype_name(input.dtype()))},
+                     {"dims", input.shape()},
+                     {"file", file.string()}});
+  }
+  std::ofstream(spec) << specs.dump();
   const std::string command =
       str("node ", quoted((ort_dir / "time_ort.js").string()), " ", quoted(model.string()), " ",
-          quoted(input_name), " ", quoted(in.string()), " ", shape, " ", threads, " ", runs, " ",
-          quoted(out.string()), " 2>&1");
+          quoted(spec.string()), " ", threads, " ", runs, " ", quoted(out.string()), " 2>&1");
   std::string text;
   if (FILE* pipe = ::popen(command.c_str(), "r")) {
     char buffer[4096];
