@@ -333,6 +333,31 @@ class TestNewerOpsets : public QObject {
     QVERIFY2(error.find("antialias=1 (opset 18)") != std::string::npos, error.c_str());
   }
 
+  // half_pixel_symmetric (opset 19) centres the input on an output whose real
+  // length (5 * 0.7 = 3.5) was rounded down.
+  void resizeHalfPixelSymmetric() {
+    ModelWriter w(19);
+    w.input("x", {1, 1, 1, 5});
+    w.floats("scales", {1.f, 1.f, 1.f, 0.7f});
+    w.output("y", 4);
+    auto* r = w.node("Resize", {"x", "", "scales"}, {"y"});
+    set_string(r, "mode", "linear");
+    set_string(r, "coordinate_transformation_mode", "half_pixel_symmetric");
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "resize.onnx", ".");
+    const Tensor x = testing::random_tensor({1, 1, 1, 5}, 12);
+    Tensor want(DType::Float32, {1, 1, 1, 3});
+    const double scale = 0.7f, offset = 2.5 * (1 - 3 / (5 * scale));
+    for (int64_t j = 0; j < 3; ++j) {
+      const double c = offset + (static_cast<double>(j) + 0.5) / scale - 0.5;
+      const auto i0 = static_cast<int64_t>(std::floor(c));
+      const double t = c - static_cast<double>(i0);
+      auto at = [&](int64_t i) { return x.data<float>()[std::clamp<int64_t>(i, 0, 4)]; };
+      want.data<float>()[j] = static_cast<float>((1 - t) * at(i0) + t * at(i0 + 1));
+    }
+    expect_close(run_reference(g, {{"x", x}})[0], want, 1e-6, "reference");
+    expect_close(run_compiled(g, {{"x", x}})[0], want, 1e-6, "compiled");
+  }
+
   // An op that a newer opset added and Lathe lacks is named with its opset,
   // and a model newer than Lathe's newest opset names what it uses from it.
   void newerOpsAreRefusedByNameAndOpset() {

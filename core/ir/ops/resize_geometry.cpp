@@ -7,6 +7,19 @@
 
 namespace lathe {
 
+namespace {
+
+// half_pixel_symmetric (opset 19) keeps the input's centre on the output's
+// when the output length is the real scale * in_n rounded down: the shift of
+// half_pixel's coordinates that this takes.
+double half_pixel_symmetric_offset(double scale, int64_t in_n) {
+  const double out_len = scale * static_cast<double>(in_n);
+  const double adjustment = std::floor(out_len) / out_len;
+  return static_cast<double>(in_n) / 2 * (1 - adjustment);
+}
+
+}  // namespace
+
 ResizeParams resize_params(const Attributes& attrs) {
   ResizeParams p;
   p.mode = attrs.get_string("mode", "nearest");
@@ -30,6 +43,8 @@ double resize_source_coord(const ResizeParams& p, int64_t x, double scale, int64
   if (t == "align_corners") return out_len == 1 ? 0 : xd * last / (out_len - 1);
   if (t == "asymmetric") return xd / scale;
   if (t == "tf_half_pixel_for_nn") return (xd + 0.5) / scale;
+  if (t == "half_pixel_symmetric")
+    return half_pixel_symmetric_offset(scale, in_n) + (xd + 0.5) / scale - 0.5;
   if (t == "tf_crop_and_resize") {
     double c = out_len == 1 ? (roi_end - roi_start) * last / 2
                             : xd * (roi_end - roi_start) * last / (out_len - 1);
@@ -57,6 +72,9 @@ bool resize_affine_coord(const ResizeParams& p, double scale, int64_t in_n, doub
     b = 1 / scale;
   } else if (t == "tf_half_pixel_for_nn") {
     a = 0.5 / scale;
+    b = 1 / scale;
+  } else if (t == "half_pixel_symmetric") {
+    a = half_pixel_symmetric_offset(scale, in_n) + 0.5 / scale - 0.5;
     b = 1 / scale;
   } else {
     return false;
