@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,10 +59,19 @@ class CompiledModule {
   std::vector<std::pair<std::string, int>> kernels_;  // name, parameter count
 };
 
+// Throws lathe::Error when code for `target` cannot run on a CPU with
+// `cpu_features` (runtime::decode_cpu_features' names): a target for another
+// triple, or one whose instruction sets the CPU lacks, compared as the package
+// loader compares them (runtime::missing_cpu_features of target.isa_features(),
+// so features no generated code contains, as invpcid or rdseed, never count).
+// jit_compile checks against runtime::host_cpu_features(); tests pass other
+// machines' CPUID.
+void check_jit_target(const Target& target, const std::set<std::string>& cpu_features);
+
 // Lowers, optimises (new pass manager, -opt-level) and JIT-compiles. Throws
 // lathe::Error for TIR that the CPU back end cannot compile (GPU thread
 // bindings, unlowered ProducerLoad/Reduce, undefined variables ...) and for a
-// target that is not the host.
+// target check_jit_target refuses on this machine.
 CompiledModule jit_compile(const std::vector<tir::PrimFunc>& funcs, const Target& target);
 CompiledKernel jit_compile(const tir::PrimFunc& func, const Target& target);
 

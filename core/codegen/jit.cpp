@@ -21,6 +21,7 @@
 #include "codegen/codegen.h"
 #include "codegen/llvm_codegen.h"
 #include "runtime/backend_api.h"
+#include "runtime/cpu_features.h"
 #include "support/error.h"
 
 namespace lathe::codegen {
@@ -208,17 +209,22 @@ std::vector<std::string> CompiledModule::kernel_names() const {
   return names;
 }
 
-CompiledModule jit_compile(const std::vector<tir::PrimFunc>& funcs, const Target& target) {
+void check_jit_target(const Target& target, const std::set<std::string>& cpu_features) {
   if (!target.is_host())
     fail(str("codegen llvm: cannot run code for '", target.to_string(), "' (triple ",
              target.triple(), ") on this machine; emit an object instead"));
-  if (std::vector<std::string> missing = detail::features_missing_on_host(target);
+  if (std::vector<std::string> missing =
+          runtime::missing_cpu_features(target.isa_features(), cpu_features);
       !missing.empty()) {
     std::string names;
     for (const std::string& m : missing) names += (names.empty() ? "" : ", ") + m;
     fail(str("codegen llvm: target '", target.to_string(),
              "' uses CPU features this machine lacks (", names, "); its code cannot run here"));
   }
+}
+
+CompiledModule jit_compile(const std::vector<tir::PrimFunc>& funcs, const Target& target) {
+  check_jit_target(target, runtime::host_cpu_features());
   std::shared_ptr<JitSession> session = JitSession::for_target(target);
   detail::BuiltModule built = detail::build_module(funcs, target, /*optimize=*/true);
 

@@ -26,8 +26,6 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, const T
 // Floating-point options of the target machine (the JIT's as well as emission's).
 llvm::TargetOptions target_options(const Target& target);
 llvm::CodeGenOptLevel codegen_opt_level(const Target& target);
-// ISA features the target enables that this machine's CPU lacks (JIT refuses those).
-std::vector<std::string> features_missing_on_host(const Target& target);
 
 // A verified module of the given kernels, typed for the target machine's
 // triple and data layout, optionally optimised.

@@ -194,25 +194,4 @@ bool Target::is_host() const {
   return mine.getArch() == host.getArch() && mine.getOS() == host.getOS();
 }
 
-namespace detail {
-
-std::vector<std::string> features_missing_on_host(const Target& target) {
-  const std::string where = str("target '", target.to_string(), "'");
-  auto info = subtarget_info(where, target.triple(), target.cpu(), target.features());
-  // Only ISA features the host detection reports on are compared: tuning
-  // flags differ between CPU names without changing what runs.
-  std::set<std::string> known;
-  for (const llvm::SubtargetFeatureKV& kv : info->getAllProcessorFeatures()) known.insert(kv.Key);
-  std::vector<std::string> missing;
-  for (const auto& entry : llvm::sys::getHostCPUFeatures()) {
-    const std::string name = entry.first().str();
-    if (!entry.second && known.count(name) && info->checkFeatures("+" + name))
-      missing.push_back(name);
-  }
-  std::sort(missing.begin(), missing.end());
-  return missing;
-}
-
-}  // namespace detail
-
 }  // namespace lathe::codegen

@@ -38,10 +38,22 @@ struct Bit {
 // The register state the OS must save for a feature's instructions to work.
 enum class State { none, avx, avx512, amx };
 
-// Whether compiled kernels may execute the feature's instructions. System
-// facilities (context save, enclaves, shadow stacks, TSX ...) are detected,
-// so the names are known, but a package never needs them.
-enum class Use { kernel, system };
+// Whether generated code can contain the feature's instructions: the
+// allow-list that decides which features a CPU must have to run it (the JIT's
+// check and the package loader's alike, through missing_cpu_features).
+//   kernel:    LLVM selects these from the IR Lathe emits (vector and scalar
+//              arithmetic, conversions, bit counts, fused multiply-adds,
+//              prefetches): SSE to AVX-512 and AVX10, AMX, FMA/FMA4, F16C,
+//              BMI1/2, LZCNT, POPCNT, MOVBE, XOP, GFNI, APX ...
+//   intrinsic: user instructions LLVM emits only through their own x86
+//              intrinsics (crypto, random numbers, ADX, CMPccXADD ...), which
+//              Lathe's code generator never calls.
+//   system:    privileged or OS facilities (context save, enclaves, shadow
+//              stacks, TSX, INVPCID, protection keys ...), which hypervisors
+//              often hide from guests whose CPU model names them.
+// Intrinsic and system features are detected, so the names are known, but
+// never compared: a VM hiding RDSEED or INVPCID runs -mcpu=skylake code.
+enum class Use { kernel, intrinsic, system };
 
 struct Feature {
   const char* name;
@@ -51,13 +63,15 @@ struct Feature {
   Bit also = {};  // a second bit that must be set too
 };
 
-// LLVM 19's getHostCPUFeatures for x86, one row per name, in its order.
-// tst_runtime_formats checks on every test machine that this table and
-// LLVM's own detection agree name for name.
+// LLVM 19's getHostCPUFeatures for x86, one row per name, in its order; the
+// K rows are the allow-list of features generated code can contain (see Use).
+// tst_codegen_target checks on every test machine that this table and LLVM's
+// own detection agree name for name.
 const std::vector<Feature>& feature_table() {
   using R = Reg;
   using S = State;
   constexpr Use K = Use::kernel;
+  constexpr Use I = Use::intrinsic;
   constexpr Use Y = Use::system;
   static const std::vector<Feature> table = {
       {"cx8", {R::leaf1_edx, 8}, S::none, K},
@@ -67,16 +81,16 @@ const std::vector<Feature>& feature_table() {
       {"sse", {R::leaf1_edx, 25}, S::none, K},
       {"sse2", {R::leaf1_edx, 26}, S::none, K},
       {"sse3", {R::leaf1_ecx, 0}, S::none, K},
-      {"pclmul", {R::leaf1_ecx, 1}, S::none, K},
+      {"pclmul", {R::leaf1_ecx, 1}, S::none, I},
       {"ssse3", {R::leaf1_ecx, 9}, S::none, K},
       {"cx16", {R::leaf1_ecx, 13}, S::none, K},
       {"sse4.1", {R::leaf1_ecx, 19}, S::none, K},
       {"sse4.2", {R::leaf1_ecx, 20}, S::none, K},
-      {"crc32", {R::leaf1_ecx, 20}, S::none, K},
+      {"crc32", {R::leaf1_ecx, 20}, S::none, I},
       {"movbe", {R::leaf1_ecx, 22}, S::none, K},
       {"popcnt", {R::leaf1_ecx, 23}, S::none, K},
-      {"aes", {R::leaf1_ecx, 25}, S::none, K},
-      {"rdrnd", {R::leaf1_ecx, 30}, S::none, K},
+      {"aes", {R::leaf1_ecx, 25}, S::none, I},
+      {"rdrnd", {R::leaf1_ecx, 30}, S::none, I},
       {"avx", {R::leaf1_ecx, 28}, S::avx, K},
       {"fma", {R::leaf1_ecx, 12}, S::avx, K},
       {"xsave", {R::leaf1_ecx, 26}, S::avx, Y},
@@ -104,13 +118,13 @@ const std::vector<Feature>& feature_table() {
       {"avx512f", {R::leaf7_ebx, 16}, S::avx512, K},
       {"evex512", {R::leaf7_ebx, 16}, S::avx512, K},  // 512-bit EVEX: with AVX-512F
       {"avx512dq", {R::leaf7_ebx, 17}, S::avx512, K},
-      {"rdseed", {R::leaf7_ebx, 18}, S::none, K},
-      {"adx", {R::leaf7_ebx, 19}, S::none, K},
+      {"rdseed", {R::leaf7_ebx, 18}, S::none, I},
+      {"adx", {R::leaf7_ebx, 19}, S::none, I},
       {"avx512ifma", {R::leaf7_ebx, 21}, S::avx512, K},
-      {"clflushopt", {R::leaf7_ebx, 23}, S::none, Y},
-      {"clwb", {R::leaf7_ebx, 24}, S::none, Y},
+      {"clflushopt", {R::leaf7_ebx, 23}, S::none, I},
+      {"clwb", {R::leaf7_ebx, 24}, S::none, I},
       {"avx512cd", {R::leaf7_ebx, 28}, S::avx512, K},
-      {"sha", {R::leaf7_ebx, 29}, S::none, K},
+      {"sha", {R::leaf7_ebx, 29}, S::none, I},
       {"avx512bw", {R::leaf7_ebx, 30}, S::avx512, K},
       {"avx512vl", {R::leaf7_ebx, 31}, S::avx512, K},
       {"avx512vbmi", {R::leaf7_ecx, 1}, S::avx512, K},
@@ -119,8 +133,8 @@ const std::vector<Feature>& feature_table() {
       {"avx512vbmi2", {R::leaf7_ecx, 6}, S::avx512, K},
       {"shstk", {R::leaf7_ecx, 7}, S::none, Y},
       {"gfni", {R::leaf7_ecx, 8}, S::none, K},
-      {"vaes", {R::leaf7_ecx, 9}, S::avx, K},
-      {"vpclmulqdq", {R::leaf7_ecx, 10}, S::avx, K},
+      {"vaes", {R::leaf7_ecx, 9}, S::avx, I},
+      {"vpclmulqdq", {R::leaf7_ecx, 10}, S::avx, I},
       {"avx512vnni", {R::leaf7_ecx, 11}, S::avx512, K},
       {"avx512bitalg", {R::leaf7_ecx, 12}, S::avx512, K},
       {"avx512vpopcntdq", {R::leaf7_ecx, 14}, S::avx512, K},
@@ -139,14 +153,14 @@ const std::vector<Feature>& feature_table() {
       {"avx512fp16", {R::leaf7_edx, 23}, S::avx512, K},
       {"amx-tile", {R::leaf7_edx, 24}, S::amx, K},
       {"amx-int8", {R::leaf7_edx, 25}, S::amx, K},
-      {"sha512", {R::leaf7_1_eax, 0}, S::none, K},
-      {"sm3", {R::leaf7_1_eax, 1}, S::none, K},
-      {"sm4", {R::leaf7_1_eax, 2}, S::none, K},
-      {"raoint", {R::leaf7_1_eax, 3}, S::none, K},
+      {"sha512", {R::leaf7_1_eax, 0}, S::none, I},
+      {"sm3", {R::leaf7_1_eax, 1}, S::none, I},
+      {"sm4", {R::leaf7_1_eax, 2}, S::none, I},
+      {"raoint", {R::leaf7_1_eax, 3}, S::none, I},
       {"avxvnni", {R::leaf7_1_eax, 4}, S::avx, K},
       {"avx512bf16", {R::leaf7_1_eax, 5}, S::avx512, K},
       {"amx-fp16", {R::leaf7_1_eax, 21}, S::amx, K},
-      {"cmpccxadd", {R::leaf7_1_eax, 7}, S::none, K},
+      {"cmpccxadd", {R::leaf7_1_eax, 7}, S::none, I},
       {"hreset", {R::leaf7_1_eax, 22}, S::none, Y},
       {"avxifma", {R::leaf7_1_eax, 23}, S::avx, K},
       {"avxvnniint8", {R::leaf7_1_edx, 4}, S::avx, K},
@@ -301,7 +315,7 @@ std::vector<std::string> missing_cpu_features(const std::string& llvm_features,
     if (item.size() < 2 || item[0] != '+') continue;
     const std::string name = item.substr(1);
     const Feature* feature = find_feature(name);
-    if (feature && feature->use == Use::system) continue;
+    if (feature && feature->use != Use::kernel) continue;
     if (!available.count(name)) missing.push_back(name);
   }
   return missing;

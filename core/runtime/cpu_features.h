@@ -1,10 +1,14 @@
-// Whether this CPU can run code compiled for an LLVM feature string: the
-// package loader refuses a mod.so built for instructions the host lacks
-// rather than dying of SIGILL in the middle of a run.
+// Whether a CPU can run code compiled for an LLVM feature string: the
+// package loader refuses a mod.so, and the JIT (codegen::check_jit_target) a
+// target, built for instructions the host lacks rather than dying of SIGILL
+// in the middle of a run.
 //
-// One truth: the features come from CPUID and XCR0, decoded with the names
-// and the rules of LLVM's host detection (llvm::sys::getHostCPUFeatures), so
-// a package the compiler built for this host always loads on it. The kernel's
+// One truth, for both: the features come from CPUID and XCR0, decoded with
+// the names and the rules of LLVM's host detection
+// (llvm::sys::getHostCPUFeatures), so a package the compiler built for this
+// host always loads on it; and one allow-list (cpu_features.cpp) says which
+// features generated code can contain, so system facilities a hypervisor
+// hides (invpcid, rdseed, xsaves, pku ...) refuse neither. The kernel's
 // /proc/cpuinfo is not consulted: its flag list is the kernel's own choice
 // (a Zen 5 VM listed neither lzcnt's "abm" nor "sse4a" though CPUID has both).
 #pragma once
@@ -50,11 +54,14 @@ const std::set<std::string>& host_cpu_features();
 // Every feature name decode_cpu_features can report.
 std::vector<std::string> detectable_cpu_features();
 
-// The "+feature"s of `llvm_features` ("+avx2,+avx512f,-sse4a") that kernels
-// could execute and `available` lacks, in the order given. Features that are
-// system facilities (sgx, xsave, shstk, invpcid ...) are not checked: no
-// compiled kernel uses them. A name this runtime cannot detect counts as
-// missing, since nothing vouches for it.
+// The "+feature"s of `llvm_features` ("+avx2,+avx512f,-sse4a") that generated
+// code can contain and `available` lacks, in the order given. Only the
+// instruction sets code generation emits are compared (SSE to AVX-512 with
+// VNNI, BF16 and FP16, AMX, FMA, F16C, BMI1/2, LZCNT, POPCNT, MOVBE ...);
+// system facilities and instructions reached only through their own
+// intrinsics (invpcid, xsaves, pku, sgx, rdseed, aes ...) are not. A name
+// this runtime cannot detect counts as missing: it may be an instruction set
+// newer than the table, and nothing vouches for it.
 std::vector<std::string> missing_cpu_features(const std::string& llvm_features,
                                               const std::set<std::string>& available);
 std::vector<std::string> missing_cpu_features(const std::string& llvm_features);

@@ -97,9 +97,12 @@ std::string cpu_description(const std::string& target) {
 
 }  // namespace
 
-Package::Package(const std::string& tar_path) : path_(tar_path) {
+Package::Package(const std::string& tar_path) : Package(tar_path, host_cpu_features()) {}
+
+Package::Package(const std::string& tar_path, const std::set<std::string>& cpu_features)
+    : path_(tar_path) {
   try {
-    load();
+    load(cpu_features);
   } catch (...) {
     release();
     throw;
@@ -121,7 +124,7 @@ void Package::release() {
   }
 }
 
-void Package::load() {
+void Package::load(const std::set<std::string>& cpu_features) {
   if (!std::filesystem::exists(path_)) throw Error(path_ + ": no such file");
   std::map<std::string, std::string> members = read_package_members(path_);
 
@@ -152,7 +155,7 @@ void Package::load() {
   // Before any kernel is looked up: can this CPU run them at all?
   target_ = symbol_text(library_, kModuleTargetSymbol, path_);
   features_ = symbol_text(library_, kModuleFeaturesSymbol, path_);
-  const std::vector<std::string> missing = missing_cpu_features(features_);
+  const std::vector<std::string> missing = missing_cpu_features(features_, cpu_features);
   if (!missing.empty()) {
     std::string list;
     for (const std::string& f : missing) list += (list.empty() ? "" : ", ") + f;

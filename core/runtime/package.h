@@ -1,8 +1,9 @@
 // A compiled package (module.tar, as tvmc writes it): mod.so with the kernels,
 // mod.json with the graph, mod.params with the weights. Loading extracts the
-// tar into a private temporary folder, checks that this CPU has every
-// instruction-set extension mod.so was compiled for, dlopens it and builds a
-// GraphExecutor whose kernels are mod.so's symbols.
+// tar into a private temporary folder, dlopens mod.so, checks that this CPU
+// has every instruction-set extension its code may contain (runtime/
+// cpu_features, the JIT's check as well) and builds a GraphExecutor whose
+// kernels are mod.so's symbols.
 //
 // mod.so leaves lathe_parallel_for, lathe_alloc and lathe_free undefined: they
 // resolve to liblathe_runtime.so, which the host process has loaded (linked
@@ -11,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "runtime/graph_executor.h"
@@ -36,6 +38,10 @@ class Package {
   // CPU lacks avx512f, amx-tile"), a bad mod.json or mod.params, a kernel
   // mod.json names that mod.so lacks.
   explicit Package(const std::string& tar_path);
+  // As above, but mod.so's features are checked against `cpu_features`
+  // (decode_cpu_features' names) instead of this CPU's: how a test loads a
+  // package as another machine, a VM hiding some CPUID bits, would.
+  Package(const std::string& tar_path, const std::set<std::string>& cpu_features);
   ~Package();
   Package(const Package&) = delete;
   Package& operator=(const Package&) = delete;
@@ -47,7 +53,7 @@ class Package {
   const std::string& features() const { return features_; }  // lathe_module_features
 
  private:
-  void load();
+  void load(const std::set<std::string>& cpu_features);
   void release();
 
   std::string path_;

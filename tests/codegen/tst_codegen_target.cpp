@@ -1,6 +1,8 @@
 // Target strings: defaults from the host, canonical round trips, and errors
 // that name the offending option.
 #include <QtTest>
+#include <set>
+#include <sstream>
 
 #include "../runtime/recorded_cpus.h"
 #include "codegen/codegen.h"
@@ -125,6 +127,45 @@ class TestCodegenTarget : public QObject {
     }
     QVERIFY2(message.contains("lacks") && message.contains(QString::fromStdString(lacking)),
              qPrintable(message));
+  }
+
+  // A hypervisor hides system features that LLVM's CPU models name (haswell
+  // invpcid, skylake rdseed and xsaves, znver4 pku and rdpru ...); no kernel
+  // contains them, so the JIT runs such a target's code on the guest.
+  void jitRunsCpuModelsOnGuestsHidingSystemFeatures() {
+    for (const test::GuestRun& run : test::guest_runs()) {
+      const Target t = Target::parse("llvm -mcpu=" + run.mcpu);
+      const std::set<std::string> guest = runtime::decode_cpu_features(run.cpuid);
+      const QString where = QString::fromStdString(run.mcpu + " on " + run.guest);
+      // The guest lacks something the model names: a check comparing every
+      // name would refuse it.
+      bool hides_one = false;
+      std::istringstream items(t.isa_features());
+      for (std::string item; std::getline(items, item, ',');)
+        hides_one = hides_one || !guest.count(item.substr(1));
+      QVERIFY2(hides_one, qPrintable(where + ": the guest hides nothing the model names"));
+      try {
+        codegen::check_jit_target(t, guest);
+      } catch (const Error& e) {
+        QFAIL(qPrintable(where + ": " + e.what()));
+      }
+    }
+  }
+
+  void jitRefusesHaswellCodeWithoutAvx2() {
+    const Target haswell = Target::parse("llvm -mcpu=haswell");
+    for (const runtime::CpuidSnapshot& cpuid :
+         {test::without_avx2(test::as_vm_guest(test::haswell_cpuid())),
+          test::without_avx2(test::zen5_vm_cpuid())}) {
+      QString message;
+      try {
+        codegen::check_jit_target(haswell, runtime::decode_cpu_features(cpuid));
+      } catch (const Error& e) {
+        message = e.what();
+      }
+      QVERIFY2(message.contains("'llvm -mcpu=haswell' uses CPU features this machine lacks (avx2)"),
+               qPrintable(message));
+    }
   }
 
   // One truth: the runtime's CPUID decoding and LLVM's host detection, which

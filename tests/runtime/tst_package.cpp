@@ -12,6 +12,7 @@
 #include "codegen/codegen.h"
 #include "driver/memory_plan.h"
 #include "driver/package_writer.h"
+#include "recorded_cpus.h"
 #include "runtime/c_api.h"
 #include "runtime/cpu_features.h"
 #include "runtime/package.h"
@@ -163,9 +164,12 @@ class TestPackage : public QObject {
 
   QString path(const QString& name) const { return dir_.filePath(name); }
 
-  void write(const QString& tar, const std::string& features) {
+  // A package of the host's kernels that says it was built for `mcpu` (the
+  // host's CPU when empty) and records `features`.
+  void write(const QString& tar, const std::string& features, const std::string& mcpu = "") {
     driver::write_package(tar.toStdString(), codegen::emit_object(build_kernels(), target_),
-                          graph(), params(), "llvm -mcpu=" + target_.cpu(), features);
+                          graph(), params(), "llvm -mcpu=" + (mcpu.empty() ? target_.cpu() : mcpu),
+                          features);
   }
 
   // The good package with one member replaced (or removed, for an empty name).
@@ -356,6 +360,42 @@ class TestPackage : public QObject {
         QString("lacking.tar was built for -mcpu=%1; this CPU lacks %2")
             .arg(QString::fromStdString(target_.cpu()), QString::fromStdString(list));
     QVERIFY2(e.contains(want), qPrintable(e));
+  }
+
+  // A package records every feature its -mcpu names, system ones too; a
+  // guest whose hypervisor hides those (invpcid, rdseed, xsaves, pku ...)
+  // loads it, as the JIT would run the same target there.
+  void guestsHidingSystemFeaturesLoadCpuModelsPackages() {
+    for (const test::GuestRun& run : test::guest_runs()) {
+      const std::string features = codegen::Target::parse("llvm -mcpu=" + run.mcpu).isa_features();
+      const QString tar = path(QString::fromStdString("guest_" + run.mcpu + ".tar"));
+      write(tar, features, run.mcpu);
+      const QString where = QString::fromStdString(run.mcpu + " on " + run.guest);
+      try {
+        runtime::Package package(tar.toStdString(), runtime::decode_cpu_features(run.cpuid));
+        QCOMPARE(package.features(), features);
+      } catch (const runtime::Error& e) {
+        QFAIL(qPrintable(where + ": " + e.what()));
+      }
+    }
+  }
+
+  void guestWithoutAvx2RefusesHaswellPackages() {
+    const QString tar = path("haswell.tar");
+    write(tar, codegen::Target::parse("llvm -mcpu=haswell").isa_features(), "haswell");
+    for (const runtime::CpuidSnapshot& cpuid :
+         {test::without_avx2(test::as_vm_guest(test::haswell_cpuid())),
+          test::without_avx2(test::zen5_vm_cpuid())}) {
+      QString e;
+      try {
+        runtime::Package package(tar.toStdString(), runtime::decode_cpu_features(cpuid));
+        e = QStringLiteral("<loaded without error>");
+      } catch (const runtime::Error& error) {
+        e = error.what();
+      }
+      QVERIFY2(e.endsWith("haswell.tar was built for -mcpu=haswell; this CPU lacks avx2"),
+               qPrintable(e));
+    }
   }
 
   void missingCompilerIsAClearError() {

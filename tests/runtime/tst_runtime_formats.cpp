@@ -326,6 +326,14 @@ class TestRuntimeFormats : public QObject {
       QVERIFY2(zen4.count(f), f);
     for (const char* f : {"avx512fp16", "amx-tile", "avxvnni", "fma4", "xop"})
       QVERIFY2(!zen4.count(f), f);
+
+    const std::set<std::string> zen5_vm = decode_cpu_features(lathe::test::zen5_vm_cpuid());
+    for (const char* f : {"avx512f", "avx512vp2intersect", "avx512bf16", "avx512vnni", "gfni",
+                          "sse4a", "lzcnt", "movbe", "adx"})
+      QVERIFY2(zen5_vm.count(f), f);
+    for (const char* f : {"invpcid", "rdseed", "xsaves", "pku", "rdpid", "mwaitx", "rdpru",
+                          "wbnoinvd", "avx512fp16", "amx-tile"})
+      QVERIFY2(!zen5_vm.count(f), f);
   }
 
   // CPUID announcing a register file is not enough: the OS must save it.
@@ -354,6 +362,17 @@ class TestRuntimeFormats : public QObject {
     QCOMPARE(missing_cpu_features("+avx2,+sgx,+xsaves,+shstk,+clzero", haswell),
              std::vector<std::string>());
     QCOMPARE(missing_cpu_features("+avx2,+avx99", zen4), std::vector<std::string>({"avx99"}));
+    // Nor are instructions only their own intrinsics reach, which no kernel
+    // contains: what a hypervisor hides from a guest refuses nothing.
+    const CpuidSnapshot guest_cpuid = lathe::test::as_vm_guest(lathe::test::haswell_cpuid());
+    const std::set<std::string> guest = decode_cpu_features(guest_cpuid);
+    QVERIFY(!guest.count("invpcid") && !guest.count("rdseed") && !guest.count("fsgsbase"));
+    QCOMPARE(
+        missing_cpu_features("+avx2,+fma,+invpcid,+rdseed,+xsaves,+pku,+fsgsbase,+sha,+adx", guest),
+        std::vector<std::string>());
+    QCOMPARE(missing_cpu_features("+avx2,+invpcid,+fma",
+                                  decode_cpu_features(lathe::test::without_avx2(guest_cpuid))),
+             std::vector<std::string>({"avx2"}));
   }
 
   // Whatever the machine running the tests is: every feature its CPUID has
