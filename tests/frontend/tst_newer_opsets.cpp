@@ -307,6 +307,32 @@ class TestNewerOpsets : public QObject {
     expect_close(run_compiled(g, {{"x", x}})[0], want, 1e-5, "compiled");
   }
 
+  // RMSNormalization (opset 23) over the last two axes, scale per element.
+  void rmsNormalizationByItsDefinition() {
+    ModelWriter w(23);
+    w.input("x", {2, 3, 4});
+    std::vector<float> scale;
+    for (int k = 0; k < 12; ++k) scale.push_back(0.5f + 0.1f * static_cast<float>(k));
+    w.floats("scale", scale, {3, 4});
+    w.output("y", 3);
+    auto* rms = w.node("RMSNormalization", {"x", "scale"}, {"y"});
+    set_int(rms, "axis", 1);
+    set_float(rms, "epsilon", 1e-2f);
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "rms.onnx", ".");
+    const Tensor x = testing::random_tensor({2, 3, 4}, 13);
+    Tensor want(DType::Float32, x.shape());
+    for (int64_t b = 0; b < 2; ++b) {
+      const float* row = x.data<float>() + b * 12;
+      double sum = 0;
+      for (int k = 0; k < 12; ++k) sum += double{row[k]} * row[k];
+      const double rms_value = std::sqrt(sum / 12 + 1e-2);
+      for (int k = 0; k < 12; ++k)
+        want.data<float>()[b * 12 + k] = static_cast<float>(row[k] / rms_value * scale[k]);
+    }
+    expect_close(run_reference(g, {{"x", x}})[0], want, 1e-6, "reference");
+    expect_close(run_compiled(g, {{"x", x}})[0], want, 1e-6, "compiled");
+  }
+
   // Resize's axes (opset 18): scales for the listed axes only.
   void resizeScalesTheAxesItLists() {
     ModelWriter w(19);
@@ -362,12 +388,13 @@ class TestNewerOpsets : public QObject {
   // and a model newer than Lathe's newest opset names what it uses from it.
   void newerOpsAreRefusedByNameAndOpset() {
     ModelWriter w(23);
-    w.input("x", {2, 4});
-    w.floats("scale", {1, 1, 1, 1});
-    w.output("y", 2);
-    w.node("RMSNormalization", {"x", "scale"}, {"y"});
+    w.input("x", {1, 2, 3, 4});
+    w.input("cos", {1, 3, 2});
+    w.input("sin", {1, 3, 2});
+    w.output("y", 4);
+    w.node("RotaryEmbedding", {"x", "cos", "sin"}, {"y"});
     std::string error = import_error(w.bytes());
-    QVERIFY2(error.find("RMSNormalization (opset 23) is not supported") != std::string::npos,
+    QVERIFY2(error.find("RotaryEmbedding (opset 23) is not supported") != std::string::npos,
              error.c_str());
 
     ModelWriter v(24);

@@ -39,7 +39,7 @@ std::vector<Node> expand_recurrent(Node node, const UpgradeHooks& hooks);
 std::vector<Node> expand_einsum(Node node, const UpgradeHooks& hooks);
 
 // Ops from opsets after 17 that Lathe expands into ones it has: Gelu, Mish,
-// GroupNormalization (newer_ops.cpp).
+// GroupNormalization, RMSNormalization (newer_ops.cpp).
 bool is_newer_expanded_op(const std::string& op);
 std::vector<Node> expand_newer_op(Node node, int opset, const UpgradeHooks& hooks);
 // Whether Lathe implements the form that `op` took in `opset`, the newest

@@ -99,6 +99,27 @@ std::vector<Node> expand_group_norm(Node node, int opset, const UpgradeHooks& ho
   return std::move(u.nodes);
 }
 
+// RMSNormalization (opset 23): X / sqrt(mean(X^2 over axis..) + epsilon) * scale.
+std::vector<Node> expand_rms_norm(Node node, const UpgradeHooks& hooks) {
+  const auto rank = static_cast<int64_t>(known_type(node, 0, hooks).shape.size());
+  int64_t axis = node.attrs.get_int("axis", -1);
+  if (axis < 0) axis += rank;
+  LATHE_CHECK(axis >= 0 && axis < rank, "RMSNormalization axis out of range for rank ", rank);
+  const int64_t stash = node.attrs.get_int("stash_type", 1);
+  LATHE_CHECK(stash == 1, "RMSNormalization stash_type ", stash, " is not supported");
+  std::vector<int64_t> axes;
+  for (int64_t a = axis; a < rank; ++a) axes.push_back(a);
+  NodeSequence u(node.name, hooks);
+  ValueId x = input_at(node, 0);
+  Attributes keep;
+  keep.set("keepdims", int64_t{1});
+  ValueId mean_square = u.op("ReduceMean", {u.op("Mul", {x, x}), u.ints(axes)}, keep);
+  ValueId rms =
+      u.op("Sqrt", {u.op("Add", {mean_square, u.scalar(node.attrs.get_float("epsilon", 1e-5f))})});
+  u.into(node.outputs.at(0), "Mul", {u.op("Div", {x, rms}), input_at(node, 1)});
+  return std::move(u.nodes);
+}
+
 // A constant 1-D input of `node` as doubles; nullopt when absent.
 std::optional<std::vector<double>> constant_values(const Node& node, size_t i,
                                                    const UpgradeHooks& hooks) {
@@ -167,12 +188,13 @@ Node upgrade_resize_18(Node node, const UpgradeHooks& hooks) {
 }  // namespace
 
 bool is_newer_expanded_op(const std::string& op) {
-  return op == "Gelu" || op == "Mish" || op == "GroupNormalization";
+  return op == "Gelu" || op == "Mish" || op == "GroupNormalization" || op == "RMSNormalization";
 }
 
 std::vector<Node> expand_newer_op(Node node, int opset, const UpgradeHooks& hooks) {
   if (node.op == "Gelu") return expand_gelu(std::move(node), hooks);
   if (node.op == "Mish") return expand_mish(std::move(node), hooks);
+  if (node.op == "RMSNormalization") return expand_rms_norm(std::move(node), hooks);
   return expand_group_norm(std::move(node), opset, hooks);
 }
 
