@@ -67,6 +67,9 @@ def hf_text(kind, **config):
     def build():
         import transformers
         cfg = getattr(transformers, kind + "Config")(**config)
+        # torch.export fails on GPT-2's and LLaMA's KV cache and SDPA dispatch.
+        cfg.use_cache = False
+        cfg._attn_implementation = "eager"
         m = getattr(transformers, kind + "Model")(cfg)
         vocab = cfg.vocab_size
         return m, (lambda: (torch.randint(0, vocab, (1, 32)),))
