@@ -100,8 +100,7 @@ ResolvedInputShapes resolve_input_shapes(const std::vector<DeclaredInput>& input
 
   // A batch dimension nothing gives defaults to 1, once per symbol.
   for (const DeclaredInput* input : rest) {
-    if (!input->has_shape || input->dims.empty() || input->dims[0] >= 0 || !is_batch_dim(*input, 0))
-      continue;
+    if (!input->has_shape || !is_batch_dim(*input, 0) || input->dims[0] >= 0) continue;
     const std::string& symbol = input->symbols[0];
     if (!symbol.empty() && bound.count(symbol)) continue;
     if (!symbol.empty()) bound[symbol] = 1;
