@@ -210,10 +210,21 @@ int main(int argc, char** argv) {
     for (const fs::path& model : models) {
       Row row;
       row.model = model.stem().string();
+      // Reference inputs and outputs: NAME.io.npz (see the models' README).
+      // The inputs' shapes give the dimensions the model leaves symbolic.
+      std::map<std::string, Tensor> io;
+      fs::path npz = model.parent_path() / (row.model + ".io.npz");
+      if (fs::exists(npz))
+        for (auto& [name, t] : driver::read_npz_tensors(npz.string())) io[name] = t;
+      driver::LoadOptions load;
+      for (const auto& [name, t] : io) load.input_arrays[name] = t.shape();
+      load.note = [&](const std::string& note) {
+        std::printf("%s: note: %s\n", row.model.c_str(), note.c_str());
+      };
       // A model Lathe cannot import is reported and the others still run.
       Graph graph;
       try {
-        graph = driver::load_model(model.string());
+        graph = driver::load_model(model.string(), load);
       } catch (const std::exception& e) {
         const std::string what = e.what();
         not_imported.push_back(row.model + ": " + what);
@@ -221,11 +232,6 @@ int main(int argc, char** argv) {
                     what.substr(0, what.find('\n')).c_str());
         continue;
       }
-      // Reference inputs and outputs: NAME.io.npz (see the models' README).
-      std::map<std::string, Tensor> io;
-      fs::path npz = model.parent_path() / (row.model + ".io.npz");
-      if (fs::exists(npz))
-        for (auto& [name, t] : driver::read_npz_tensors(npz.string())) io[name] = t;
 
       Timer timer;
       driver::CompiledGraph compiled = driver::compile_graph(graph, lathe_only);

@@ -1,4 +1,4 @@
-// lathe compile MODEL [--target T] [--input-shapes S] --output module.lathe.tar
+// lathe compile MODEL [--target T] [--input-shapes S] [--inputs in.npz] --output module.lathe.tar
 #include <iostream>
 #include <optional>
 #include <string>
@@ -19,7 +19,7 @@ namespace {
 
 int compile(const Args& args) {
   Timer total;
-  Graph graph = load_model(args);
+  Graph graph = load_model(args, args.get("inputs"));
   driver::CompileOptions options;
   options.target = target_of(args);
   options.passes.alter_layout = !args.has("no-layout");
@@ -81,6 +81,9 @@ Command compile_command(CLI::App& lathe) {
       .value("output", "FILE", "package to write (default module.lathe.tar)")
       .target_option()
       .input_shapes_option()
+      .value("inputs", "FILE.npz",
+             "arrays by input name whose shapes give the dimensions the model leaves symbolic "
+             "(as `lathe run --inputs`)")
       .plugin_option()
       .value("tuning-records", "FILE", "apply the best schedule of each task from `lathe tune`")
       .no_layout_flag();

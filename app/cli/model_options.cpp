@@ -1,5 +1,7 @@
 #include "model_options.h"
 
+#include <iostream>
+
 #include "driver/model_loader.h"
 #include "driver/plugins.h"
 
@@ -9,10 +11,14 @@ void load_plugins(const Args& args) {
   if (args.has("plugin")) driver::load_plugins(args.get("plugin"));
 }
 
-Graph load_model(const Args& args) {
+Graph load_model(const Args& args, const std::string& inputs_npz) {
   driver::LoadOptions load;
   if (args.has("input-shapes"))
     load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
+  if (!inputs_npz.empty()) load.input_arrays = driver::array_shapes_in(inputs_npz);
+  load.note = [](const std::string& note) {
+    std::cerr << "note: " << note << " (--input-shapes sets another)\n";
+  };
   return driver::load_model(args.positional(), load);
 }
 

@@ -11,8 +11,10 @@ namespace lathe::cli {
 
 // Loads the plugins --plugin names, before anything reads the model.
 void load_plugins(const Args& args);
-// MODEL, with the shapes --input-shapes fixes.
-Graph load_model(const Args& args);
+// MODEL, with the shapes --input-shapes fixes and, for the dimensions the
+// model leaves symbolic, those of the arrays of `inputs_npz` (a command's
+// --inputs). What the load assumes (a batch of 1) goes to stderr as a note.
+Graph load_model(const Args& args, const std::string& inputs_npz = {});
 // --target; the host when not given.
 driver::Target target_of(const Args& args);
 // The graph passes for `target` (its vector unit), without snapshots, with

@@ -126,7 +126,7 @@ int run(const Args& args) {
     driver::Package package(path);
     return run_compiled(package.executor(), args, {});
   }
-  Graph graph = load_model(args);
+  Graph graph = load_model(args, args.get("inputs"));
   if (executor == "reference") return run_reference(graph, args);
   driver::CompileOptions compile;
   compile.target = target_of(args);
@@ -144,7 +144,9 @@ Command run_command(CLI::App& lathe) {
   auto args = std::make_shared<Args>(
       lathe, "run", "Run a package or a model: outputs, time summary, per-kernel profile");
   args->positional("MODEL", "ONNX model file, or a package from `lathe compile` (.tar)")
-      .value("inputs", "FILE.npz", "input tensors by name (missing ones are zeros)")
+      .value("inputs", "FILE.npz",
+             "input tensors by name (missing ones are zeros); their shapes give the dimensions "
+             "the model leaves symbolic")
       .value("output", "FILE.npz", "write the outputs")
       .flag("print-time", "print mean, median, max, min and std of the run time")
       .value("repeat", "N", "measurements for --print-time and --profile (default 10)")

@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption quitWhenShown(
       QStringLiteral("quit-when-shown"),
       QStringLiteral("Quit once the model's graphs are laid out and shown, or the package's "
-                     "contents (exit status 0), or when opening or laying it out fails (1): "
-                     "checks an installation"));
+                     "contents (exit status 0), or when opening or laying it out fails or its "
+                     "input shapes are not given (1): checks an installation"));
   parser.addOption(quitWhenShown);
   parser.process(app);
   // Before any window: plugins load before anything compiles.
@@ -93,6 +93,11 @@ int main(int argc, char** argv) {
     });
     QObject::connect(&window, &MainWindow::loadFailed, &app, [](const QString& path) {
       qCritical("lathe-studio: cannot open %s", qUtf8Printable(path));
+      QCoreApplication::exit(1);
+    });
+    QObject::connect(&window, &MainWindow::openingCancelled, &app, [](const QString& path) {
+      qCritical("lathe-studio: %s not opened: its input shapes were not given",
+                qUtf8Printable(path));
       QCoreApplication::exit(1);
     });
     QObject::connect(&window, &MainWindow::graphsFailed, &app,

@@ -42,6 +42,7 @@
 #include "studio/benchmark_page.h"
 #include "studio/export_dialog.h"
 #include "studio/graph_snapshot_tracker.h"
+#include "studio/input_shapes_dialog.h"
 #include "studio/model_load_tracker.h"
 #include "studio/package_page.h"
 #include "studio/plugin_dialog.h"
@@ -111,6 +112,7 @@ MainWindow::MainWindow(QWidget* parent)
 
   connect(loadTracker_, &ModelLoadTracker::loaded, this, &MainWindow::showModel);
   connect(loadTracker_, &ModelLoadTracker::failed, this, &MainWindow::showLoadFailure);
+  connect(loadTracker_, &ModelLoadTracker::inputShapesNeeded, this, &MainWindow::askInputShapes);
   connect(loadTracker_, &ModelLoadTracker::loadingChanged, this, &MainWindow::setLoadingIndicator);
   connect(loadTracker_, &ModelLoadTracker::discarded, this, [this](const QString& path) {
     logView_->info(
@@ -617,11 +619,63 @@ void MainWindow::openModel(const QString& path) {
     openPackage(path);
     return;
   }
+  loadModel(path, {});
+}
+
+void MainWindow::loadModel(const QString& path, const std::map<std::string, Shape>& inputShapes) {
+  dropInputShapesDialog();
   packagePage_->cancelOpen();
   lastModelRequest_ = path;
-  logView_->info(tr("Opening %1").arg(path));
+  lastModelShapes_ = inputShapes;
+  logView_->info(
+      inputShapes.empty()
+          ? tr("Opening %1").arg(path)
+          : tr("Opening %1 with input shapes %2").arg(path, inputShapesText(inputShapes)));
   statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
-  loadTracker_->load(path);
+  loadTracker_->load(path, inputShapes);
+}
+
+InputShapesDialog* MainWindow::inputShapesDialog() const {
+  return shapesDialog_;
+}
+
+void MainWindow::askInputShapes(const QString& path, const std::vector<driver::DeclaredInput>& open,
+                                const QStringList& problems) {
+  // Shapes from the dialog leave nothing open; if something still is, asking
+  // again would not end.
+  if (!lastModelShapes_.empty()) {
+    showLoadFailure(path, tr("input dimensions are still symbolic"), problems);
+    return;
+  }
+  const QString fileName = QFileInfo(path).fileName();
+  QString text = tr("%1 leaves input dimensions symbolic; asking for their sizes").arg(fileName);
+  for (const QString& problem : problems) text += QStringLiteral("\n    ") + problem;
+  logView_->info(text);
+  statusBar()->showMessage(tr("%1 needs input shapes").arg(fileName));
+
+  auto* dialog = new InputShapesDialog(fileName, open, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  shapesDialog_ = dialog;
+  connect(dialog, &QDialog::accepted, this,
+          [this, dialog, path] { loadModel(path, dialog->inputShapes()); });
+  connect(dialog, &QDialog::rejected, this, [this, path] {
+    logView_->info(currentPath_.isEmpty()
+                       ? tr("Did not open %1: no input shapes were given").arg(path)
+                       : tr("Did not open %1: no input shapes were given; %2 stays shown")
+                             .arg(path, QFileInfo(currentPath_).fileName()));
+    statusBar()->showMessage(tr("Cancelled"), 3000);
+    emit openingCancelled(path);
+  });
+  // Window-modal without blocking: loads and tests go on around it.
+  dialog->open();
+  emit inputShapesAsked(path);
+}
+
+void MainWindow::dropInputShapesDialog() {
+  if (!shapesDialog_) return;
+  disconnect(shapesDialog_, nullptr, this, nullptr);
+  shapesDialog_->close();
+  shapesDialog_ = nullptr;
 }
 
 void MainWindow::openSampleModel() {
@@ -708,6 +762,7 @@ void MainWindow::showModel(const std::shared_ptr<const LoadedModel>& model) {
                      .arg(model->info.nodes.size())
                      .arg(views::groupedNumber(model->info.parameter_count), macs)
                      .arg(model->milliseconds));
+  for (const QString& note : model->notes) logView_->info(tr("Note: %1").arg(note));
   statusBar()->showMessage(tr("Opened %1").arg(fileName), 5000);
   modelStatus_->setText(tr("%1 nodes · %2").arg(model->info.nodes.size()).arg(macs));
   updateWindowTitle();
@@ -723,6 +778,7 @@ void MainWindow::showModel(const std::shared_ptr<const LoadedModel>& model) {
 void MainWindow::openPackage(const QString& path) {
   // The newest request wins, whichever kind it is.
   if (loadTracker_->isLoading()) loadTracker_->cancel();
+  dropInputShapesDialog();
   logView_->info(tr("Opening package %1").arg(path));
   statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
   packagePage_->open(path);
@@ -1027,7 +1083,7 @@ void MainWindow::afterPluginsLoaded(const QStringList& names) {
   // a package is shown, which needs no compiler.
   if (!lastModelRequest_.isEmpty() &&
       !driver::is_package_path(QFile::encodeName(currentPath_).toStdString()))
-    openModel(lastModelRequest_);
+    loadModel(lastModelRequest_, lastModelShapes_);
 }
 
 void MainWindow::setLoadingIndicator(bool loading) {

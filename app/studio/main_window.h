@@ -10,8 +10,13 @@
 #include <QPointer>
 #include <QString>
 #include <QStringList>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
+
+#include "driver/model_loader.h"
+#include "ir/tensor.h"
 
 class QComboBox;
 class QDockWidget;
@@ -46,6 +51,7 @@ namespace lathe::studio {
 class BenchmarkPage;
 struct GraphSnapshots;
 class GraphSnapshotTracker;
+class InputShapesDialog;
 struct LoadedModel;
 class ModelLoadTracker;
 class PackagePage;
@@ -61,7 +67,10 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   // Loads in the background; the newest request wins. A model that fails to
-  // load is reported in the log and the previous model stays shown. A
+  // load is reported in the log and the previous model stays shown. A model
+  // that leaves input dimensions symbolic with nothing to give them a value
+  // (no NAME.io.npz array, not a batch dimension, which is 1) opens once the
+  // input shapes dialog has them; Cancel there keeps the previous model. A
   // compiled package (driver::is_package_path) opens in the Package tab.
   void openModel(const QString& path);
   // The small CNN bundled in the resources (copied to a temporary file first,
@@ -108,6 +117,9 @@ class MainWindow : public QMainWindow {
   void restoreDefaultLayout();
   // Stops waiting for the model being loaded; the shown model stays.
   void cancelLoading();
+  // The dialog asking for the input shapes of the model being opened; null
+  // when none is asked for.
+  InputShapesDialog* inputShapesDialog() const;
 
   // The .onnx file or package (.tar) a drag carries, or an empty string.
   static QString modelPathFromMimeData(const QMimeData* mime);
@@ -117,6 +129,10 @@ class MainWindow : public QMainWindow {
   // The Package tab shows the compiled package at `path`.
   void packageShown(const QString& path);
   void loadFailed(const QString& path);
+  // The model at `path` needs input shapes: inputShapesDialog() asks for them.
+  void inputShapesAsked(const QString& path);
+  // The input shapes dialog was cancelled: the model at `path` is not opened.
+  void openingCancelled(const QString& path);
   // The current model's passes ran: the fused groups, the Schedule and the
   // Tuning tabs show it, while its graphs are still being laid out.
   void snapshotsComputed(const QString& path);
@@ -165,6 +181,12 @@ class MainWindow : public QMainWindow {
   // The Benchmark tab's codegen rows, and the model compiled again.
   void afterPluginsLoaded(const QStringList& names);
 
+  // Loads the ONNX model at `path` with `inputShapes` for its open dimensions.
+  void loadModel(const QString& path, const std::map<std::string, Shape>& inputShapes);
+  void askInputShapes(const QString& path, const std::vector<driver::DeclaredInput>& open,
+                      const QStringList& problems);
+  // Closes the input shapes dialog unanswered: a newer request replaces its model.
+  void dropInputShapesDialog();
   void showModel(const std::shared_ptr<const LoadedModel>& model);
   void openPackage(const QString& path);
   void showPackage(const QString& path);
@@ -261,6 +283,9 @@ class MainWindow : public QMainWindow {
   // The ONNX model last asked for, shown or not: what loading a plugin
   // opens again (it may import now).
   QString lastModelRequest_;
+  // The input shapes given for it in the dialog, passed again when it reopens.
+  std::map<std::string, Shape> lastModelShapes_;
+  QPointer<InputShapesDialog> shapesDialog_;
   // Holds the copy of the bundled sample while the window lives.
   std::unique_ptr<QTemporaryDir> sampleDir_;
   QString samplePath_;

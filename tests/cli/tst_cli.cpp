@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <cmath>
 
+#include "../symbolic_models.h"
 #include "../test_models.h"
 #include "driver/tensor_files.h"
 
@@ -34,6 +35,15 @@ Result lathe_cli(const QStringList& args) {
 
 QString models() {
   return lathe::testing::test_models_dir();
+}
+
+double max_relative_difference(const Tensor& got, const Tensor& want) {
+  double diff = 0, ref = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    diff = std::max(diff, std::abs(double(got.data<float>()[i]) - want.data<float>()[i]));
+    ref = std::max(ref, std::abs(double(want.data<float>()[i])));
+  }
+  return ref == 0 ? diff : diff / ref;
 }
 
 }  // namespace
@@ -407,6 +417,89 @@ class TestCli : public QObject {
     QVERIFY2(help.err.contains("did you mean 'tune'?"), qPrintable(help.err));
   }
 
+  // A model that leaves its batch, height and width symbolic runs with only
+  // --inputs: the array gives the sizes, on the compiled executor as on the
+  // reference one, and `compile --inputs` makes a package of those shapes.
+  void symbolicDimsTakeTheSizesOfInputs() {
+    using lathe::testing::DeclaredDim;
+    const QString model = dir_.filePath("symbolic.onnx");
+    QVERIFY(lathe::testing::write_model(
+        lathe::testing::conv_model({DeclaredDim(std::string("N")), DeclaredDim(int64_t{3}),
+                                    DeclaredDim(std::string("H")), DeclaredDim(std::string("W"))}),
+        model.toStdString()));
+    Tensor x(DType::Float32, {1, 3, 20, 24});
+    for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i % 11) * 0.25f - 1.0f;
+    const QString in = dir_.filePath("symbolic_in.npz");
+    driver::write_npz_tensors(in.toStdString(), {{"x", x}});
+
+    const QString compiledOut = dir_.filePath("symbolic_compiled.npz");
+    const QString referenceOut = dir_.filePath("symbolic_reference.npz");
+    Result compiled = lathe_cli({"run", model, "--inputs", in, "--output", compiledOut});
+    QVERIFY2(compiled.code == 0, qPrintable(compiled.err));
+    QVERIFY2(!compiled.err.contains("note:"), qPrintable(compiled.err));
+    Result reference = lathe_cli(
+        {"run", model, "--executor", "reference", "--inputs", in, "--output", referenceOut});
+    QVERIFY2(reference.code == 0, qPrintable(reference.err));
+    const driver::NamedTensors got = driver::read_npz_tensors(compiledOut.toStdString());
+    const driver::NamedTensors want = driver::read_npz_tensors(referenceOut.toStdString());
+    QCOMPARE(got.at(0).second.shape(), (Shape{1, 4, 20, 24}));
+    QCOMPARE(want.at(0).second.shape(), (Shape{1, 4, 20, 24}));
+    QVERIFY(max_relative_difference(got[0].second, want[0].second) <= 1e-5);
+
+    const QString tar = dir_.filePath("symbolic.tar");
+    Result c = lathe_cli({"compile", model, "--inputs", in, "--output", tar});
+    QVERIFY2(c.code == 0, qPrintable(c.err));
+    const QString packageOut = dir_.filePath("symbolic_package.npz");
+    Result r = lathe_cli({"run", tar, "--inputs", in, "--output", packageOut});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(driver::read_npz_tensors(packageOut.toStdString()).at(0).second.shape(),
+             (Shape{1, 4, 20, 24}));
+  }
+
+  void symbolicBatchIsOneWithANote() {
+    using lathe::testing::DeclaredDim;
+    const QString model = dir_.filePath("symbolic_batch.onnx");
+    QVERIFY(lathe::testing::write_model(
+        lathe::testing::conv_model({DeclaredDim(std::string("N")), DeclaredDim(int64_t{3}),
+                                    DeclaredDim(int64_t{8}), DeclaredDim(int64_t{8})}),
+        model.toStdString()));
+    Result r = lathe_cli({"inspect", model});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("x  float32[1,3,8,8]"), qPrintable(r.out));
+    QVERIFY2(r.err.contains("note: input 'x' has a symbolic batch dimension 'N'; it is taken as "
+                            "1 (--input-shapes sets another)"),
+             qPrintable(r.err));
+    r = lathe_cli({"inspect", model, "--input-shapes", "x:[2,3,8,8]"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("x  float32[2,3,8,8]"), qPrintable(r.out));
+    QVERIFY2(!r.err.contains("note:"), qPrintable(r.err));
+  }
+
+  // Sizes nothing gives, and arrays that contradict the model, are refused
+  // with what to do.
+  void symbolicDimsWithoutSizesAreRefused() {
+    using lathe::testing::DeclaredDim;
+    const QString model = dir_.filePath("symbolic_hw.onnx");
+    QVERIFY(lathe::testing::write_model(
+        lathe::testing::conv_model({DeclaredDim(std::string("N")), DeclaredDim(int64_t{3}),
+                                    DeclaredDim(std::string("H")), DeclaredDim(std::string("W"))}),
+        model.toStdString()));
+    Result r = lathe_cli({"run", model});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("input 'x': the model leaves dimensions 2 ('H') and 3 ('W') of "
+                            "x[N,3,H,W] symbolic"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains("pass --input-shapes \"x:[1,3,?,?]\""), qPrintable(r.err));
+
+    const QString flat = dir_.filePath("symbolic_flat.npz");
+    driver::write_npz_tensors(flat.toStdString(), {{"x", Tensor(DType::Float32, {1, 3, 20})}});
+    r = lathe_cli({"run", model, "--inputs", flat});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("input 'x': the array given for it does not fit: the shape [1,3,20] "
+                            "has rank 3, but the model declares x[N,3,H,W] of rank 4"),
+             qPrintable(r.err));
+  }
+
   void errorsAreOneMessageAndNonZeroExit_data() {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("expected");
@@ -424,7 +517,7 @@ class TestCli : public QObject {
                                 << "non-integer";
     QTest::newRow("wrong input shape") << QStringList{"run", models() + "/mlp.onnx", "--inputs",
                                                       models() + "/squeezenet1_1.io.npz"}
-                                       << "expects float32[1,1,28,28]";
+                                       << "the model declares input[1,1,28,28]";
     QTest::newRow("no such task") << QStringList{"schedule", models() + "/mlp.onnx", "--task", "99"}
                                   << "no task 99";
     QTest::newRow("loop costs without tir")

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "frontend/onnx/import_internal.h"
+#include "frontend/onnx/input_shapes.h"
 #include "frontend/onnx/node_order.h"
 #include "frontend/onnx/onnx_import.h"
 #include "frontend/onnx/opset_changes.h"
@@ -66,6 +67,9 @@ class Importer {
     // accepted (libonnx divides by a zero stride where Lathe reports it), and
     // only for opsets whose schemas libonnx knows.
     if (diagnostics_.empty() && opset_ <= kLibonnxOpset) cross_check_with_onnx_inference();
+    if (!diagnostics_.empty() && !open_inputs_.empty())
+      throw OpenInputShapesError(str("cannot import ", source_, ":"), std::move(diagnostics_),
+                                 std::move(open_inputs_));
     if (!diagnostics_.empty())
       throw DiagnosticError(str("cannot import ", source_, ":"), std::move(diagnostics_));
     graph_.remove_unused_values();
@@ -98,39 +102,21 @@ class Importer {
     }
   }
 
+  // Gives the inputs' symbolic dimensions their values (input_shapes.h).
   void apply_input_overrides() {
-    auto* graph = model_.mutable_graph();
-    std::set<std::string> known;
-    bool changed = false;
-    for (auto& input : *graph->mutable_input()) {
-      known.insert(input.name());
-      auto it = options_.input_shapes.find(input.name());
-      auto frozen = options_.frozen_inputs.find(input.name());
-      const Shape* shape = it != options_.input_shapes.end()        ? &it->second
-                           : frozen != options_.frozen_inputs.end() ? &frozen->second.shape()
-                                                                    : nullptr;
-      if (!shape || !input.type().has_tensor_type()) continue;
-      auto* dims = input.mutable_type()->mutable_tensor_type()->mutable_shape();
-      Shape declared;
-      for (const auto& d : dims->dim()) declared.push_back(d.has_dim_value() ? d.dim_value() : -1);
-      if (declared == *shape) continue;
-      changed = true;
-      dims->clear_dim();
-      for (int64_t d : *shape) dims->add_dim()->set_dim_value(d);
-    }
-    // Declared shapes downstream of a changed input no longer hold: keep ranks,
-    // forget sizes.
-    if (changed) {
-      graph->clear_value_info();
-      for (auto& output : *graph->mutable_output())
-        if (output.type().tensor_type().has_shape())
-          for (auto& d :
-               *output.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
-            d.clear_dim_value();
-    }
-    for (const auto& [name, shape] : options_.input_shapes)
-      if (!known.count(name))
-        report(Kind::Invalid, "--input-shapes", str("the model has no input named '", name, "'"));
+    GivenInputShapes given;
+    given.overrides = options_.input_shapes;
+    for (const auto& [name, value] : options_.frozen_inputs)
+      given.overrides.emplace(name, value.shape());
+    given.arrays = options_.input_array_shapes;
+    given.unfitting_arrays_are_notes = options_.unfitting_arrays_are_notes;
+    ResolvedInputShapes resolved = apply_input_shapes(*model_.mutable_graph(), given);
+    for (Diagnostic& d : resolved.problems) diagnostics_.push_back(std::move(d));
+    // What was assumed matters only to an import that can go on.
+    if (options_.note && resolved.problems.empty())
+      for (const std::string& note : resolved.notes) options_.note(note);
+    open_inputs_ = std::move(resolved.open);
+    for (const auto& [name, shape] : resolved.shapes) resolved_inputs_.insert(name);
   }
 
   // libonnx's check_model(ModelProto) resolves external data against the
@@ -293,6 +279,10 @@ class Importer {
       const std::string& name = input.name();
       if (by_name_.count(name) || poisoned_names_.count(name)) continue;  // an initializer
       std::string where = "input '" + name + "'";
+      if (input.type().has_tensor_type() && !resolved_inputs_.count(name)) {
+        poison(name);  // apply_input_overrides reported why
+        continue;
+      }
       auto frozen = options_.frozen_inputs.find(name);
       if (frozen != options_.frozen_inputs.end()) {
         define(name, graph_.add_constant(name, frozen->second));
@@ -316,24 +306,9 @@ class Importer {
         poison(name);
         continue;
       }
+      // apply_input_overrides gave every dimension its size.
       Shape shape;
-      bool ok = tt.has_shape();
-      if (!ok) report(Kind::Invalid, where, "has no shape; pass --input-shapes");
-      for (const auto& d : tt.shape().dim()) {
-        if (d.has_dim_value() && d.dim_value() >= 0) {
-          shape.push_back(d.dim_value());
-        } else {
-          report(Kind::Invalid, where,
-                 str("has symbolic dimension '", d.dim_param(), "'; pass --input-shapes \"", name,
-                     ":[...]\""));
-          ok = false;
-          break;
-        }
-      }
-      if (!ok) {
-        poison(name);
-        continue;
-      }
+      for (const auto& d : tt.shape().dim()) shape.push_back(d.dim_value());
       ValueId id = graph_.add_value(name, {*dtype, shape});
       graph_.inputs.push_back(id);
       define(name, id);
@@ -855,6 +830,9 @@ class Importer {
   std::unordered_map<std::string, ValueId> by_name_;
   std::set<std::string> poisoned_names_;
   std::set<std::string> node_names_;
+  // Runtime inputs whose shapes are known in full, and those left open.
+  std::set<std::string> resolved_inputs_;
+  std::vector<DeclaredInput> open_inputs_;
 };
 
 }  // namespace

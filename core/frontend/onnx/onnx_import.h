@@ -5,9 +5,11 @@
 // once, as a DiagnosticError; it never crashes on malformed input.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
+#include "frontend/onnx/input_shapes.h"
 #include "ir/graph.h"
 
 namespace lathe::onnx_frontend {
@@ -15,6 +17,15 @@ namespace lathe::onnx_frontend {
 struct ImportOptions {
   // Overrides of graph-input shapes, as tvmc's --input-shapes.
   std::map<std::string, Shape> input_shapes;
+  // The shapes of the arrays given for graph inputs (--inputs): they give the
+  // model's symbolic dimensions their values (input_shapes.h); where one
+  // contradicts the model's rank or fixed sizes, the import fails saying so,
+  // or, with `unfitting_arrays_are_notes`, a note says it is left out.
+  std::map<std::string, Shape> input_array_shapes;
+  bool unfitting_arrays_are_notes = false;
+  // Receives what the importer assumed for the user (a symbolic batch
+  // dimension taken as 1), one sentence each.
+  std::function<void(const std::string&)> note;
   // Graph inputs bound to fixed values: they become constants (TVM's freeze_params).
   std::map<std::string, Tensor> frozen_inputs;
   // Values for graph inputs, used only for those inputs that decide a shape
