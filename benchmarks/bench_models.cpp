@@ -217,7 +217,10 @@ int main(int argc, char** argv) {
       if (fs::exists(npz))
         for (auto& [name, t] : driver::read_npz_tensors(npz.string())) io[name] = t;
       driver::LoadOptions load;
-      for (const auto& [name, t] : io) load.input_arrays[name] = t.shape();
+      for (const auto& [name, t] : io) {
+        load.input_arrays[name] = t.shape();
+        load.input_values[name] = t;
+      }
       load.note = [&](const std::string& note) {
         std::printf("%s: note: %s\n", row.model.c_str(), note.c_str());
       };

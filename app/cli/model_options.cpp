@@ -4,6 +4,7 @@
 
 #include "driver/model_loader.h"
 #include "driver/plugins.h"
+#include "driver/tensor_files.h"
 
 namespace lathe::cli {
 
@@ -15,10 +16,13 @@ Graph load_model(const Args& args, const std::string& inputs_npz) {
   driver::LoadOptions load;
   if (args.has("input-shapes"))
     load.input_shapes = driver::parse_input_shapes(args.get("input-shapes"));
-  if (!inputs_npz.empty()) load.input_arrays = driver::array_shapes_in(inputs_npz);
-  load.note = [](const std::string& note) {
-    std::cerr << "note: " << note << " (--input-shapes sets another)\n";
-  };
+  if (!inputs_npz.empty()) {
+    for (auto& [name, tensor] : driver::read_npz_tensors(inputs_npz)) {
+      load.input_arrays[name] = tensor.shape();
+      load.input_values[name] = std::move(tensor);
+    }
+  }
+  load.note = [](const std::string& note) { std::cerr << "note: " << note << "\n"; };
   return driver::load_model(args.positional(), load);
 }
 

@@ -9,6 +9,7 @@ Graph load_model(const std::string& path, const LoadOptions& options) {
   onnx_frontend::ImportOptions import_options;
   import_options.input_shapes = options.input_shapes;
   import_options.input_array_shapes = options.input_arrays;
+  import_options.shape_input_values = options.input_values;
   import_options.unfitting_arrays_are_notes = options.unfitting_arrays_are_notes;
   import_options.note = options.note;
   return onnx_frontend::import_model_file(path, import_options);

@@ -22,6 +22,9 @@ struct LoadOptions {
   // The shapes of the arrays given for the inputs (--inputs): they fix the
   // dimensions the model leaves symbolic; --input-shapes wins over them.
   std::map<std::string, Shape> input_arrays;
+  // The arrays themselves: an input that decides a shape, an If's branch or a
+  // Loop's length is frozen to its value (the compiled module is for it).
+  std::map<std::string, Tensor> input_values;
   // An array that does not fit the model is left out with a note instead of
   // failing the load (arrays found beside the model rather than given).
   bool unfitting_arrays_are_notes = false;

@@ -42,6 +42,23 @@ OnnxType onnx_type(const onnx::TypeProto& type) {
   return t;
 }
 
+// A small value as its elements ("16000", "[1, 0]"), a large one by its type.
+std::string value_text(const Tensor& t) {
+  if (t.numel() > 8) return t.type().to_string();
+  std::string text;
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      if (i) text += ", ";
+      if constexpr (std::is_floating_point_v<T>)
+        text += str(static_cast<double>(t.data<T>()[i]));
+      else
+        text += std::to_string(static_cast<int64_t>(t.data<T>()[i]));
+    }
+  });
+  return t.rank() == 0 ? text : "[" + text + "]";
+}
+
 class Importer {
  public:
   Importer(onnx::ModelProto& model, std::string source, std::string base_dir,
@@ -291,6 +308,11 @@ class Importer {
       auto shaping = options_.shape_input_values.find(name);
       if (shaping != options_.shape_input_values.end() && decides_a_shape(name)) {
         define(name, graph_.add_constant(name, shaping->second));
+        if (options_.note)
+          options_.note(
+              str("input '", name, "' decides ",
+                  decides_a_condition(name) ? "an If's branch or a Loop's length" : "a shape",
+                  "; the model is compiled for the value given, ", value_text(shaping->second)));
         continue;
       }
       if (!input.type().has_tensor_type()) {

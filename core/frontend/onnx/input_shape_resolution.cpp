@@ -106,7 +106,7 @@ ResolvedInputShapes resolve_input_shapes(const std::vector<DeclaredInput>& input
     if (!symbol.empty()) bound[symbol] = 1;
     out.notes.push_back(str("input '", input->name, "' has a symbolic batch dimension",
                             symbol.empty() ? std::string() : " '" + symbol + "'",
-                            "; it is taken as 1"));
+                            "; it is taken as 1 (--input-shapes sets another)"));
   }
 
   for (const DeclaredInput* input : rest) {
