@@ -1,13 +1,14 @@
 // Every valid model compiles: where an op's tuning template has no point for
 // a kernel — it throws while it describes its space, its default config is
-// not a point of that space, or that config does not apply — the compiler
-// schedules the kernel with the generic template's default, which computes
-// what the reference executor computes, and records which template gave way
-// and why: in the compiled tasks (`lathe compile|run --print-tasks`), in
-// `lathe tasks` and the tuning plan, in the tuner's task status and in the
-// studio's task table. The templates here are a test plugin's, each broken
-// in one of those ways; tst_grouped_convs checks that real convs whose
-// template once had no point (a Wav2Vec2 positional conv) now get one.
+// not a point of that space, or that config does not apply (or, when the
+// compiler builds it, does not lower) — the compiler schedules the kernel
+// with the generic template's default, which computes what the reference
+// executor computes, and records which template gave way and why: in the
+// compiled tasks (`lathe compile|run --print-tasks`), in `lathe tasks` and
+// the tuning plan, in the tuner's task status and in the studio's task
+// table. The templates here are a test plugin's, each broken in one of those
+// ways; tst_grouped_convs checks that real convs whose template once had no
+// point (a Wav2Vec2 positional conv) now get one.
 #include <QtTest>
 
 #include "../graph_builder.h"
@@ -79,6 +80,45 @@ topi::SearchSpace unappliable_template(const te::Tensor&, const std::vector<te::
   return space;
 }
 
+// y = 2x + 1 in three stages: d = 2x, e = d + 1, y = (d + e) / 2 + 1/2,
+// the doubling read twice.
+std::vector<te::Tensor> three_stage_compute(const topi::ComputeContext& ctx) {
+  const te::Tensor& x = ctx.input(0);
+  auto at = [](const std::vector<te::Var>& i) { return std::vector<te::Expr>(i.begin(), i.end()); };
+  auto c = [&](double value) { return te::make_const(x.dtype(), value); };
+  const te::Tensor doubled = te::compute(
+      x.shape(), [&](const std::vector<te::Var>& i) { return x(at(i)) * c(2.0); },
+      ctx.name() + "_doubled");
+  const te::Tensor incremented = te::compute(
+      x.shape(), [&](const std::vector<te::Var>& i) { return doubled(at(i)) + c(1.0); },
+      ctx.name() + "_incremented");
+  return {te::compute(
+      x.shape(),
+      [&](const std::vector<te::Var>& i) {
+        return (doubled(at(i)) + incremented(at(i))) * c(0.5) + c(0.5);
+      },
+      ctx.name(), {}, "elemwise")};
+}
+
+// A space whose default the scheduler takes but lowering refuses: the
+// doubling computed inside the loop of one of its readers, which does not
+// enclose the other (the anchor, at the root).
+topi::SearchSpace unlowerable_template(const te::Tensor& anchor, const std::vector<te::Tensor>&,
+                                       const VectorUnit&) {
+  topi::SearchSpace space;
+  space.name = "test_unlowerable.x86";
+  space.knobs = {topi::choice_knob("unroll", {0, 1})};
+  space.default_config = {0};
+  space.apply = [anchor](schedule::Schedule& sch, const topi::Config&) {
+    te::Tensor doubled, incremented;
+    for (const te::Tensor& t : anchor.op().input_tensors())
+      (t.name().ends_with("_doubled") ? doubled : incremented) = t;
+    schedule::Stage reader = sch[incremented];
+    sch[doubled].compute_at(reader, reader.axis().at(0));
+  };
+  return space;
+}
+
 void register_test_plugin() {
   plugin::Registrar registrar("schedule_fallback_test");
   const std::pair<const char*, topi::OpTemplateFn> ops[] = {
@@ -92,6 +132,9 @@ void register_test_plugin() {
     registrar.define_kernel(op, scaled_kernel);
     registrar.define_compute(op, scaled_compute, tuning_template);
   }
+  registrar.define_op("test.UnlowerableDefault", FusionKind::OutEWiseFusable, infer_same_as_input);
+  registrar.define_kernel("test.UnlowerableDefault", scaled_kernel);
+  registrar.define_compute("test.UnlowerableDefault", three_stage_compute, unlowerable_template);
   registrar.commit();
 }
 
@@ -123,8 +166,17 @@ class TestScheduleFallback : public QObject {
   }
 
   // The model compiles on the generic schedule, which computes the
-  // reference's values, and the task says it fell back and why.
-  void compilesOnTheGenericSchedule_data() { cases_data(); }
+  // reference's values, and the task says it fell back and why. A default
+  // that applies but does not lower falls back when the compiler lowers it.
+  void compilesOnTheGenericSchedule_data() {
+    cases_data();
+    QTest::newRow("default does not lower")
+        << "test.UnlowerableDefault"
+        << "test_unlowerable.x86: its default schedule does not lower: compute_at: "
+           "'test_unlowerabledefault_doubled' is attached at loop 'i0' of "
+           "'test_unlowerabledefault_incremented', which does not enclose its reader "
+           "'test_unlowerabledefault'";
+  }
   void compilesOnTheGenericSchedule() {
     QFETCH(QString, op);
     QFETCH(QString, fallback);
