@@ -12,6 +12,8 @@ namespace lathe::views {
 namespace {
 
 const QColor kErrorColor(0xc0, 0x39, 0x2b);
+// A task on the generic schedule because its template had no point for it.
+const QColor kFallbackColor(0xb9, 0x77, 0x0e);
 
 double speedupOf(const driver::TaskStatus& t) {
   return std::isfinite(t.best_ms) && std::isfinite(t.default_ms) && t.best_ms > 0
@@ -53,7 +55,7 @@ void TuningTaskModel::setProgress(const driver::TuningProgress& progress) {
     driver::TaskStatus& row = tasks_[i];
     const bool changed = now.trials != row.trials || now.errors != row.errors ||
                          now.best_ms != row.best_ms || now.default_ms != row.default_ms ||
-                         now.finished != row.finished;
+                         now.finished != row.finished || now.space != row.space;
     row = now;
     if (changed)
       emit dataChanged(index(static_cast<int>(i), 0), index(static_cast<int>(i), ColumnCount - 1));
@@ -107,6 +109,10 @@ QVariant TuningTaskModel::displayData(const driver::TaskStatus& t, int column) c
       return t.id;
     case TaskColumn:
       return QString::fromStdString(t.name);
+    case SpaceColumn:
+      if (t.space.empty()) return QStringLiteral("–");
+      return t.fallback.empty() ? QString::fromStdString(t.space)
+                                : tr("%1 · fallback").arg(QString::fromStdString(t.space));
     case MflopColumn:
       return locale.toString(static_cast<double>(t.flops) / 1e6, 'f', 2);
     case WeightColumn:
@@ -135,6 +141,8 @@ QVariant TuningTaskModel::valueData(const driver::TaskStatus& t, int column) con
       return t.id;
     case TaskColumn:
       return QString::fromStdString(t.name);
+    case SpaceColumn:
+      return QString::fromStdString(t.space);
     case MflopColumn:
       return static_cast<double>(t.flops) / 1e6;
     case WeightColumn:
@@ -167,7 +175,7 @@ QVariant TuningTaskModel::data(const QModelIndex& index, int role) const {
     case ProgressRole:
       return column == TrialsColumn ? QVariant(trialFraction(t)) : QVariant();
     case Qt::TextAlignmentRole:
-      if (column != TaskColumn && column != TrialsColumn)
+      if (column != TaskColumn && column != SpaceColumn && column != TrialsColumn)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
       return {};
     case Qt::DecorationRole:
@@ -179,9 +187,14 @@ QVariant TuningTaskModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::ForegroundRole:
       if (column == ErrorsColumn && t.errors > 0) return QBrush(kErrorColor);
+      if (column == SpaceColumn && !t.fallback.empty()) return QBrush(kFallbackColor);
       return {};
     case Qt::ToolTipRole:
       if (column == TaskColumn) return QString::fromStdString(t.signature);
+      if (column == SpaceColumn && !t.fallback.empty())
+        return tr("the generic schedule stands in for the template, which had no point for "
+                  "this kernel: %1")
+            .arg(QString::fromStdString(t.fallback));
       if (column == WeightColumn)
         return tr("the model runs this kernel in %n fused group(s)", nullptr, t.weight);
       if (column == TrialsColumn)
@@ -201,6 +214,10 @@ QVariant TuningTaskModel::headerData(int section, Qt::Orientation orientation, i
     switch (section) {
       case WeightColumn:
         return tr("fused groups of the model that run this kernel");
+      case SpaceColumn:
+        return tr(
+            "the schedule space the task is searched in; a fallback is the generic template "
+            "standing in where the op's own template had no point for the kernel");
       case DefaultMsColumn:
         return tr("latency of the untuned (default) schedule, measured first");
       case SpeedupColumn:
@@ -218,6 +235,8 @@ QVariant TuningTaskModel::headerData(int section, Qt::Orientation orientation, i
       return tr("ID");
     case TaskColumn:
       return tr("Task");
+    case SpaceColumn:
+      return tr("Schedule");
     case MflopColumn:
       return tr("MFLOP");
     case WeightColumn:

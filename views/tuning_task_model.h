@@ -1,6 +1,9 @@
 // The tuning view's task table: one row per task of a session with its work
-// (MFLOP, how many fused groups run it), its trials, the default and best
-// latency, GFLOPS, speed-up and errors, as `lathe tune` prints at its end.
+// (MFLOP, how many fused groups run it), the schedule space it is searched in
+// (marked, with the reason in its tooltip, where the anchor op's template had
+// no point for the kernel and the generic template stands in), its trials,
+// the default and best latency, GFLOPS, speed-up and errors, as `lathe tune`
+// prints at its end.
 // An item model without widgets; the trials column carries a fraction for
 // the progress bar delegate (views/tuning_progress_delegate.h).
 #pragma once
@@ -21,6 +24,7 @@ class TuningTaskModel : public QAbstractTableModel {
   enum Column {
     IdColumn,
     TaskColumn,
+    SpaceColumn,
     MflopColumn,
     WeightColumn,
     TrialsColumn,

@@ -1,6 +1,8 @@
-// lathe compile MODEL [--target T] [--input-shapes S] [--inputs in.npz] --output module.lathe.tar
+// lathe compile MODEL [--target T] [--input-shapes S] [--inputs in.npz] [--print-tasks]
+//               --output module.lathe.tar
 #include <iostream>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include "model_options.h"
 #include "support/error.h"
 #include "support/timer.h"
+#include "task_list.h"
 
 namespace lathe::cli {
 
@@ -25,7 +28,7 @@ int compile(const Args& args) {
   options.passes.alter_layout = !args.has("no-layout");
   // Which tasks the records cover, to say which ones keep their default schedule.
   std::vector<std::string> untuned, slower_in_model;
-  int tuned = 0;
+  std::set<int> tuned;
   std::optional<driver::TuningRecordSet> records;
   if (args.has("tuning-records")) {
     records = driver::load_tuning_records(args.get("tuning-records"), options.target);
@@ -34,7 +37,7 @@ int compile(const Args& args) {
       std::optional<std::string> text = records->schedule_for(task);
       const std::string name = std::to_string(task.id) + " " + task.func_name;
       if (text)
-        ++tuned;
+        tuned.insert(task.id);
       else if (records->slower_in_model.count(tune::task_workload_id(task)))
         slower_in_model.push_back(name);
       else
@@ -53,8 +56,13 @@ int compile(const Args& args) {
             << "  graph passes " << compiled.passes_ms << " ms, lowering " << compiled.lower_ms
             << " ms, LLVM " << llvm_ms << " ms, total " << total.milliseconds() << " ms\n"
             << "wrote " << output << "\n";
+  if (args.has("print-tasks")) {
+    print_task_list(std::cout, compiled.tasks, {}, tuned);
+  } else {
+    print_fallbacks(std::cout, compiled.tasks);
+  }
   if (records) {
-    std::cout << "tuning records: " << tuned << " of " << compiled.tasks.size()
+    std::cout << "tuning records: " << tuned.size() << " of " << compiled.tasks.size()
               << " kernels use a tuned schedule";
     if (records->other_target)
       std::cout << " (" << records->other_target << " records for other targets ignored)";
@@ -86,6 +94,8 @@ Command compile_command(CLI::App& lathe) {
              "(as `lathe run --inputs`)")
       .plugin_option()
       .value("tuning-records", "FILE", "apply the best schedule of each task from `lathe tune`")
+      .flag("print-tasks",
+            "list the kernels and the schedule each got, and why any fell back to the generic one")
       .no_layout_flag();
   return {args, compile};
 }

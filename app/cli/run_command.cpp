@@ -1,6 +1,6 @@
 // lathe run MODEL|module.tar [--inputs in.npz] [--output out.npz]
 //           [--print-time --repeat N --number M] [--profile [--measure-machine]]
-//           [--executor compiled|reference]
+//           [--executor compiled|reference] [--print-tasks]
 #include <iostream>
 #include <memory>
 
@@ -15,6 +15,7 @@
 #include "model_options.h"
 #include "support/error.h"
 #include "support/timer.h"
+#include "task_list.h"
 
 namespace lathe::cli {
 namespace {
@@ -123,15 +124,21 @@ int run(const Args& args) {
               "'; expected compiled or reference");
   if (ends_with(path, ".tar")) {
     LATHE_CHECK(executor == "compiled", "a package runs on the compiled executor only");
+    LATHE_CHECK(!args.has("print-tasks"),
+                "--print-tasks needs a model: a package keeps its kernels, not their tasks");
     driver::Package package(path);
     return run_compiled(package.executor(), args, {});
   }
   Graph graph = load_model(args, args.get("inputs"));
+  LATHE_CHECK(
+      executor == "compiled" || !args.has("print-tasks"),
+      "--print-tasks lists the compiled executor's kernels; the reference executor has none");
   if (executor == "reference") return run_reference(graph, args);
   driver::CompileOptions compile;
   compile.target = target_of(args);
   compile.passes.record_snapshots = false;
   driver::CompiledGraph compiled = driver::compile_graph(graph, compile);
+  if (args.has("print-tasks")) print_task_list(std::cout, compiled.tasks);
   driver::JitGraphModule module(compiled, compile.target);
   std::vector<std::string> names;
   for (ValueId v : graph.outputs) names.push_back(graph.value(v).name);
@@ -157,6 +164,8 @@ Command run_command(CLI::App& lathe) {
             "and the kept ones is kept) instead of using the ones kept from an earlier run")
       .value("executor", "compiled|reference",
              "compiled kernels (default) or the plain reference kernels")
+      .flag("print-tasks",
+            "list the kernels and the schedule each got, and why any fell back to the generic one")
       .target_option()
       .input_shapes_option()
       .plugin_option();

@@ -105,6 +105,10 @@ int schedule(const Args& args) {
   }
   std::cout << "# task " << id << ": " << bench.task().func_name << "  " << bench.task().signature
             << "\n";
+  if (!args.has("schedule") && !bench.task().fallback.empty())
+    std::cout << "# the generic " << bench.task().space
+              << " schedule, its template having no point for this kernel: "
+              << bench.task().fallback << "\n";
   driver::LoweredFunc lowered;
   try {
     lowered = bench.lower(text, args.has("passes"));

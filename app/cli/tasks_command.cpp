@@ -9,6 +9,7 @@
 #include "driver/target.h"
 #include "model_options.h"
 #include "support/error.h"
+#include "task_list.h"
 
 namespace lathe::cli {
 
@@ -19,20 +20,10 @@ int tasks(const Args& args) {
   driver::OptimizedGraph optimized =
       driver::optimize_graph(graph, pass_options_of(args, target_of(args)));
   std::vector<driver::KernelTask> kernels = driver::kernel_tasks(optimized);
-  std::cout << std::left << std::setw(4) << "id" << std::setw(44) << "name" << std::setw(6)
-            << "uses" << std::right << std::setw(14) << "MFLOPs"
-            << "  ops / shapes\n";
+  print_task_list(std::cout, kernels);
   int64_t total = 0;
-  for (const driver::KernelTask& t : kernels) {
-    std::string ops;
-    for (const std::string& op : t.ops) ops += (ops.empty() ? "" : " → ") + op;
-    std::cout << std::left << std::setw(4) << t.id << std::setw(44) << t.func_name << std::setw(6)
-              << t.groups.size() << std::right << std::setw(14) << std::fixed
-              << std::setprecision(3) << static_cast<double>(t.flops) / 1e6 << "  " << ops << "\n"
-              << std::setw(68) << ""
-              << "  " << t.signature << "\n";
+  for (const driver::KernelTask& t : kernels)
     total += t.flops * static_cast<int64_t>(t.groups.size());
-  }
   std::cout << kernels.size() << " kernels for " << optimized.groups.size() << " fused groups, "
             << std::fixed << std::setprecision(1) << static_cast<double>(total) / 1e6
             << " MFLOPs per run\n";
@@ -43,7 +34,8 @@ int tasks(const Args& args) {
 
 Command tasks_command(CLI::App& lathe) {
   auto args = std::make_shared<Args>(
-      lathe, "tasks", "List the fused groups the compiler makes kernels of, with FLOPs");
+      lathe, "tasks",
+      "List the fused groups the compiler makes kernels of, with FLOPs and schedules");
   args->positional("MODEL", "ONNX model file")
       .target_option()
       .input_shapes_option()

@@ -15,6 +15,7 @@
 #include "driver/tuning_records.h"
 #include "model_options.h"
 #include "support/error.h"
+#include "task_list.h"
 
 namespace lathe::cli {
 namespace {
@@ -34,22 +35,6 @@ std::string format_ms(double ms) {
   char text[32];
   std::snprintf(text, sizeof text, ms < 1 ? "%.4f" : "%.3f", ms);
   return text;
-}
-
-void print_task_list(const driver::TuningPlan& plan, const std::vector<int>& selected) {
-  std::cout << std::left << std::setw(4) << "ID" << std::setw(44) << "task" << std::right
-            << std::setw(8) << "weight" << std::setw(12) << "MFLOP"
-            << "  ops / shapes\n";
-  for (int id : selected) {
-    const driver::KernelTask& t = plan.tasks[static_cast<size_t>(id)];
-    std::string ops;
-    for (const std::string& op : t.ops) ops += (ops.empty() ? "" : " → ") + op;
-    std::cout << std::left << std::setw(4) << t.id << std::setw(44) << t.func_name << std::right
-              << std::setw(8) << t.weight() << std::setw(12) << std::fixed << std::setprecision(3)
-              << static_cast<double>(t.flops) / 1e6 << "  " << ops << "\n"
-              << std::setw(68) << ""
-              << "  " << t.signature << "\n";
-  }
 }
 
 void print_task_table(const driver::TuningProgress& p) {
@@ -101,6 +86,10 @@ class ConsoleListener : public driver::TuningListener {
     if (p.time_budget_s > 0) std::cout << ", time budget " << p.time_budget_s << " s";
     std::cout << std::endl;
     if (curve_) *curve_ << "elapsed_s,trials,estimated_ms,default_ms\n";
+    for (const driver::TaskStatus& s : p.tasks)
+      if (!s.fallback.empty())
+        std::cout << "  task " << s.id << " falls back to the generic schedule (" << s.fallback
+                  << "); searching the " << s.space << " space\n";
   }
 
   void on_trial(const driver::TrialEvent& e, const driver::TuningProgress& p) override {
@@ -147,7 +136,7 @@ int tune(const Args& args) {
                                            : driver::CacheFlush::Auto;
   const std::string cache_state = driver::measurement_cache_state(plan, options.cache_flush).reason;
   if (args.has("print-tasks")) {
-    print_task_list(plan, selected);
+    print_task_list(std::cout, plan.tasks, selected);
     std::cout << cache_state << "\n";
     return 0;
   }

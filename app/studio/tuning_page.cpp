@@ -51,6 +51,8 @@ std::vector<driver::TaskStatus> unmeasured(const std::vector<driver::KernelTask>
     s.signature = t.signature;
     s.flops = t.flops;
     s.weight = t.weight();
+    s.space = t.space;
+    s.fallback = t.fallback;
     rows.push_back(std::move(s));
   }
   return rows;

@@ -37,16 +37,49 @@ Tensor from_ndarray(const runtime::NDArray& array) {
 
 namespace {
 
-// The task's schedule: the text `options.schedule_for` gives, else the
+tir::PrimFunc lower_task(schedule::Schedule& sch, const tune::GroupComputation& computation,
+                         const KernelTask& task) {
+  return tir::lower(sch, computation.args(), task.func_name, {.record_ir = false}).func;
+}
+
+// The task's kernel under the default schedule of its computation, its space
+// and any fallback recorded in `task`. A template's default schedule that
+// does not lower gives way to the generic template's, as one without a point
+// does (tune::template_search_space): a valid model always compiles.
+tir::PrimFunc default_kernel(KernelTask& task, const tune::GroupComputation& computation) {
+  topi::SearchSpace space = tune::template_search_space(computation);
+  try {
+    task.space = space.name;
+    task.fallback = space.fallback;
+    return lower_task(*tune::apply_config(computation, space, space.default_config), computation,
+                      task);
+  } catch (const std::exception& e) {
+    // The generic template is the last resort: its failure is a compiler bug to report.
+    if (!space.fallback.empty() || !computation.anchor_strategy ||
+        !computation.anchor_strategy->tuning_template)
+      throw;
+    const std::string what = e.what();
+    space = tune::fallback_search_space(
+        computation,
+        space.name + ": its default schedule does not lower: " + what.substr(0, what.find('\n')));
+  }
+  task.space = space.name;
+  task.fallback = space.fallback;
+  return lower_task(*tune::apply_config(computation, space, space.default_config), computation,
+                    task);
+}
+
+// The task's kernel: under the text `options.schedule_for` gives, else the
 // default schedule of its computation.
-std::unique_ptr<schedule::Schedule> task_schedule(const KernelTask& task,
-                                                  const tune::GroupComputation& computation,
-                                                  const CompileOptions& options) {
+tir::PrimFunc task_kernel(KernelTask& task, const tune::GroupComputation& computation,
+                          const CompileOptions& options) {
   const std::optional<std::string> text =
       options.schedule_for ? options.schedule_for(task) : std::nullopt;
-  if (!text) return tune::default_group_schedule(computation);
+  if (!text) return default_kernel(task, computation);
+  // The space its default would come from, for the task table.
+  tune::describe_task_space(task, computation);
   try {
-    return tune::parse_group_schedule(computation, *text);
+    return lower_task(*tune::parse_group_schedule(computation, *text), computation, task);
   } catch (const schedule::ScheduleTextError& e) {
     throw Error("schedule of task " + std::to_string(task.id) + " (" + task.func_name + "):\n" +
                 e.what());
@@ -69,14 +102,12 @@ CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
   // One kernel per task; every group's computation gives its parameter order.
   timer.restart();
   std::vector<tune::GroupComputation> computations(groups.size());
-  for (const KernelTask& task : result.tasks) {
+  for (KernelTask& task : result.tasks) {
     for (int gi : task.groups)
       computations[static_cast<size_t>(gi)] = tune::build_group_computation(
           g, groups[static_cast<size_t>(gi)], result.optimized.vector_unit);
     const tune::GroupComputation& comp = computations[static_cast<size_t>(task.groups[0])];
-    std::unique_ptr<schedule::Schedule> sch = task_schedule(task, comp, options);
-    result.funcs.push_back(
-        tir::lower(*sch, comp.args(), task.func_name, {.record_ir = false}).func);
+    result.funcs.push_back(task_kernel(task, comp, options));
   }
   result.lower_ms = timer.milliseconds();
 

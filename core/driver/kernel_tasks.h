@@ -18,7 +18,9 @@ using tune::task_workload_id;
 // Floating-point operations of one run of a fused group.
 using tune::group_flops;
 
-// The tasks of `optimized`, in first-occurrence order of their groups.
+// The tasks of `optimized`, in first-occurrence order of their groups, each
+// with the space of its default schedule and any fallback from its template
+// (tune::describe_task_spaces).
 std::vector<KernelTask> kernel_tasks(const OptimizedGraph& optimized);
 
 }  // namespace lathe::driver

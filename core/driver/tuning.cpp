@@ -13,6 +13,8 @@ TuningPlan plan_tuning(const Graph& graph, const passes::PassOptions& passes) {
   TuningPlan plan;
   plan.optimized = passes::optimize_graph(graph, options);
   plan.tasks = tune::extract_tasks(plan.optimized.graph, plan.optimized.groups);
+  tune::describe_task_spaces(plan.optimized.graph, plan.optimized.groups, plan.tasks,
+                             plan.optimized.vector_unit);
   return plan;
 }
 

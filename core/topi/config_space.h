@@ -37,6 +37,11 @@ struct SearchSpace {
   // registers: pixels x channel tiles x rows) says so here, and no search
   // proposes a config it rejects.
   std::function<bool(const Config&)> constraint;
+  // Where this space stands in for the group's anchor template, which had no
+  // point for its shape: that template's name and why, as
+  // "conv2d_NCHWc.x86: its default config is not a point of it"
+  // (tune::template_search_space). Empty for a template's own space.
+  std::string fallback;
 
   // The number of points: combinations() without a constraint, else counted
   // (an upper bound, combinations(), beyond 2e5 combinations).

@@ -36,6 +36,9 @@ constexpr int64_t kStationaryPlaneBytes = 32 * 1024, kStationaryRegN = 7;
 // The row-blocked order's default gives the threads at least this many
 // parallel rows where the rows' pixel chunks can be split that far.
 constexpr int64_t kMinParallelRows = 16;
+// The fewest accumulators (pixels x channel blocks) for which the default
+// keeps a grouped conv's window taps innermost (see conv_space).
+constexpr int64_t kMinTapsAccumulators = 4;
 // Row blocks under this many pixels, where the row's divisors give no more,
 // give way to ragged blocks (add_ragged_row_blocks).
 constexpr int64_t kMinRaggedRegN = 4;
@@ -314,6 +317,9 @@ std::pair<int64_t, int64_t> default_micro_kernel(int64_t ow, int64_t oc_chunks, 
       int64_t reg_n = nearest ? nearest_divisor(ow, limit) : largest_divisor(ow, limit);
       while (reg_n > 1 && registers(reg_n, tile_oc) > vu.registers - 1)
         reg_n = largest_divisor(ow, reg_n - 1);
+      // Not even one pixel of two channel blocks where a long window row's
+      // taps take most registers.
+      if (registers(reg_n, tile_oc) > vu.registers - 1) continue;
       if (reg_n * tile_oc > best.first * best.second) best = {reg_n, tile_oc};
     }
   // Still a sliver (61 pixels, a prime: blocks of 1; 62: of 2): blocks that
@@ -380,6 +386,12 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   const int64_t input_channels = input.size() == 5 ? input[1] * input[4] : 0;
   const int64_t group_channels = ic_chunks * reduce_extent(conv, 3);
   const bool groups_in_block = group_channels < input_channels && group_channels < shape[4];
+  // taps_inner keeps a window row's kernel vectors live beside the
+  // accumulators: a row of more taps than the registers hold beside one
+  // accumulator and a broadcast (a Wav2Vec2 positional conv's 32 taps on
+  // AVX-512's 32 registers) has no such micro-kernel, nor the option.
+  const bool taps_fit =
+      kw > 1 && micro_kernel_registers(1, 1, 1, block_vectors, kw) <= vu.registers;
   Knob tile_ow = split_knob("tile_ow", shape[3], 3, kMaxRegN);
   add_ragged_row_blocks(tile_ow, shape[3]);
   space.knobs = {tile_ow,
@@ -388,7 +400,7 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
                  tile_ic,
                  choice_knob("unroll_kw", on_off(kw > 1)),
                  choice_knob("unroll_kh", on_off(kh > 1)),
-                 choice_knob("taps_inner", on_off(kw > 1)),
+                 choice_knob("taps_inner", on_off(taps_fit)),
                  choice_knob("stationary", on_off(plane_bytes <= kStationaryPlaneBytes)),
                  choice_knob("prefetch", on_off(plane_bytes <= kStationaryPlaneBytes &&
                                                 ic_chunks > 1 && kh * kw > 1)),
@@ -440,11 +452,24 @@ SearchSpace conv_space(const te::Tensor& conv, const std::vector<te::Tensor>& ou
   // weights already fill the registers, ran 3-5 % slower, and rows of 80 and
   // 128 pixels in the row-blocked order no faster in blocks of 16 than of 10
   // or 8: those keep the largest divisor under the limit.
-  const bool taps_inner = groups_in_block && kw > 1;
-  auto [reg_n, tile_oc] = default_micro_kernel(
-      shape[3], shape[1], stationary ? kStationaryRegN : kConvRegN, block_vectors,
-      overlap_broadcasts_per_pixel(kw, stride_w, taps_inner ? 1 : reduce_extent(conv, 3)),
-      taps_inner ? kw : 1, /*nearest=*/stationary && kh * kw > 1, vu);
+  // The taps go innermost where they fit beside at least
+  // kMinTapsAccumulators accumulators: grouped 1-D convs of 8-channel groups
+  // over 1,000 frames, on one AVX-512 thread, ran 2x faster so with 11 to 21
+  // taps (8 or 10 pixels, against 2 x 10 in TVM's order), 1.45x with 25 (5
+  // pixels) and 1.2-1.35x with 26 (4), but 1.55x slower with 27 (2) and
+  // 2.6x with 29 (1): too few FMAs in flight to hide their latency.
+  auto micro_kernel = [&](bool taps) {
+    return default_micro_kernel(
+        shape[3], shape[1], stationary ? kStationaryRegN : kConvRegN, block_vectors,
+        overlap_broadcasts_per_pixel(kw, stride_w, taps ? 1 : reduce_extent(conv, 3)),
+        taps ? kw : 1, /*nearest=*/stationary && kh * kw > 1, vu);
+  };
+  bool taps_inner = groups_in_block && taps_fit;
+  auto [reg_n, tile_oc] = micro_kernel(taps_inner);
+  if (taps_inner && reg_n * tile_oc < kMinTapsAccumulators) {
+    taps_inner = false;
+    std::tie(reg_n, tile_oc) = micro_kernel(false);
+  }
   // A window along the rows only (KH x 1: a (2+1)-D network's temporal conv
   // over [frames, H*W]) shares no input between a row's pixels, but each
   // input row feeds KH output rows: a micro-kernel of tile_oh rows, the

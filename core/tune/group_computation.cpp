@@ -109,6 +109,24 @@ void collect_tensors(const te::Tensor& t, std::map<std::string, te::Tensor>& out
   for (const te::Tensor& input : t.op().input_tensors()) collect_tensors(input, out);
 }
 
+// An exception's first line: a reason short enough for a task table.
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+// Why a space's default config is no point of it, for a fallback's reason.
+std::string no_default_point(const topi::SearchSpace& space) {
+  const topi::Config& config = space.default_config;
+  bool in_range = config.size() == space.knobs.size();
+  for (size_t i = 0; in_range && i < config.size(); ++i)
+    in_range = config[i] >= 0 && static_cast<size_t>(config[i]) < space.knobs[i].options.size();
+  if (!in_range) return "its default config does not pick an option of each knob";
+  // Counting the points runs the constraint over the whole space: only here,
+  // where the default already failed it.
+  if (space.size() == 0) return "its space has no point for this shape";
+  return "its default config (" + space.describe(config) + ") is not a point of its space";
+}
+
 }  // namespace
 
 std::vector<te::Tensor> GroupComputation::args() const {
@@ -197,16 +215,37 @@ GroupComputation build_group_computation(const Graph& graph, const passes::Fused
   auto anchor_it = tensor_of.find(anchor.outputs.empty() ? kNoValue : anchor.outputs[0]);
   result.anchor = anchor_it != tensor_of.end() ? anchor_it->second : result.outputs[0];
   result.anchor_strategy = strategies.find(anchor.op);
+  result.anchor_op = anchor.op;
   for (const te::Tensor& t : result.outputs) collect_tensors(t, result.tensors);
   return result;
 }
 
+topi::SearchSpace fallback_search_space(const GroupComputation& computation,
+                                        const std::string& reason) {
+  topi::SearchSpace space =
+      topi::generic_template(computation.anchor, computation.outputs, computation.vector_unit);
+  space.fallback = reason;
+  return space;
+}
+
 topi::SearchSpace template_search_space(const GroupComputation& computation) {
   const topi::OpStrategy* strategy = computation.anchor_strategy;
-  if (strategy && strategy->tuning_template && computation.anchor.op().as_compute())
-    return strategy->tuning_template(computation.anchor, computation.outputs,
-                                     computation.vector_unit);
-  return topi::generic_template(computation.anchor, computation.outputs, computation.vector_unit);
+  if (!strategy || !strategy->tuning_template || !computation.anchor.op().as_compute())
+    return topi::generic_template(computation.anchor, computation.outputs, computation.vector_unit);
+  // The template's own name once it has given one.
+  std::string name = "the " + computation.anchor_op + " template";
+  try {
+    topi::SearchSpace space =
+        strategy->tuning_template(computation.anchor, computation.outputs, computation.vector_unit);
+    if (!space.name.empty()) name = space.name;
+    if (!space.apply) return fallback_search_space(computation, name + ": it applies no config");
+    if (!space.valid(space.default_config))
+      return fallback_search_space(computation, name + ": " + no_default_point(space));
+    apply_config(computation, space, space.default_config);  // throws where it does not apply
+    return space;
+  } catch (const std::exception& e) {
+    return fallback_search_space(computation, name + ": " + first_line(e.what()));
+  }
 }
 
 std::unique_ptr<schedule::Schedule> apply_config(const GroupComputation& computation,

@@ -26,6 +26,7 @@ struct GroupComputation {
   std::vector<ValueId> output_values;  // the graph value of each
   te::Tensor anchor;                   // the anchor node's first output
   const topi::OpStrategy* anchor_strategy = nullptr;
+  std::string anchor_op;                      // the anchor node's op: "Conv2dNCHWc"
   std::map<std::string, te::Tensor> tensors;  // every tensor by name, for schedule text
   VectorUnit vector_unit;  // of the target: the templates' register budgets and vectors
 
@@ -40,8 +41,20 @@ GroupComputation build_group_computation(const Graph& graph, const passes::Fused
 
 // The group's search space: the anchor op's tuning template when it has one,
 // else the generic template (topi/generic_template.h). Its apply takes a fresh
-// schedule of the computation's outputs.
+// schedule of the computation's outputs. A template with no point for the
+// group's shape — it throws while it describes its space, its default config
+// is not a point of that space, or that config does not apply to a fresh
+// schedule — gives way to the generic template, whose default schedule is
+// correct for every computation, and the space's `fallback` says which
+// template and why: every valid model compiles.
 topi::SearchSpace template_search_space(const GroupComputation& computation);
+
+// The generic template standing in for the anchor's, with `reason` (the
+// template's name and what went wrong) as its fallback: what
+// template_search_space returns for a template without a point, and what the
+// compiler uses where a template's default schedule does not lower.
+topi::SearchSpace fallback_search_space(const GroupComputation& computation,
+                                        const std::string& reason);
 
 // A fresh schedule of the computation's outputs with `config` of its space
 // applied; throws schedule::ScheduleError for a config the scheduler refuses.

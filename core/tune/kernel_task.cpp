@@ -5,6 +5,7 @@
 
 #include "ir/node_cost.h"
 #include "passes/external_codegen.h"
+#include "support/error.h"
 #include "support/fnv1a.h"
 #include "tune/group_computation.h"
 
@@ -62,6 +63,26 @@ std::vector<KernelTask> extract_tasks(const Graph& graph,
     tasks[static_cast<size_t>(it->second)].groups.push_back(static_cast<int>(g));
   }
   return tasks;
+}
+
+void describe_task_space(KernelTask& task, const GroupComputation& computation) {
+  const topi::SearchSpace space = template_search_space(computation);
+  task.space = space.name;
+  task.fallback = space.fallback;
+}
+
+void describe_task_spaces(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+                          std::vector<KernelTask>& tasks, const VectorUnit& vector_unit) {
+  for (KernelTask& task : tasks) {
+    try {
+      describe_task_space(
+          task, build_group_computation(graph, groups.at(static_cast<size_t>(task.groups.at(0))),
+                                        vector_unit));
+    } catch (const UnsupportedError&) {
+      task.space.clear();
+      task.fallback.clear();
+    }
+  }
 }
 
 std::string task_workload_id(const KernelTask& task) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "passes/fuse_ops.h"
+#include "support/vector_unit.h"
 
 namespace lathe::tune {
 
@@ -23,6 +24,13 @@ struct KernelTask {
   std::vector<std::string> ops;  // the op of each node, in order
   std::string signature;         // "float32[1,64,56,56], ... -> float32[1,64,56,56]"
   int64_t flops = 0;             // floating-point operations of one run
+  // The space its default schedule comes from (topi::SearchSpace::name:
+  // "conv2d_NCHWc.x86", "injective.x86") and, where the anchor op's template
+  // had no point for this kernel and the generic template stands in, which
+  // template and why (SearchSpace::fallback). Set by describe_task_spaces and
+  // compile_graph; extract_tasks leaves them empty.
+  std::string space;
+  std::string fallback;
 
   int weight() const { return static_cast<int>(groups.size()); }
 };
@@ -33,6 +41,18 @@ int64_t group_flops(const Graph& graph, const passes::FusedGroup& group);
 // The tasks of an optimized graph, in first-occurrence order.
 std::vector<KernelTask> extract_tasks(const Graph& graph,
                                       const std::vector<passes::FusedGroup>& groups);
+
+struct GroupComputation;
+
+// Sets the task's space and fallback from `computation`, one of its groups'
+// (template_search_space).
+void describe_task_space(KernelTask& task, const GroupComputation& computation);
+// Sets each task's space and fallback from its first group's computation
+// (template_search_space), for target vectors `vector_unit`. A task whose
+// group has an op without a compute keeps them empty: compiling it fails with
+// that error, naming the node.
+void describe_task_spaces(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+                          std::vector<KernelTask>& tasks, const VectorUnit& vector_unit);
 
 // FNV-1a of the task's structure key, as 16 hex digits: how tuning records
 // name the task, so a record applies to every equal kernel of any model.

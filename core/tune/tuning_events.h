@@ -16,6 +16,12 @@ struct TaskStatus {
   std::string signature;
   int64_t flops = 0;
   int weight = 1;
+  // The space searched ("conv2d_NCHWc.x86", "sketch"), and where the anchor
+  // op's template had no point for this kernel, which template gave way to
+  // the generic one and why (topi::SearchSpace::fallback): such a task is
+  // tuned over the generic template's knobs, or over sketches.
+  std::string space;
+  std::string fallback;
   int trials = 0;
   int errors = 0;
   double default_ms = std::numeric_limits<double>::infinity();  // the untuned schedule

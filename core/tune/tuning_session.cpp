@@ -470,6 +470,8 @@ TuningSession::TuningSession(std::vector<SearchTask> tasks, TuningOptions option
     s.signature = t.task.signature;
     s.flops = t.task.flops;
     s.weight = t.task.weight();
+    s.space = t.space.name;
+    s.fallback = t.baseline.fallback;
     progress_.tasks.push_back(s);
   }
   m.progress = &progress_;

@@ -141,6 +141,30 @@ class TestCli : public QObject {
     QVERIFY(r.out.contains("fused_conv2dnchwc_add_relu"));
     QVERIFY(r.out.contains("Conv2dNCHWc → Add → Relu"));
     QVERIFY(r.out.contains("kernels for 25 fused groups"));
+    // Each task's schedule: its template's space, none of them a fallback.
+    QVERIFY2(r.out.contains("conv2d_NCHWc.x86") && !r.out.contains("fallback"), qPrintable(r.out));
+  }
+
+  // compile and run list the kernels they built with the schedule each got;
+  // a package has no tasks to list, the reference executor no kernels.
+  // (tst_schedule_fallback checks the fallbacks the table reports.)
+  void compileAndRunPrintTasks() {
+    const QString tar = dir_.filePath("mlp_tasks.tar");
+    Result c = lathe_cli({"compile", models() + "/mlp.onnx", "--print-tasks", "--output", tar});
+    QVERIFY2(c.code == 0, qPrintable(c.err));
+    QVERIFY2(c.out.contains("schedule") && c.out.contains("\n1   fused_gemm_relu") &&
+                 c.out.contains("dense_pack.x86") && c.out.contains("injective.x86"),
+             qPrintable(c.out));
+    Result r = lathe_cli({"run", models() + "/mlp.onnx", "--print-tasks"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("dense_pack.x86"), qPrintable(r.out));
+    Result package = lathe_cli({"run", tar, "--print-tasks"});
+    QVERIFY(package.code != 0);
+    QVERIFY2(package.err.contains("--print-tasks needs a model"), qPrintable(package.err));
+    Result reference =
+        lathe_cli({"run", models() + "/mlp.onnx", "--print-tasks", "--executor", "reference"});
+    QVERIFY(reference.code != 0);
+    QVERIFY2(reference.err.contains("the reference executor has none"), qPrintable(reference.err));
   }
 
   // The schedule editor's command-line twin: default text, a user's text

@@ -2,7 +2,9 @@
 // reference executor: every group width the blocked layout takes (a channel
 // block inside a group, groups inside a block, depthwise), stride, dilation,
 // odd sizes, with and without a bias and a Relu, and the grouped convs whose
-// groups and blocks do not nest, which stay in NCHW.
+// groups and blocks do not nest, which stay in NCHW. Grouped 1-D convs with
+// long windows (a Wav2Vec2 positional conv: 32 taps, 16 groups) get a point
+// of their template, no fallback (tst_schedule_fallback).
 #include <QtTest>
 
 #include <algorithm>
@@ -96,6 +98,70 @@ class TestGroupedConvs : public QObject {
     const driver::CompiledGraph compiled = driver::compile_graph(graph, options);
     QCOMPARE(has_op(compiled.optimized.graph, "Conv2dNCHWc"), blocked);
     QCOMPARE(has_op(compiled.optimized.graph, "Conv"), !blocked);
+
+    const Tensor input = random_tensor(x_shape, 1);
+    driver::JitGraphModule module(compiled, options.target);
+    runtime::GraphExecutor& exec = module.executor();
+    exec.set_input(exec.input_name(0), input.raw(), input.nbytes());
+    exec.run();
+    const Tensor got = driver::from_ndarray(exec.output(0));
+    const Tensor expected = reference::Executor(graph).run({{"x", input}})[0];
+    const double error = tune::normalized_error(got, expected);
+    QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
+  }
+
+  void conv1dMatchesReference_data() {
+    QTest::addColumn<int>("channels");
+    QTest::addColumn<int>("group");
+    QTest::addColumn<int>("kernel");
+    QTest::addColumn<int>("pad");
+    QTest::addColumn<int>("length");
+    // channels group kernel pad length
+    QTest::newRow("Wav2Vec2 positional conv, 49 frames") << 128 << 16 << 32 << 16 << 49;
+    QTest::newRow("Wav2Vec2 positional conv, 99 frames") << 128 << 16 << 32 << 16 << 99;
+    QTest::newRow("Wav2Vec2 positional conv, 249 frames") << 128 << 16 << 32 << 16 << 249;
+    QTest::newRow("width 4, 32 taps") << 128 << 32 << 32 << 16 << 49;
+    QTest::newRow("width 8, 17 taps") << 64 << 8 << 17 << 8 << 40;
+    QTest::newRow("width 16, 7 taps") << 64 << 4 << 7 << 3 << 50;
+    QTest::newRow("width 48, 31 taps") << 96 << 2 << 31 << 15 << 61;
+    QTest::newRow("width 8, odd channels, 5 taps") << 24 << 3 << 5 << 2 << 33;
+  }
+
+  // Conv1d (with a bias) over [1, C, T], its last frame sliced off as
+  // Wav2Vec2 does with its positional conv's T + 1 frames.
+  void conv1dMatchesReference() {
+    QFETCH(int, channels);
+    QFETCH(int, group);
+    QFETCH(int, kernel);
+    QFETCH(int, pad);
+    QFETCH(int, length);
+
+    lathe::testing::GraphBuilder b;
+    const Shape x_shape = {1, channels, length};
+    const ValueId x = b.input("x", x_shape);
+    const ValueId w = b.constant("w", random_tensor({channels, channels / group, kernel}, 2));
+    const ValueId bias = b.constant("b", random_tensor({channels}, 3));
+    const int64_t p = pad;
+    const ValueId y = b.node("Conv", "conv", {x, w, bias},
+                             attrs_of({{"group", int64_t{group}},
+                                       {"kernel_shape", std::vector<int64_t>{kernel}},
+                                       {"pads", std::vector<int64_t>{p, p}}}));
+    auto ints = [&](const std::string& name, int64_t v) {
+      return b.constant(name, Tensor::from_vector<int64_t>({v}, {1}));
+    };
+    const ValueId sliced =
+        b.node("Slice", "slice", {y, ints("starts", 0), ints("ends", -1), ints("axes", 2)});
+    const Graph graph = b.finish({b.node("Relu", "relu", {sliced})});
+
+    driver::CompileOptions options;
+    options.passes.record_snapshots = false;
+    const driver::CompiledGraph compiled = driver::compile_graph(graph, options);
+    // The blocked conv's kernel is a point of its template.
+    for (const driver::KernelTask& task : compiled.tasks) {
+      QVERIFY2(task.fallback.empty(), task.fallback.c_str());
+      if (std::ranges::count(task.ops, "Conv2dNCHWc"))
+        QCOMPARE(QString::fromStdString(task.space), QString("conv2d_NCHWc.x86"));
+    }
 
     const Tensor input = random_tensor(x_shape, 1);
     driver::JitGraphModule module(compiled, options.target);
