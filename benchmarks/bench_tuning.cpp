@@ -30,6 +30,7 @@
 #include "driver/tensor_files.h"
 #include "driver/tuning.h"
 #include "driver/tuning_records.h"
+#include "ir/normalized_error.h"
 #include "support/machine_peak.h"
 #include "support/timer.h"
 #include "tune/kernel_fixture.h"
@@ -278,7 +279,7 @@ int main(int argc, char** argv) {
         if (auto it = io.find("output"); it != io.end())
           std::printf("%s build: normalized error against the reference output %.1e\n",
                       m == &untuned_module ? "untuned" : "tuned",
-                      tune::normalized_error(driver::from_ndarray(exec.output(0)), it->second));
+                      normalized_error(driver::from_ndarray(exec.output(0)), it->second));
       }
     }
 

@@ -1,10 +1,11 @@
 #include "tune/kernel_fixture.h"
 
-#include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <random>
 
+#include "ir/normalized_error.h"
 #include "ir/op_registry.h"
 #include "reference/executor.h"
 #include "support/error.h"
@@ -56,41 +57,6 @@ int64_t index_bound(const Graph& graph, const passes::FusedGroup& group) {
   }
   return bound;
 }
-
-}  // namespace
-
-double normalized_error(const Tensor& got, const Tensor& want) {
-  LATHE_CHECK(got.shape() == want.shape() && got.dtype() == want.dtype(), "kernel output ",
-              got.type().to_string(), " does not match the reference ", want.type().to_string());
-  auto at = [](const Tensor& t, int64_t i) -> double {
-    switch (t.dtype()) {
-      case DType::Float32:
-        return t.data<float>()[i];
-      case DType::Float64:
-        return t.data<double>()[i];
-      case DType::Int64:
-        return static_cast<double>(t.data<int64_t>()[i]);
-      case DType::Int32:
-        return t.data<int32_t>()[i];
-      case DType::Bool:
-        return t.data<bool>()[i];
-      default:
-        return static_cast<const unsigned char*>(
-            t.raw())[i * static_cast<int64_t>(dtype_size(t.dtype()))];
-    }
-  };
-  double diff = 0, ref = 0;
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    double g = at(got, i), w = at(want, i);
-    diff = std::max(diff, std::isnan(g) != std::isnan(w) ? INFINITY
-                          : std::isnan(w)                ? 0.0
-                                                         : std::abs(g - w));
-    ref = std::max(ref, std::abs(w));
-  }
-  return ref == 0 ? diff : diff / ref;
-}
-
-namespace {
 
 // The task's data with integer inputs drawn below `int_bound` (0: zeros).
 KernelFixture task_data(const Graph& graph, const passes::FusedGroup& group,

@@ -30,9 +30,4 @@ std::vector<BufferData> measure_buffers(const KernelFixture& data);
 // the reference outputs; throws when their number or sizes are wrong.
 double output_error(const KernelFixture& data, const std::vector<std::vector<char>>& outputs);
 
-// Largest absolute difference over the largest reference magnitude (the
-// absolute difference when the reference is all zero); infinity where one is
-// NaN and the other is not. Throws when the shapes or types differ.
-double normalized_error(const Tensor& got, const Tensor& want);
-
 }  // namespace lathe::tune

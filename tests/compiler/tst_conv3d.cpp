@@ -12,8 +12,8 @@
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
 #include "driver/kernel_code.h"
+#include "ir/normalized_error.h"
 #include "reference/executor.h"
-#include "tune/kernel_fixture.h"
 
 using namespace lathe;
 using lathe::testing::attrs_of;
@@ -27,8 +27,8 @@ using Ints = std::vector<int64_t>;
 // input "x" of `shape`: their normalized error.
 double compiled_error(const Graph& graph, const Ints& shape) {
   const Tensor in = random_tensor(shape, 1);
-  return tune::normalized_error(driver::run_compiled(graph, {{"x", in}})[0],
-                                reference::Executor(graph).run({{"x", in}})[0]);
+  return normalized_error(driver::run_compiled(graph, {{"x", in}})[0],
+                          reference::Executor(graph).run({{"x", in}})[0]);
 }
 
 }  // namespace

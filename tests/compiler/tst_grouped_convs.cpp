@@ -13,8 +13,8 @@
 #include "../graph_builder.h"
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
+#include "ir/normalized_error.h"
 #include "reference/executor.h"
-#include "tune/kernel_fixture.h"
 
 using namespace lathe;
 using lathe::testing::attrs_of;
@@ -106,7 +106,7 @@ class TestGroupedConvs : public QObject {
     exec.run();
     const Tensor got = driver::from_ndarray(exec.output(0));
     const Tensor expected = reference::Executor(graph).run({{"x", input}})[0];
-    const double error = tune::normalized_error(got, expected);
+    const double error = normalized_error(got, expected);
     QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 
@@ -170,7 +170,7 @@ class TestGroupedConvs : public QObject {
     exec.run();
     const Tensor got = driver::from_ndarray(exec.output(0));
     const Tensor expected = reference::Executor(graph).run({{"x", input}})[0];
-    const double error = tune::normalized_error(got, expected);
+    const double error = normalized_error(got, expected);
     QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 };

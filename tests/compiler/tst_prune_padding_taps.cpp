@@ -7,9 +7,9 @@
 #include "../graph_builder.h"
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
+#include "ir/normalized_error.h"
 #include "passes/prune_padding_taps.h"
 #include "reference/executor.h"
-#include "tune/kernel_fixture.h"
 
 using namespace lathe;
 using lathe::testing::attrs_of;
@@ -78,8 +78,8 @@ class TestPrunePaddingTaps : public QObject {
              liveKernel);
 
     const Tensor in = random_tensor(input, 1);
-    const double error = tune::normalized_error(driver::run_compiled(graph, {{"x", in}})[0],
-                                                reference::Executor(graph).run({{"x", in}})[0]);
+    const double error = normalized_error(driver::run_compiled(graph, {{"x", in}})[0],
+                                          reference::Executor(graph).run({{"x", in}})[0]);
     QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 };

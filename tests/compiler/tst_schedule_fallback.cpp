@@ -15,13 +15,13 @@
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
 #include "driver/tuning.h"
+#include "ir/normalized_error.h"
 #include "ir/ops/infer_util.h"
 #include "plugin/registrar.h"
 #include "reference/executor.h"
 #include "schedule/schedule.h"
 #include "support/error.h"
 #include "tune/group_computation.h"
-#include "tune/kernel_fixture.h"
 #include "tune/search_task.h"
 #include "views/tuning_task_model.h"
 
@@ -195,7 +195,7 @@ class TestScheduleFallback : public QObject {
     exec.run();
     const Tensor got = driver::from_ndarray(exec.output(0));
     const Tensor expected = reference::Executor(graph).run({{"x", input}})[0];
-    const double error = tune::normalized_error(got, expected);
+    const double error = normalized_error(got, expected);
     QVERIFY2(error <= 1e-6, qPrintable(QString("normalized error %1").arg(error)));
   }
 
