@@ -70,18 +70,6 @@ Tensor run_reference(const std::string& op, const Attributes& attrs,
   return reference::run_node(*def, node, args, {output})[0];
 }
 
-double normalized_error(const Tensor& got, const Tensor& want) {
-  LATHE_CHECK(got.shape() == want.shape(), "shape ", shape_to_string(got.shape()), " vs ",
-              shape_to_string(want.shape()));
-  double diff = 0, ref = 0;
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    double g = got.data<float>()[i], w = want.data<float>()[i];
-    diff = std::max(diff, std::isnan(g) ? INFINITY : std::abs(g - w));
-    ref = std::max(ref, std::abs(w));
-  }
-  return ref == 0 ? diff : diff / ref;
-}
-
 std::string random_loop_schedule(schedule::Stage stage, std::mt19937& rng) {
   std::ostringstream text;
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };

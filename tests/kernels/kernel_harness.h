@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/graph.h"
+#include "ir/normalized_error.h"
 #include "schedule/schedule.h"
 #include "te/tensor.h"
 
@@ -29,9 +30,6 @@ std::vector<Tensor> run_compiled(schedule::Schedule& sch, const std::vector<te::
 // Runs one ONNX op on the reference executor.
 Tensor run_reference(const std::string& op, const Attributes& attrs,
                      const std::vector<Tensor>& inputs, const TensorType& output);
-
-// max|got - want| / max|want|, the project's error measure.
-double normalized_error(const Tensor& got, const Tensor& want);
 
 // Applies a random but legal sequence of primitives to `stage` (splits, fuses,
 // reorders, then maybe parallel outermost data axis, vectorize innermost data

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "../graph_builder.h"
+#include "ir/normalized_error.h"
 #include "ir/ops/layout.h"
 #include "passes/alter_conv_layout.h"
 #include "passes/cancel_layout_transforms.h"
@@ -33,18 +34,6 @@ using Builder = testing::GraphBuilder;
 
 std::vector<Tensor> run(const Graph& g, const std::map<std::string, Tensor>& inputs) {
   return reference::Executor(g).run(inputs);
-}
-
-double normalized_error(const Tensor& got, const Tensor& ref) {
-  if (got.shape() != ref.shape()) return INFINITY;
-  double max_diff = 0, max_ref = 0;
-  for (int64_t i = 0; i < ref.numel(); ++i) {
-    const double diff = std::abs(static_cast<double>(got.data<float>()[i]) - ref.data<float>()[i]);
-    if (std::isnan(diff)) return INFINITY;  // std::max would skip it
-    max_diff = std::max(max_diff, diff);
-    max_ref = std::max(max_ref, std::abs(static_cast<double>(ref.data<float>()[i])));
-  }
-  return max_diff / std::max(max_ref, 1e-30);
 }
 
 int count_op(const Graph& g, const std::string& op) {

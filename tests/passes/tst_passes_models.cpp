@@ -10,6 +10,7 @@
 
 #include "../test_models.h"
 #include "frontend/onnx/onnx_import.h"
+#include "ir/normalized_error.h"
 #include "passes/pipeline.h"
 #include "reference/executor.h"
 #include "support/error.h"
@@ -22,17 +23,6 @@ namespace {
 
 QString models_dir() {
   return lathe::testing::test_models_dir();
-}
-
-double normalized_error(const Tensor& got, const Tensor& ref) {
-  double max_diff = 0, max_ref = 0;
-  for (int64_t i = 0; i < ref.numel(); ++i) {
-    const double diff = std::abs(static_cast<double>(got.data<float>()[i]) - ref.data<float>()[i]);
-    if (std::isnan(diff)) return INFINITY;  // std::max would skip it
-    max_diff = std::max(max_diff, diff);
-    max_ref = std::max(max_ref, std::abs(static_cast<double>(ref.data<float>()[i])));
-  }
-  return max_diff / max_ref;
 }
 
 // The float32 array `name` of an .npz file.

@@ -15,10 +15,9 @@
 #include "driver/plugins.h"
 #include "driver/reference_run.h"
 #include "driver/tensor_files.h"
-#include "kernel_harness.h"
+#include "ir/normalized_error.h"
 
 using namespace lathe;
-using testing::normalized_error;
 
 namespace {
 

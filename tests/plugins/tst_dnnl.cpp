@@ -20,10 +20,9 @@
 #include "driver/model_loader.h"
 #include "driver/plugins.h"
 #include "driver/tensor_files.h"
-#include "kernel_harness.h"
+#include "ir/normalized_error.h"
 
 using namespace lathe;
-using testing::normalized_error;
 
 namespace {
 

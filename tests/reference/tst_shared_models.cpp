@@ -10,23 +10,13 @@
 #include "../test_models.h"
 #include "driver/model_loader.h"
 #include "driver/tensor_files.h"
+#include "ir/normalized_error.h"
 #include "reference/executor.h"
 #include "support/timer.h"
 
 using namespace lathe;
 
 namespace {
-
-double normalized_error(const Tensor& got, const Tensor& ref) {
-  const float* g = got.data<float>();
-  const float* r = ref.data<float>();
-  double max_diff = 0, max_ref = 0;
-  for (int64_t i = 0; i < ref.numel(); ++i) {
-    max_diff = std::max(max_diff, std::abs(static_cast<double>(g[i]) - r[i]));
-    max_ref = std::max(max_ref, std::abs(static_cast<double>(r[i])));
-  }
-  return max_diff / max_ref;
-}
 
 QString models_dir() {
   return lathe::testing::test_models_dir();

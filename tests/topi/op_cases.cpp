@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 #include "codegen/codegen.h"
+#include "ir/normalized_error.h"
 #include "kernel_harness.h"
 #include "reference/executor.h"
 #include "support/error.h"
@@ -157,19 +158,7 @@ std::string compare(const Tensor& got, const Tensor& want) {
   if (got.type() != want.type())
     return "type " + got.type().to_string() + " vs " + want.type().to_string();
   if (is_float(want.dtype())) {
-    double diff = 0, ref = 0;
-    for (int64_t i = 0; i < want.numel(); ++i) {
-      double g = got.element_as_double(i), w = want.element_as_double(i);
-      if (std::isnan(w) != std::isnan(g) || (std::isinf(w) && g != w)) {
-        diff = INFINITY;
-        break;
-      }
-      if (std::isfinite(w)) {
-        diff = std::max(diff, std::abs(g - w));
-        ref = std::max(ref, std::abs(w));
-      }
-    }
-    double err = ref == 0 ? diff : diff / ref;
+    const double err = normalized_error(got, want);
     return err <= 1e-5 ? "" : "normalized error " + std::to_string(err);
   }
   if (want.nbytes() && std::memcmp(got.raw(), want.raw(), want.nbytes()) != 0) {

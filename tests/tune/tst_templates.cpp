@@ -16,6 +16,7 @@
 
 #include "../graph_builder.h"
 #include "codegen/codegen.h"
+#include "ir/normalized_error.h"
 #include "passes/graph_edit.h"
 #include "passes/pipeline.h"
 #include "schedule/schedule_text.h"
@@ -330,17 +331,6 @@ std::vector<Tensor> run_schedule(schedule::Schedule& sch, const tune::GroupCompu
   return outputs;
 }
 
-double normalized_error(const Tensor& got, const Tensor& ref) {
-  double max_diff = 0, max_ref = 0;
-  for (int64_t i = 0; i < ref.numel(); ++i) {
-    const double diff = std::abs(static_cast<double>(got.data<float>()[i]) - ref.data<float>()[i]);
-    if (std::isnan(diff)) return INFINITY;
-    max_diff = std::max(max_diff, diff);
-    max_ref = std::max(max_ref, std::abs(static_cast<double>(ref.data<float>()[i])));
-  }
-  return max_diff / std::max(max_ref, 1e-30);
-}
-
 // A copy of a tensor's floats that ends less than 64 bytes before an
 // inaccessible page (it starts 64-byte aligned, as the kernels assume): a
 // kernel that reads a row past the end faults.
@@ -377,8 +367,8 @@ topi::Config random_config(const topi::SearchSpace& space, std::mt19937& rng) {
 constexpr int kRandomConfigs = 10;
 
 // The default schedule of the MatMul group of x @ y + bias, run on page-end
-// copies of its inputs, against a plain loop: the largest difference, and
-// the space it came from.
+// copies of its inputs, against a plain loop: its normalized error, and the
+// space it came from.
 // `pick` chooses another point of the space instead.
 std::pair<double, topi::SearchSpace> default_matmul_error(
     const Shape& a, const Shape& b, bool constant_b,
@@ -415,16 +405,16 @@ std::pair<double, topi::SearchSpace> default_matmul_error(
   const float* y = input(constant_b ? "w" : "y").data<float>();
   const float* bias = input("bias").data<float>();
   const int64_t k = a.back(), batch = a.size() == 3 ? a[0] : 1;
-  double max_diff = 0;
+  Tensor want(DType::Float32, out.shape());
   for (int64_t bi = 0; bi < batch; ++bi)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         double acc = bias[j];
         for (int64_t r = 0; r < k; ++r)
           acc += double(x[(bi * m + i) * k + r]) * y[(b.size() == 3 ? bi * k * n : 0) + r * n + j];
-        max_diff = std::max(max_diff, std::abs(acc - out.data<float>()[(bi * m + i) * n + j]));
+        want.data<float>()[(bi * m + i) * n + j] = static_cast<float>(acc);
       }
-  return {max_diff, space};
+  return {normalized_error(out, want), space};
 }
 
 // The default's option of a knob.
@@ -518,7 +508,7 @@ class TestTemplates : public QObject {
     QFETCH(Shape, a);
     QFETCH(Shape, b);
     QFETCH(bool, constant_b);
-    const auto [max_diff, space] = default_matmul_error(a, b, constant_b);
+    const auto [error, space] = default_matmul_error(a, b, constant_b);
     QVERIFY(!space.knobs.empty());
     const int64_t m = a[a.size() - 2], n = b.back();
     QVERIFY2(m % default_option(space, "tile_y") != 0 || n % default_option(space, "tile_x") != 0,
@@ -526,7 +516,7 @@ class TestTemplates : public QObject {
     if (m == 1)
       QVERIFY2(default_option(space, "tile_y") > 1,
                qPrintable(QString::fromStdString(space.describe(space.default_config))));
-    QVERIFY2(max_diff < 1e-4, qPrintable(QString("max difference %1").arg(max_diff)));
+    QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 
   // Many rows against columns that block only in half vectors (1,000 on
@@ -535,11 +525,11 @@ class TestTemplates : public QObject {
   void manyRowsTakeWholeVectorPanels() {
     const int64_t lanes = codegen::Target::host().vector_unit().lanes();
     const int64_t n = 125 * lanes / 2;
-    const auto [max_diff, space] = default_matmul_error({64, 32}, {32, n}, true);
+    const auto [error, space] = default_matmul_error({64, 32}, {32, n}, true);
     QVERIFY(!space.knobs.empty());
     QVERIFY2(default_option(space, "tile_x") == 2 * lanes,
              qPrintable(QString::fromStdString(space.describe(space.default_config))));
-    QVERIFY2(max_diff < 1e-4, qPrintable(QString("max difference %1").arg(max_diff)));
+    QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 
   // Batches of many rows against one B keep the batch inside each column
@@ -547,9 +537,9 @@ class TestTemplates : public QObject {
   // batches; the product stays right.
   void batchesOfManyRowsShareEachPanel() {
     const Shape a = {3, 14, 32}, b = {32, 256};
-    const auto [max_diff, space] = default_matmul_error(a, b, true);
+    const auto [error, space] = default_matmul_error(a, b, true);
     QVERIFY(!space.knobs.empty());
-    QVERIFY2(max_diff < 1e-4, qPrintable(QString("max difference %1").arg(max_diff)));
+    QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
     const Group group = group_anchored_by(matmul_add(a, b, true), "MatMul");
     const tune::GroupComputation c = tune::build_group_computation(
         group.optimized.graph, group.optimized.groups[static_cast<size_t>(group.index)]);
@@ -580,13 +570,13 @@ class TestTemplates : public QObject {
     QFETCH(Shape, a);
     QFETCH(Shape, b);
     QFETCH(bool, wide);
-    const auto [max_diff, space] = default_matmul_error(a, b, true);
+    const auto [error, space] = default_matmul_error(a, b, true);
     QVERIFY(!space.knobs.empty());
     const int64_t cols = default_option(space, "tile_x");
     const QString config = QString::fromStdString(space.describe(space.default_config));
     QVERIFY2((cols > 32) == wide, qPrintable(config));
     QVERIFY2(b.back() / cols >= 8, qPrintable(config));
-    QVERIFY2(max_diff < 1e-3, qPrintable(QString("max difference %1").arg(max_diff)));
+    QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
   }
 
   // A matrix-vector product whose columns leave no wide parallel panels
@@ -608,11 +598,11 @@ class TestTemplates : public QObject {
     QFETCH(Shape, a);
     QFETCH(Shape, b);
     QFETCH(int64_t, parts);
-    const auto [max_diff, space] = default_matmul_error(a, b, true);
+    const auto [error, space] = default_matmul_error(a, b, true);
     const QString config = QString::fromStdString(space.describe(space.default_config));
     QCOMPARE(default_option(space, "split_k"), parts);
-    QVERIFY2(max_diff < 1e-3,
-             qPrintable(QString("max difference %1 with %2").arg(max_diff).arg(config)));
+    QVERIFY2(error <= 1e-5,
+             qPrintable(QString("normalized error %1 with %2").arg(error).arg(config)));
     // Every split the space offers computes the product (page-end inputs
     // catch a read past B).
     size_t knob = 0;
@@ -625,10 +615,10 @@ class TestTemplates : public QObject {
         while (c[knob] != option);
         return c;
       };
-      const double diff = default_matmul_error(a, b, true, split).first;
-      QVERIFY2(diff < 1e-3, qPrintable(QString("split %1: max difference %2")
-                                           .arg(space.knobs[knob].options[option][0])
-                                           .arg(diff)));
+      const double error = default_matmul_error(a, b, true, split).first;
+      QVERIFY2(error <= 1e-5, qPrintable(QString("split %1: normalized error %2")
+                                             .arg(space.knobs[knob].options[option][0])
+                                             .arg(error)));
     }
   }
 
