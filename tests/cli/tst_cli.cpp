@@ -13,6 +13,7 @@
 #include "../symbolic_models.h"
 #include "../test_models.h"
 #include "driver/tensor_files.h"
+#include "ir/normalized_error.h"
 
 using namespace lathe;
 
@@ -37,13 +38,12 @@ QString models() {
   return lathe::testing::test_models_dir();
 }
 
-double max_relative_difference(const Tensor& got, const Tensor& want) {
-  double diff = 0, ref = 0;
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    diff = std::max(diff, std::abs(double(got.data<float>()[i]) - want.data<float>()[i]));
-    ref = std::max(ref, std::abs(double(want.data<float>()[i])));
-  }
-  return ref == 0 ? diff : diff / ref;
+// PyTorch's output for a test model: the array "output" of its .io.npz.
+Tensor reference_output(const QString& model) {
+  const std::string path = (models() + "/" + model + ".io.npz").toStdString();
+  for (const auto& [name, t] : driver::read_npz_tensors(path))
+    if (name == "output") return t;
+  throw std::runtime_error(path + " has no array 'output'");
 }
 
 }  // namespace
@@ -69,21 +69,13 @@ class TestCli : public QObject {
                           "--inputs", models() + "/squeezenet1_1.io.npz", "--output", out});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     driver::NamedTensors got = driver::read_npz_tensors(out.toStdString());
-    driver::NamedTensors io =
-        driver::read_npz_tensors((models() + "/squeezenet1_1.io.npz").toStdString());
     QCOMPARE(got.size(), size_t{1});
-    const Tensor& ref = io[1].second;
-    double max_diff = 0, max_ref = 0;
-    for (int64_t i = 0; i < ref.numel(); ++i) {
-      max_diff = std::max(max_diff,
-                          std::abs(double(got[0].second.data<float>()[i]) - ref.data<float>()[i]));
-      max_ref = std::max(max_ref, std::abs(double(ref.data<float>()[i])));
-    }
-    QVERIFY(max_diff / max_ref <= 1e-4);
+    const double error = normalized_error(got[0].second, reference_output("squeezenet1_1"));
+    QVERIFY2(error <= 1e-4, qPrintable(QString("normalized error %1").arg(error)));
   }
 
   // tvmc's workflow: compile to a package, run it with the time summary and
-  // the per-kernel profile.
+  // the per-kernel profile; the package's output matches PyTorch's.
   void compileThenRunPackage() {
     QString tar = dir_.filePath("mlp.tar");
     Result c = lathe_cli({"compile", models() + "/mlp.onnx", "--output", tar});
@@ -100,7 +92,8 @@ class TestCli : public QObject {
     driver::NamedTensors got = driver::read_npz_tensors(out.toStdString());
     QCOMPARE(got.size(), size_t{1});
     QCOMPARE(got[0].first, std::string("output_0"));
-    QCOMPARE(got[0].second.shape(), (Shape{1, 10}));
+    const double error = normalized_error(got[0].second, reference_output("mlp"));
+    QVERIFY2(error <= 1e-4, qPrintable(QString("normalized error %1").arg(error)));
   }
 
   // Profiling a model compiled in the same run places every kernel on the
@@ -443,7 +436,8 @@ class TestCli : public QObject {
 
   // A model that leaves its batch, height and width symbolic runs with only
   // --inputs: the array gives the sizes, on the compiled executor as on the
-  // reference one, and `compile --inputs` makes a package of those shapes.
+  // reference one, and `compile --inputs` makes a package of those shapes
+  // that computes the same.
   void symbolicDimsTakeTheSizesOfInputs() {
     using lathe::testing::DeclaredDim;
     const QString model = dir_.filePath("symbolic.onnx");
@@ -468,7 +462,8 @@ class TestCli : public QObject {
     const driver::NamedTensors want = driver::read_npz_tensors(referenceOut.toStdString());
     QCOMPARE(got.at(0).second.shape(), (Shape{1, 4, 20, 24}));
     QCOMPARE(want.at(0).second.shape(), (Shape{1, 4, 20, 24}));
-    QVERIFY(max_relative_difference(got[0].second, want[0].second) <= 1e-5);
+    const double error = normalized_error(got[0].second, want[0].second);
+    QVERIFY2(error <= 1e-5, qPrintable(QString("normalized error %1").arg(error)));
 
     const QString tar = dir_.filePath("symbolic.tar");
     Result c = lathe_cli({"compile", model, "--inputs", in, "--output", tar});
@@ -476,8 +471,11 @@ class TestCli : public QObject {
     const QString packageOut = dir_.filePath("symbolic_package.npz");
     Result r = lathe_cli({"run", tar, "--inputs", in, "--output", packageOut});
     QVERIFY2(r.code == 0, qPrintable(r.err));
-    QCOMPARE(driver::read_npz_tensors(packageOut.toStdString()).at(0).second.shape(),
-             (Shape{1, 4, 20, 24}));
+    const driver::NamedTensors packaged = driver::read_npz_tensors(packageOut.toStdString());
+    QCOMPARE(packaged.at(0).second.shape(), (Shape{1, 4, 20, 24}));
+    const double package_error = normalized_error(packaged[0].second, want[0].second);
+    QVERIFY2(package_error <= 1e-5,
+             qPrintable(QString("package: normalized error %1").arg(package_error)));
   }
 
   void symbolicBatchIsOneWithANote() {
