@@ -5,7 +5,10 @@
 // throughput measured just before each layer, on LATHE_NUM_THREADS threads.
 // The timings are warm-cache: each layer runs back to back on the same
 // buffers, so weights and activations that fit stay in cache (tuning and
-// `lathe schedule --measure --cache-flush` time them cold).
+// `lathe schedule --measure --cache-flush` time them cold). Each layer's
+// output is checked against the reference executor's kernel for the same node
+// and inputs: a layer off by more than 1e-5 (normalized) is marked WRONG in
+// its row and fails the run once every layer is printed.
 //   bench_conv [--repeat N] [--print-schedule] [--print-ir LAYER]
 #include <algorithm>
 #include <cstdio>
@@ -15,6 +18,8 @@
 
 #include "codegen/codegen.h"
 #include "ir/graph.h"
+#include "ir/normalized_error.h"
+#include "reference/executor.h"
 #include "schedule/schedule_text.h"
 #include "support/machine_peak.h"
 #include "support/timer.h"
@@ -25,6 +30,9 @@
 using namespace lathe;
 
 namespace {
+
+// The kernels' tolerance, as in the topi tests.
+constexpr double kTolerance = 1e-5;
 
 struct Layer {
   std::string name;
@@ -114,7 +122,9 @@ int main(int argc, char** argv) {
         matmul_layer("transformer [4,64,64]x[4,64,64]", {4, 64, 64}, {4, 64, 64}),
     };
     std::printf("warm cache: each layer runs back to back on the same buffers\n");
-    std::printf("\n%-34s %10s %10s %9s %11s\n", "layer", "ms", "GFLOPS", "% peak", "compile ms");
+    std::printf("\n%-34s %10s %10s %9s %11s %9s\n", "layer", "ms", "GFLOPS", "% peak", "compile ms",
+                "error");
+    int wrong = 0;
     std::mt19937 rng(1);
     std::uniform_real_distribution<float> dist(-1, 1);
     for (const Layer& layer : layers) {
@@ -158,7 +168,16 @@ int main(int argc, char** argv) {
       buffers.emplace_back(DType::Float32, layer.output);
       std::vector<void*> pointers;
       for (Tensor& b : buffers) pointers.push_back(b.raw());
-      kernel.run(pointers);  // warm-up
+      kernel.run(pointers);  // warm-up, and the output checked
+      const OpDef* reference_kernel = reference::kernel_registry().find(layer.op);
+      LATHE_CHECK(reference_kernel, "no reference kernel for ", layer.op);
+      std::vector<const Tensor*> inputs;
+      for (size_t i = 0; i < layer.inputs.size(); ++i) inputs.push_back(&buffers[i]);
+      const Tensor want =
+          reference::run_node(*reference_kernel, node, inputs, {{DType::Float32, layer.output}})[0];
+      const double error = normalized_error(buffers.back(), want);
+      const bool off = !(error <= kTolerance);
+      wrong += off;
       // Each round: the peak just before, then as many runs as fill ~20 ms.
       std::vector<double> times, fractions;
       for (int r = 0; r < repeat; ++r) {
@@ -173,8 +192,16 @@ int main(int argc, char** argv) {
         fractions.push_back(layer.flops / times.back() / 1e9 / round_peak);
       }
       const double secs = median(times);
-      std::printf("%-34s %10.3f %10.1f %8.1f%% %11.0f\n", layer.name.c_str(), secs * 1e3,
-                  layer.flops / secs / 1e9, 100.0 * median(fractions), compile_ms);
+      std::printf("%-34s %10.3f %10.1f %8.1f%% %11.0f %9.1e%s\n", layer.name.c_str(), secs * 1e3,
+                  layer.flops / secs / 1e9, 100.0 * median(fractions), compile_ms, error,
+                  off ? "  WRONG" : "");
+    }
+    if (wrong) {
+      std::fprintf(stderr,
+                   "bench_conv: %d layer(s) WRONG: normalized error against the reference "
+                   "above %.0e\n",
+                   wrong, kTolerance);
+      return 1;
     }
     return 0;
   } catch (const std::exception& e) {

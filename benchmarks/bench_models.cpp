@@ -3,7 +3,8 @@
 // effective GFLOPS and fraction of the machine's peak FP32 FMA throughput
 // measured in the same run, the executor's memory, and the speed-up over the
 // reference executor; the compiled outputs are checked against the model's
-// reference outputs first, and a model off by more than 1e-4 fails the run.
+// reference outputs first (NAME.io.npz), and a model off by more than 1e-4,
+// or without its reference inputs or output, fails the run.
 // With ONNX Runtime set up (benchmarks/ort/setup.sh) it is timed on the same
 // model, input and thread count, alternating with Lathe in two rounds (the
 // better median of each), and the table gives Lathe / ONNX Runtime per model
@@ -36,6 +37,7 @@
 #include "driver/tensor_files.h"
 #include "driver/tuning_records.h"
 #include "frontend/onnx/onnx_import.h"
+#include "ir/normalized_error.h"
 #include "passes/external_codegen.h"
 #include "reference/executor.h"
 #include "support/machine_peak.h"
@@ -49,16 +51,6 @@ namespace {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-double normalized_error(const Tensor& got, const Tensor& want) {
-  double diff = 0, ref = 0;
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    double g = got.data<float>()[i], w = want.data<float>()[i];
-    diff = std::max(diff, std::isnan(g) ? INFINITY : std::abs(g - w));
-    ref = std::max(ref, std::abs(w));
-  }
-  return ref == 0 ? diff : diff / ref;
 }
 
 // One group oneDNN claims (a match of driver::match_groups holding a call):
@@ -118,13 +110,15 @@ std::vector<KernelRow> compare_kernels(const std::string& model, const driver::C
   return rows;
 }
 
+// The errors start infinite: a build whose output was never compared with
+// the reference (`unchecked` says why) counts as wrong, never as exact.
 struct Row {
-  std::string model;
+  std::string model, unchecked;
   double compile_ms = 0, median_ms = 0, gflops = 0, peak_fraction = 0, reference_ms = 0;
-  double activation_mib = 0, param_mib = 0, error = 0;
-  double ort_ms = 0, ort_error = 0;      // 0 ms: ONNX Runtime not timed
-  double dnnl_ms = 0, dnnl_error = 0;    // 0 ms: the dnnl plugin not timed
-  double tuned_ms = 0, tuned_error = 0;  // 0 ms: no records for the model
+  double activation_mib = 0, param_mib = 0, error = INFINITY;
+  double ort_ms = 0, ort_error = INFINITY;      // 0 ms: ONNX Runtime not timed
+  double dnnl_ms = 0, dnnl_error = INFINITY;    // 0 ms: the dnnl plugin not timed
+  double tuned_ms = 0, tuned_error = INFINITY;  // 0 ms: no records for the model
   double tuned_compile_ms = 0;
   int kernels = 0, groups = 0;
 };
@@ -193,7 +187,8 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   std::vector<KernelRow> kernel_rows;  // the groups oneDNN claims, every model's
   std::vector<fs::path> models;
-  std::vector<std::string> not_imported;  // "model: the importer's diagnostics"
+  // "model: why": the importer's diagnostics, or the inputs it lacks.
+  std::vector<std::string> not_benchmarked;
   if (!fs::is_directory(dir)) {
     std::fprintf(stderr,
                  "bench_models: no folder %s; export the models with "
@@ -211,7 +206,9 @@ int main(int argc, char** argv) {
       Row row;
       row.model = model.stem().string();
       // Reference inputs and outputs: NAME.io.npz (see the models' README).
-      // The inputs' shapes give the dimensions the model leaves symbolic.
+      // The inputs' shapes give the dimensions the model leaves symbolic. A
+      // model without its inputs cannot run: it is reported, the others still
+      // run, and the run fails.
       std::map<std::string, Tensor> io;
       fs::path npz = model.parent_path() / (row.model + ".io.npz");
       if (fs::exists(npz))
@@ -230,7 +227,7 @@ int main(int argc, char** argv) {
         graph = driver::load_model(model.string(), load);
       } catch (const std::exception& e) {
         const std::string what = e.what();
-        not_imported.push_back(row.model + ": " + what);
+        not_benchmarked.push_back(row.model + ": " + what);
         std::printf("%s: not benchmarked: %s\n", row.model.c_str(),
                     what.substr(0, what.find('\n')).c_str());
         continue;
@@ -248,16 +245,28 @@ int main(int argc, char** argv) {
 
       runtime::GraphExecutor& exec = module.executor();
       std::map<std::string, Tensor> inputs;
-      for (int i = 0; i < exec.num_inputs(); ++i) {
+      std::string no_input;
+      for (int i = 0; i < exec.num_inputs() && no_input.empty(); ++i) {
         auto it = io.find(exec.input_name(i));
-        if (it == io.end()) continue;
+        if (it == io.end()) {
+          no_input = fs::exists(npz) ? npz.filename().string() + " has no array for the input " +
+                                           exec.input_name(i)
+                                     : "no reference inputs and outputs " + npz.string();
+          continue;
+        }
         exec.set_input(exec.input_name(i), it->second.raw(), it->second.nbytes());
         inputs[it->first] = it->second;
       }
-      exec.run();
+      if (!no_input.empty()) {
+        not_benchmarked.push_back(row.model + ": " + no_input);
+        std::printf("%s: not benchmarked: %s\n", row.model.c_str(), no_input.c_str());
+        continue;
+      }
       // The .io.npz files call the single output "output".
-      if (auto it = io.find("output"); it != io.end())
-        row.error = normalized_error(driver::from_ndarray(exec.output(0)), it->second);
+      if (!io.count("output")) row.unchecked = npz.filename().string() + " has no array 'output'";
+      const Tensor* want = row.unchecked.empty() ? &io.at("output") : nullptr;
+      exec.run();
+      if (want) row.error = normalized_error(driver::from_ndarray(exec.output(0)), *want);
       timer.restart();
       reference::Executor(graph).run(inputs);
       row.reference_ms = timer.milliseconds();
@@ -289,9 +298,8 @@ int main(int argc, char** argv) {
         runtime::GraphExecutor& tuned_exec = tuned_module->executor();
         for (const auto& [name, t] : inputs) tuned_exec.set_input(name, t.raw(), t.nbytes());
         tuned_exec.run();
-        if (auto it = io.find("output"); it != io.end())
-          row.tuned_error =
-              normalized_error(driver::from_ndarray(tuned_exec.output(0)), it->second);
+        if (want)
+          row.tuned_error = normalized_error(driver::from_ndarray(tuned_exec.output(0)), *want);
       }
       auto lathe_median = [&] {
         const double untuned_ms = median_of_runs(exec);
@@ -310,8 +318,8 @@ int main(int argc, char** argv) {
         runtime::GraphExecutor& dnnl_exec = dnnl_module.executor();
         for (const auto& [name, t] : inputs) dnnl_exec.set_input(name, t.raw(), t.nbytes());
         dnnl_exec.run();
-        if (auto it = io.find("output"); it != io.end())
-          row.dnnl_error = normalized_error(driver::from_ndarray(dnnl_exec.output(0)), it->second);
+        if (want)
+          row.dnnl_error = normalized_error(driver::from_ndarray(dnnl_exec.output(0)), *want);
         row.dnnl_ms = median_of_runs(dnnl_exec);
         row.median_ms = std::min(row.median_ms, lathe_median());
         for (KernelRow& k : compare_kernels(row.model, compiled, exec, offloaded, dnnl_exec, runs))
@@ -326,13 +334,11 @@ int main(int argc, char** argv) {
           driver::OrtTiming t =
               driver::time_onnx_runtime(ort_dir, model, ort_inputs, threads, runs);
           row.ort_ms = round == 0 ? t.median_ms : std::min(row.ort_ms, t.median_ms);
-          if (auto it = io.find("output"); it != io.end() && round == 0) {
-            Tensor got(it->second.type());
-            if (t.output.size() == static_cast<size_t>(got.numel()))
-              std::memcpy(got.raw(), t.output.data(), got.nbytes());
-            row.ort_error = t.output.size() == static_cast<size_t>(got.numel())
-                                ? normalized_error(got, it->second)
-                                : INFINITY;
+          // An output of another size keeps its error infinite.
+          if (want && round == 0 && t.output.size() == static_cast<size_t>(want->numel())) {
+            Tensor got(want->type());
+            std::memcpy(got.raw(), t.output.data(), got.nbytes());
+            row.ort_error = normalized_error(got, *want);
           }
           if (round == 0) row.median_ms = std::min(row.median_ms, lathe_median());
         }
@@ -425,7 +431,10 @@ int main(int argc, char** argv) {
                   total.second > 0 ? total.first / total.second : 0.0);
   }
   for (const Row& r : rows) {
-    if (!(r.error <= 1e-4))
+    if (!r.unchecked.empty())
+      std::fprintf(stderr, "bench_models: %s: not checked: %s\n", r.model.c_str(),
+                   r.unchecked.c_str());
+    else if (!(r.error <= 1e-4))
       std::fprintf(stderr, "bench_models: %s: normalized error %.2e is above 1e-4\n",
                    r.model.c_str(), r.error);
     if (r.dnnl_ms > 0 && !(r.dnnl_error <= 1e-4))
@@ -435,7 +444,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bench_models: %s: tuned, normalized error %.2e is above 1e-4\n",
                    r.model.c_str(), r.tuned_error);
   }
-  for (const std::string& failure : not_imported)
-    std::fprintf(stderr, "bench_models: not imported: %s\n", failure.c_str());
-  return wrong || !not_imported.empty() ? 1 : 0;
+  for (const std::string& failure : not_benchmarked)
+    std::fprintf(stderr, "bench_models: not benchmarked: %s\n", failure.c_str());
+  return wrong || !not_benchmarked.empty() ? 1 : 0;
 }

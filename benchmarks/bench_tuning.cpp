@@ -31,6 +31,7 @@
 #include "driver/tuning.h"
 #include "driver/tuning_records.h"
 #include "ir/normalized_error.h"
+#include "support/error.h"
 #include "support/machine_peak.h"
 #include "support/timer.h"
 #include "tune/kernel_fixture.h"
@@ -194,6 +195,7 @@ int main(int argc, char** argv) {
   double budget_s = 1200;
   int runs = 50;
   bool autoscheduler = false, in_model_check = true;
+  bool wrong = false;  // a build's output off its reference
   for (int i = 1; i < argc; ++i) {
     auto value = [&] { return i + 1 < argc ? argv[++i] : ""; };
     if (!std::strcmp(argv[i], "--model"))
@@ -266,20 +268,30 @@ int main(int argc, char** argv) {
     driver::JitGraphModule untuned_module(untuned, target), tuned_module(tuned, target);
     int64_t flops = 0;
     for (const driver::KernelTask& t : untuned.tasks) flops += t.flops * t.weight();
+    // A model without them (any --model) is measured unchecked, and says so;
+    // a build off by more than 1e-4 fails the run once everything is printed.
     fs::path npz = fs::path(model).replace_extension(".io.npz");
-    if (fs::exists(npz)) {
-      std::map<std::string, Tensor> io;
+    std::map<std::string, Tensor> io;
+    if (fs::exists(npz))
       for (auto& [name, tensor] : driver::read_npz_tensors(npz.string())) io[name] = tensor;
+    if (!io.count("output")) {
+      std::printf("builds not checked: %s has no reference array 'output'\n", npz.c_str());
+    } else {
       for (driver::JitGraphModule* m : {&untuned_module, &tuned_module}) {
         runtime::GraphExecutor& exec = m->executor();
-        for (int i = 0; i < exec.num_inputs(); ++i)
-          if (auto it = io.find(exec.input_name(i)); it != io.end())
-            exec.set_input(it->first, it->second.raw(), it->second.nbytes());
+        for (int i = 0; i < exec.num_inputs(); ++i) {
+          auto it = io.find(exec.input_name(i));
+          LATHE_CHECK(it != io.end(), npz.string(), " has no array for the input ",
+                      exec.input_name(i));
+          exec.set_input(it->first, it->second.raw(), it->second.nbytes());
+        }
         exec.run();
-        if (auto it = io.find("output"); it != io.end())
-          std::printf("%s build: normalized error against the reference output %.1e\n",
-                      m == &untuned_module ? "untuned" : "tuned",
-                      normalized_error(driver::from_ndarray(exec.output(0)), it->second));
+        const double error = normalized_error(driver::from_ndarray(exec.output(0)), io["output"]);
+        const bool off = !(error <= 1e-4);
+        std::printf("%s build: normalized error against the reference output %.1e%s\n",
+                    m == &untuned_module ? "untuned" : "tuned", error,
+                    off ? " (above 1e-4: WRONG)" : "");
+        wrong |= off;
       }
     }
 
@@ -347,6 +359,10 @@ int main(int argc, char** argv) {
     if (!curve.empty()) std::printf("%10.1f %14.3f\n", curve.back().first, curve.back().second);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_tuning: %s\n", e.what());
+    return 1;
+  }
+  if (wrong) {
+    std::fprintf(stderr, "bench_tuning: a build's output is off by more than 1e-4 (see above)\n");
     return 1;
   }
   return 0;
