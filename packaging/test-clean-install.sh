@@ -299,9 +299,11 @@ if [[ ${#dnnl_debs[@]} -eq 1 ]]; then
   check lathe run /root/work/sample_cnn.onnx --plugin dnnl --inputs /root/work/input.npz \
     --output /root/work/dnnl.npz > /dev/null
   echo "  lathe run --plugin dnnl sample_cnn.onnx: exit 0"
-  /usr/bin/python3 - "$root/root/work" << 'EOF' || die "lathe run --plugin dnnl does not match"
-import struct, sys, zipfile
+  /usr/bin/python3 - "$root/root/work" "$SOURCE_DIR" << 'EOF' || die "lathe run --plugin dnnl does not match"
+import os, struct, sys, zipfile
 folder = sys.argv[1]
+sys.path.insert(0, os.path.join(sys.argv[2], "tests", "packaging"))
+from check_install import normalized_error
 def arrays(path):
     out = {}
     with zipfile.ZipFile(path) as npz:
@@ -316,9 +318,8 @@ lathe, dnnl = arrays(f"{folder}/lathe.npz"), arrays(f"{folder}/dnnl.npz")
 if lathe.keys() != dnnl.keys():
     sys.exit(f"outputs {sorted(dnnl)} differ from {sorted(lathe)}")
 for name, want in lathe.items():
-    scale = max(abs(w) for w in want) or 1.0
-    error = max(abs(g - w) for g, w in zip(dnnl[name], want)) / scale
-    print(f"  {name}: max |dnnl - lathe| / max |lathe| = {error:.2e}")
+    error = normalized_error(dnnl[name], want)
+    print(f"  {name}: normalized error of dnnl against lathe = {error:.2e}")
     if not error <= 1e-4:
         sys.exit(f"{name} is off by {error:.2e}")
 EOF
