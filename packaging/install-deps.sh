@@ -35,6 +35,13 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# ONNX Runtime, for bench_models and the test of the Benchmark tab's ONNX
+# Runtime row: Node and npm run npm's onnxruntime-node, which
+# benchmarks/ort/setup.sh installs. Any node and npm on the PATH will do (a
+# NodeSource nodejs brings its own npm, which Debian's npm would conflict with).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing+=(nodejs npm)
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

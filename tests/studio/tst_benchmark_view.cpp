@@ -477,7 +477,8 @@ class TestBenchmarkView : public QObject {
                        dir_.filePath(QStringLiteral("no-journal.jsonl")));
     const std::string missing = driver::onnx_runtime_missing(driver::onnx_runtime_dir());
     QCOMPARE(page.onnxRuntimeCheck()->isEnabled(), missing.empty());
-    if (!missing.empty()) QSKIP(qPrintable(QString::fromStdString(missing)));
+    if (!missing.empty())
+      QSKIP(qPrintable(QString::fromStdString("ONNX Runtime is not set up: " + missing)));
     const Graph graph = driver::load_model(mlpPath().toStdString());
     page.setModel(mlpPath(), std::make_shared<const Graph>(graph));
     page.untunedCheck()->setChecked(true);
