@@ -147,8 +147,9 @@ class TestStudioPlugins : public QObject {
   // baseline and the oneDNN build, and the kernel table matches each claimed
   // group to the baseline's kernel of the same nodes.
   void benchmarkTabComparesTheCodegenBuild() {
-#ifndef LATHE_HAVE_DNNL
-    QSKIP("the dnnl plugin is not built (no libdnnl-dev)");
+#ifdef LATHE_DNNL_MISSING
+    QSKIP("the dnnl plugin is not built: " LATHE_DNNL_MISSING
+          ", as packaging/install-deps.sh does, then configure the build again");
 #else
     MainWindow window;
     window.resize(1400, 900);
