@@ -30,12 +30,16 @@ std::string_view dtype_name(DType t) {
       return "uint64";
     case DType::Bool:
       return "bool";
+    case DType::Float16:
+      return "float16";
+    case DType::BFloat16:
+      return "bfloat16";
   }
   return "?";
 }
 
 std::optional<DType> dtype_from_name(std::string_view name) {
-  for (int i = 0; i <= static_cast<int>(DType::Bool); ++i) {
+  for (int i = 0; i <= static_cast<int>(DType::BFloat16); ++i) {
     auto t = static_cast<DType>(i);
     if (dtype_name(t) == name) return t;
   }
@@ -48,9 +52,10 @@ struct OnnxCode {
   DType dtype;
 };
 constexpr OnnxCode kOnnxCodes[] = {
-    {1, DType::Float32},  {2, DType::UInt8},   {3, DType::Int8},    {4, DType::UInt16},
-    {5, DType::Int16},    {6, DType::Int32},   {7, DType::Int64},   {9, DType::Bool},
-    {11, DType::Float64}, {12, DType::UInt32}, {13, DType::UInt64},
+    {1, DType::Float32},   {2, DType::UInt8},    {3, DType::Int8},    {4, DType::UInt16},
+    {5, DType::Int16},     {6, DType::Int32},    {7, DType::Int64},   {9, DType::Bool},
+    {10, DType::Float16},  {11, DType::Float64}, {12, DType::UInt32}, {13, DType::UInt64},
+    {16, DType::BFloat16},
 };
 }  // namespace
 
@@ -71,14 +76,10 @@ std::string onnx_dtype_name(int code) {
   switch (code) {
     case 8:
       return "string";
-    case 10:
-      return "float16";
     case 14:
       return "complex64";
     case 15:
       return "complex128";
-    case 16:
-      return "bfloat16";
     default:
       return "data type " + std::to_string(code);
   }
@@ -86,6 +87,12 @@ std::string onnx_dtype_name(int code) {
 
 bool is_float(DType t) {
   return t == DType::Float32 || t == DType::Float64;
+}
+bool is_storage_float(DType t) {
+  return dtype_in(t, kStorageFloatTypes);
+}
+DType compute_dtype(DType t) {
+  return is_storage_float(t) ? DType::Float32 : t;
 }
 bool is_signed_integer(DType t) {
   return dtype_in(t, kSignedTypes);

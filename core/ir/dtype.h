@@ -6,6 +6,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+
+#include "support/float16.h"
 
 namespace lathe {
 
@@ -21,6 +24,10 @@ enum class DType : uint8_t {
   UInt32,
   UInt64,
   Bool,
+  // Storage types: graph inputs, outputs and Casts carry them; everything
+  // else computes in float32 (docs/ARCHITECTURE.md, "float16 and bfloat16").
+  Float16,
+  BFloat16,
 };
 
 size_t dtype_size(DType t);
@@ -32,7 +39,13 @@ int dtype_to_onnx(DType t);
 // Name of an ONNX data type code, for messages about types Lathe lacks ("float16").
 std::string onnx_dtype_name(int code);
 
+// float32 and float64: the float types ops compute in.
 bool is_float(DType t);
+// float16 and bfloat16: float types Lathe stores but computes in float32.
+bool is_storage_float(DType t);
+// The type a value of type t is computed in: float32 for the storage floats,
+// t itself otherwise.
+DType compute_dtype(DType t);
 bool is_signed_integer(DType t);
 bool is_unsigned_integer(DType t);
 inline bool is_integer(DType t) {
@@ -57,13 +70,20 @@ LATHE_DTYPE_OF(uint16_t, UInt16)
 LATHE_DTYPE_OF(uint32_t, UInt32)
 LATHE_DTYPE_OF(uint64_t, UInt64)
 LATHE_DTYPE_OF(bool, Bool)
+LATHE_DTYPE_OF(Float16, Float16)
+LATHE_DTYPE_OF(BFloat16, BFloat16)
 #undef LATHE_DTYPE_OF
 
 template <typename T>
 inline constexpr DType dtype_of = DTypeOf<T>::value;
+template <typename T>
+inline constexpr bool is_storage_float_v =
+    std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
 
 // Calls f(T{}) with the C++ type of t, so a kernel is written once as a template:
 //   visit_dtype(t, [&](auto tag) { using T = decltype(tag); ... });
+// The storage floats come as Float16 and BFloat16, which read as float but
+// have no arithmetic of their own.
 template <typename F>
 decltype(auto) visit_dtype(DType t, F&& f) {
   switch (t) {
@@ -89,6 +109,10 @@ decltype(auto) visit_dtype(DType t, F&& f) {
       return f(uint64_t{});
     case DType::Bool:
       return f(bool{});
+    case DType::Float16:
+      return f(Float16{});
+    case DType::BFloat16:
+      return f(BFloat16{});
   }
   return f(float{});
 }
@@ -108,6 +132,7 @@ constexpr DTypeSet kNumericTypes = kFloatTypes | kIntegerTypes;
 constexpr DTypeSet kAllTypes = kNumericTypes | dtype_bit(DType::Bool);
 constexpr DTypeSet kIndexTypes = dtype_bit(DType::Int32) | dtype_bit(DType::Int64);
 constexpr DTypeSet kBoolType = dtype_bit(DType::Bool);
+constexpr DTypeSet kStorageFloatTypes = dtype_bit(DType::Float16) | dtype_bit(DType::BFloat16);
 inline bool dtype_in(DType t, DTypeSet set) {
   return (set & dtype_bit(t)) != 0;
 }

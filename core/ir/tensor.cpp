@@ -87,6 +87,20 @@ std::vector<double> Tensor::to_double_vector() const {
   return v;
 }
 
+Tensor widened_to_compute(const Tensor& t) {
+  if (!is_storage_float(t.dtype())) return t;
+  Tensor wide(DType::Float32, t.shape());
+  float* out = wide.data<float>();
+  visit_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (is_storage_float_v<T>) {
+      const T* in = t.data<T>();
+      for (int64_t i = 0, n = t.numel(); i < n; ++i) out[i] = static_cast<float>(in[i]);
+    }
+  });
+  return wide;
+}
+
 void Tensor::check_dtype(DType expected) const {
   if (expected != dtype_)
     fail(str("tensor holds ", dtype_name(dtype_), ", accessed as ", dtype_name(expected)));

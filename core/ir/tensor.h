@@ -85,6 +85,10 @@ class Tensor {
   std::shared_ptr<std::byte> buffer_;
 };
 
+// `t` in compute_dtype(t.dtype()): a float16 or bfloat16 tensor widened to
+// float32 (exactly), any other tensor as it is.
+Tensor widened_to_compute(const Tensor& t);
+
 template <typename T>
 Tensor Tensor::from_vector(const std::vector<T>& values, Shape shape) {
   Tensor t(dtype_of<T>, std::move(shape));

@@ -197,6 +197,18 @@ void where(KernelContext& ctx) {
   });
 }
 
+// A float (read from any type) as To, saturating NaN to 0 for integers as
+// the rest of cast does.
+template <typename To>
+To storage_float_cast(float v) {
+  if constexpr (std::is_same_v<To, bool>)
+    return v != 0.0f;
+  else if constexpr (std::is_integral_v<To>)
+    return std::isnan(v) ? To{} : static_cast<To>(static_cast<long double>(v));
+  else
+    return To(v);
+}
+
 void cast(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
   Tensor& y = ctx.output(0);
@@ -207,7 +219,11 @@ void cast(KernelContext& ctx) {
       const From* px = x.data<From>();
       To* py = y.data<To>();
       for (int64_t i = 0, n = x.numel(); i < n; ++i) {
-        if constexpr (std::is_same_v<To, bool>) {
+        if constexpr (is_storage_float_v<From> || is_storage_float_v<To>) {
+          // Through float, as ONNX Runtime casts them: exact for the storage
+          // floats' widening, one rounding to nearest even for their narrowing.
+          py[i] = storage_float_cast<To>(static_cast<float>(px[i]));
+        } else if constexpr (std::is_same_v<To, bool>) {
           py[i] = px[i] != From{};
         } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
           // Out-of-range float to int is undefined in C++; saturate NaN to 0.

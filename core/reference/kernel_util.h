@@ -54,6 +54,10 @@ void dispatch(DType t, DTypeSet allowed, const char* op, F&& f) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool>) {
       if (dtype_in(DType::Bool, allowed)) f(tag);
+    } else if constexpr (is_storage_float_v<T>) {
+      // Computed in float32 (the importer widens them); only Cast and the
+      // kernels that dispatch on them explicitly see these.
+      fail_unsupported(str(op, ": no reference kernel for dtype ", dtype_name(t)));
     } else {
       f(tag);
     }

@@ -44,6 +44,9 @@ DataType DataType::parse(const std::string& text) {
   } else if (base.rfind("float", 0) == 0) {
     t.code = kFloat;
     bits_text = base.substr(5);
+  } else if (base.rfind("bfloat", 0) == 0) {
+    t.code = kBFloat;
+    bits_text = base.substr(6);
   } else {
     throw Error("unknown data type '" + text + "' (expected float32, int64, uint8, bool ...)");
   }
@@ -67,6 +70,9 @@ std::string DataType::to_string() const {
       break;
     case kFloat:
       text = "float";
+      break;
+    case kBFloat:
+      text = "bfloat";
       break;
     default:
       text = std::string("code") + std::to_string(code) + "_";

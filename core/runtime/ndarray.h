@@ -20,9 +20,9 @@ class Error : public std::runtime_error {
 };
 
 // DLPack's DLDataType. Text as TVM writes it in mod.json: "float32", "int64",
-// "uint8", "bool" (uint1), "float16x4" for vectors.
+// "uint8", "bool" (uint1), "float16", "bfloat16", "float16x4" for vectors.
 struct DataType {
-  enum Code : uint8_t { kInt = 0, kUInt = 1, kFloat = 2 };
+  enum Code : uint8_t { kInt = 0, kUInt = 1, kFloat = 2, kBFloat = 4 };
   uint8_t code = kFloat;
   uint8_t bits = 32;
   uint16_t lanes = 1;

@@ -138,7 +138,8 @@ ParamMap load_params(const std::string& bytes, const std::string& what) {
     dtype.code = in.get<uint8_t>(context);
     dtype.bits = in.get<uint8_t>(context);
     dtype.lanes = in.get<uint16_t>(context);
-    if (dtype.code > DataType::kFloat || dtype.bits == 0 || dtype.lanes == 0)
+    const bool known_code = dtype.code <= DataType::kFloat || dtype.code == DataType::kBFloat;
+    if (!known_code || dtype.bits == 0 || dtype.lanes == 0)
       in.fail("array '" + name + "' has an unsupported data type (code " +
               std::to_string(dtype.code) + ", bits " + std::to_string(dtype.bits) + ", lanes " +
               std::to_string(dtype.lanes) + ")");

@@ -67,7 +67,8 @@ void infer_where(InferContext& ctx) {
 }
 
 void infer_cast(InferContext& ctx) {
-  ctx.check_dtype(0, kAllTypes);
+  // The storage floats enter and leave float32 compute through Casts.
+  ctx.check_dtype(0, kAllTypes | kStorageFloatTypes);
   int64_t to = ctx.attrs().get_int("to", 0);
   auto dtype = dtype_from_onnx(static_cast<int>(to));
   if (!dtype)
@@ -76,7 +77,7 @@ void infer_cast(InferContext& ctx) {
 }
 
 void infer_cast_like(InferContext& ctx) {
-  ctx.check_dtype(0, kAllTypes);
+  ctx.check_dtype(0, kAllTypes | kStorageFloatTypes);
   // Only the dtype of target_type matters; its shape is free.
   ctx.set_output(0, {ctx.input(1).dtype, ctx.input(0).shape});
 }
