@@ -170,6 +170,10 @@ llvm::Type* CodeGenLLVM::llvm_type(DataType t) const {
     case DataType::Code::Handle:
       element = llvm::PointerType::get(ctx_, 0);
       break;
+    case DataType::Code::BFloat:
+      if (t.bits != 16) fail_at(str("no LLVM type for ", t.to_string()));
+      element = llvm::Type::getBFloatTy(ctx_);
+      break;
   }
   return t.lanes > 1 ? llvm::FixedVectorType::get(element, t.lanes) : element;
 }
@@ -195,12 +199,46 @@ llvm::Value* CodeGenLLVM::splat_to(llvm::Value* v, int lanes) {
   return builder_.CreateVectorSplat(lanes, v);
 }
 
+// bfloat16 is float32's top half: widening shifts the bits up; narrowing
+// rounds to nearest even on the dropped half (a NaN stays a quiet NaN), as
+// support/float16.h does. Integer operations, because LLVM lowers a bfloat
+// fptrunc to a libcall (__truncsfbf2) that GCC 12's libgcc lacks.
+llvm::Value* CodeGenLLVM::bfloat16_to_float(llvm::Value* v, int lanes) {
+  auto type = [&](llvm::Type* element) -> llvm::Type* {
+    return lanes > 1 ? llvm::FixedVectorType::get(element, lanes) : element;
+  };
+  llvm::Value* bits = builder_.CreateBitCast(v, type(builder_.getInt16Ty()));
+  llvm::Value* wide = builder_.CreateShl(builder_.CreateZExt(bits, type(builder_.getInt32Ty())),
+                                         splat_to(builder_.getInt32(16), lanes));
+  return builder_.CreateBitCast(wide, type(builder_.getFloatTy()));
+}
+
+llvm::Value* CodeGenLLVM::float_to_bfloat16(llvm::Value* v, int lanes) {
+  auto type = [&](llvm::Type* element) -> llvm::Type* {
+    return lanes > 1 ? llvm::FixedVectorType::get(element, lanes) : element;
+  };
+  auto int32 = [&](uint32_t c) { return splat_to(builder_.getInt32(c), lanes); };
+  llvm::Value* x = builder_.CreateBitCast(v, type(builder_.getInt32Ty()));
+  llvm::Value* odd = builder_.CreateAnd(builder_.CreateLShr(x, int32(16)), int32(1));
+  llvm::Value* rounded =
+      builder_.CreateLShr(builder_.CreateAdd(x, builder_.CreateAdd(odd, int32(0x7fff))), int32(16));
+  llvm::Value* quiet_nan = builder_.CreateOr(builder_.CreateLShr(x, int32(16)), int32(0x40));
+  llvm::Value* is_nan = builder_.CreateFCmpUNO(v, v);
+  llvm::Value* bits = builder_.CreateTrunc(builder_.CreateSelect(is_nan, quiet_nan, rounded),
+                                           type(builder_.getInt16Ty()));
+  return builder_.CreateBitCast(bits, type(builder_.getBFloatTy()));
+}
+
 llvm::Value* CodeGenLLVM::cast_value(llvm::Value* v, DataType from, DataType to) {
   if (from == to) return v;
   if (from.lanes == 1 && to.lanes > 1)
     return splat_to(cast_value(v, from, to.element_of()), to.lanes);
   if (from.lanes != to.lanes)
     fail_at(str("cast from ", from.to_string(), " to ", to.to_string(), " changes the lane count"));
+  // bfloat16 converts through float32, which holds every bfloat16 exactly.
+  const DataType f32 = DataType::Float(32, to.lanes);
+  if (from.is_bfloat()) return cast_value(bfloat16_to_float(v, from.lanes), f32, to);
+  if (to.is_bfloat()) return float_to_bfloat16(cast_value(v, from, f32), to.lanes);
   llvm::Type* target = llvm_type(to);
   if (to.is_bool()) {
     // TVM: a value is true when it is not zero.

@@ -68,6 +68,8 @@ class CodeGenLLVM {
   int64_t memory_bytes(te::DataType t) const;
   llvm::Value* to_index(llvm::Value* v, te::DataType t);  // to i64 (or <L x i64>)
   llvm::Value* cast_value(llvm::Value* v, te::DataType from, te::DataType to);
+  llvm::Value* bfloat16_to_float(llvm::Value* v, int lanes);
+  llvm::Value* float_to_bfloat16(llvm::Value* v, int lanes);
   llvm::Value* splat_to(llvm::Value* v, int lanes);
   [[noreturn]] void fail_at(const std::string& message) const;
 

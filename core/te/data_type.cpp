@@ -19,6 +19,9 @@ std::string DataType::to_string() const {
     case Code::Handle:
       s = "handle";
       break;
+    case Code::BFloat:
+      s = "bfloat" + std::to_string(bits);
+      break;
   }
   if (lanes > 1) s += "x" + std::to_string(lanes);
   return s;
@@ -36,6 +39,7 @@ DataType DataType::parse(const std::string& text) {
     if (base == "bool") return Bool(lanes);
     if (base == "handle") return Handle();
     if (base.rfind("float", 0) == 0) return Float(bits_after(5), lanes);
+    if (base.rfind("bfloat", 0) == 0) return BFloat(bits_after(6), lanes);
     if (base.rfind("uint", 0) == 0) return UInt(bits_after(4), lanes);
     if (base.rfind("int", 0) == 0) return Int(bits_after(3), lanes);
   } catch (const std::exception&) {

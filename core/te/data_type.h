@@ -8,7 +8,9 @@
 namespace lathe::te {
 
 struct DataType {
-  enum class Code : uint8_t { Int, UInt, Float, Handle };
+  // BFloat: bfloat16, a storage type that kernels only load, store and cast
+  // (as TVM's kDLBfloat); is_float() is false for it.
+  enum class Code : uint8_t { Int, UInt, Float, Handle, BFloat };
   Code code = Code::Int;
   uint8_t bits = 32;
   uint16_t lanes = 1;
@@ -22,6 +24,9 @@ struct DataType {
   static DataType Float(int bits, int lanes = 1) {
     return {Code::Float, uint8_t(bits), uint16_t(lanes)};
   }
+  static DataType BFloat(int bits, int lanes = 1) {
+    return {Code::BFloat, uint8_t(bits), uint16_t(lanes)};
+  }
   static DataType Bool(int lanes = 1) { return UInt(1, lanes); }
   static DataType Handle() { return {Code::Handle, 64, 1}; }
 
@@ -30,6 +35,7 @@ struct DataType {
   bool is_bool() const { return code == Code::UInt && bits == 1; }
   bool is_float() const { return code == Code::Float; }
   bool is_handle() const { return code == Code::Handle; }
+  bool is_bfloat() const { return code == Code::BFloat; }
   // Integer-like: int, uint or bool.
   bool is_integer() const { return code == Code::Int || code == Code::UInt; }
   bool is_scalar() const { return lanes == 1; }
@@ -39,7 +45,7 @@ struct DataType {
   int bytes() const { return (bits + 7) / 8; }
 
   bool operator==(const DataType&) const = default;
-  // "float32", "int64", "bool", "float32x8"
+  // "float32", "int64", "bool", "bfloat16", "float32x8"
   std::string to_string() const;
   // Parses what to_string prints; throws on anything else.
   static DataType parse(const std::string& text);

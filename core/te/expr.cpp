@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "support/error.h"
+#include "support/float16.h"
 #include "support/int_math.h"
 
 namespace lathe::te {
@@ -71,7 +72,13 @@ Expr make_int(int64_t value, DataType t) {
 
 Expr make_const(DataType t, double value) {
   if (t.is_vector()) return broadcast(make_const(t.element_of(), value), t.lanes);
-  if (t.is_float()) return Expr(std::make_shared<const FloatImmNode>(t, value));
+  // A 16-bit float immediate holds the value it stores, so that folding a
+  // cast through it rounds as the kernel would.
+  if (t.is_float() && t.bits == 16)
+    value = half_bits_to_float(float_to_half_bits(static_cast<float>(value)));
+  if (t.is_bfloat())
+    value = bfloat16_bits_to_float(float_to_bfloat16_bits(static_cast<float>(value)));
+  if (t.is_float() || t.is_bfloat()) return Expr(std::make_shared<const FloatImmNode>(t, value));
   if (t.is_bool()) return make_int(value != 0, t);
   return make_int(static_cast<int64_t>(value), t);
 }

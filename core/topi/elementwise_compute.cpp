@@ -150,6 +150,9 @@ Expr shrink(const ComputeContext& ctx, const Expr& x) {
 
 Expr cast_to(const Expr& x, DataType to) {
   DataType from = x.type();
+  // bfloat16 has no arithmetic (not even x != x): it goes through float32.
+  if (from.is_bfloat() && !to.is_float() && !to.is_bfloat())
+    return cast_to(te::cast(DataType::Float(32, from.lanes), x), to);
   // A float out of the integer range is undefined in C++; NaN becomes 0 as in
   // the reference (LLVM's fptosi gives poison, which the select discards).
   if (from.is_float() && to.is_integer() && !to.is_bool())

@@ -28,6 +28,10 @@ te::DataType te_dtype(DType dtype) {
       return te::DataType::UInt(64);
     case DType::Bool:
       return te::DataType::Bool();
+    case DType::Float16:
+      return te::DataType::Float(16);
+    case DType::BFloat16:
+      return te::DataType::BFloat(16);
   }
   throw Error("unknown dtype");
 }

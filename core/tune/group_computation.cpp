@@ -60,6 +60,13 @@ te::Expr immediate(const Tensor& constant) {
       return te::make_int(static_cast<int64_t>(constant.data<uint64_t>()[0]), type);
     case DType::Bool:
       return te::make_int(constant.data<bool>()[0] ? 1 : 0, type);
+    // Exact in float32; the cast back is exact too.
+    case DType::Float16:
+      return te::cast(type, te::make_const(te::DataType::Float(32),
+                                           static_cast<float>(constant.data<Float16>()[0])));
+    case DType::BFloat16:
+      return te::cast(type, te::make_const(te::DataType::Float(32),
+                                           static_cast<float>(constant.data<BFloat16>()[0])));
   }
   throw Error("unknown dtype");
 }

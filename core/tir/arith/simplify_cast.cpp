@@ -1,6 +1,7 @@
 // Simplification of casts, ramps and broadcasts: constants convert as the
-// target would (integers wrap, floats truncate toward zero), lossless inner
-// casts are skipped, a cast moves inside a broadcast or a widened integer
+// target would (integers wrap, floats truncate toward zero, 16-bit floats
+// round), lossless inner casts are skipped (never a narrowing float cast:
+// float32 -> float16 -> float32 rounds), a cast moves inside a broadcast or a widened integer
 // ramp, and a ramp of stride 0 is a broadcast.
 #include <cmath>
 #include <limits>
@@ -26,14 +27,15 @@ int64_t wrap_to(DataType t, int64_t v) {
 
 Expr fold_cast(DataType t, const Expr& v) {
   if (const auto* i = v.as<te::IntImmNode>()) {
-    if (t.is_float()) {
+    if (t.is_float() || t.is_bfloat()) {
       double d = static_cast<double>(i->value);
       return te::make_const(t, t.bits == 32 ? static_cast<float>(d) : d);
     }
     return te::make_int(wrap_to(t, i->value), t);
   }
   const double d = v.as<te::FloatImmNode>()->value;
-  if (t.is_float()) return te::make_const(t, t.bits == 32 ? static_cast<float>(d) : d);
+  if (t.is_float() || t.is_bfloat())
+    return te::make_const(t, t.bits == 32 ? static_cast<float>(d) : d);
   if (t.is_bool()) return te::make_int(d != 0, t);
   // Out-of-range float to integer is undefined in C; leave it to the target.
   if (std::isnan(d) || std::fabs(d) >= 9.2e18) return Expr();
@@ -42,6 +44,9 @@ Expr fold_cast(DataType t, const Expr& v) {
 
 // Whether every value of type `from` is exactly representable in `to`.
 bool is_lossless(DataType from, DataType to) {
+  // bfloat16 is float32's top half: exact in float32 and float64 only.
+  if (from.is_bfloat() || to.is_bfloat())
+    return from == to || (from.is_bfloat() && to.is_float() && to.bits >= 32);
   if (from.is_float() || to.is_float())
     return from.is_float() && to.is_float() && to.bits >= from.bits;
   if (!from.is_integer() || !to.is_integer()) return false;
