@@ -13,6 +13,7 @@
 #include "frontend/onnx/node_order.h"
 #include "frontend/onnx/onnx_import.h"
 #include "frontend/onnx/opset_changes.h"
+#include "frontend/onnx/storage_floats.h"
 #include "frontend/onnx/subgraph_copy.h"
 #include "frontend/onnx/tensor_proto.h"
 #include "reference/executor.h"
@@ -250,7 +251,9 @@ class Importer {
   }
 
   static bool agrees(const OnnxType& t, const TensorType& type) {
-    if (dtype_from_onnx(t.elem_type) != type.dtype) return false;
+    // The model's float16 values are computed in float32.
+    const std::optional<DType> dtype = dtype_from_onnx(t.elem_type);
+    if (!dtype || compute_dtype(*dtype) != compute_dtype(type.dtype)) return false;
     if (!t.has_shape) return true;
     if (t.dims.size() != type.shape.size()) return false;
     for (size_t i = 0; i < t.dims.size(); ++i)
@@ -280,7 +283,7 @@ class Importer {
         continue;
       }
       try {
-        define(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
+        define(init.name(), storage_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
       } catch (const UnsupportedError& e) {
         report(Kind::Unsupported, where, e.what());
         poison(init.name());
@@ -302,12 +305,12 @@ class Importer {
       }
       auto frozen = options_.frozen_inputs.find(name);
       if (frozen != options_.frozen_inputs.end()) {
-        define(name, graph_.add_constant(name, frozen->second));
+        define(name, storage_.add_constant(name, frozen->second));
         continue;
       }
       auto shaping = options_.shape_input_values.find(name);
       if (shaping != options_.shape_input_values.end() && decides_a_shape(name)) {
-        define(name, graph_.add_constant(name, shaping->second));
+        define(name, storage_.add_constant(name, shaping->second));
         if (options_.note)
           options_.note(
               str("input '", name, "' decides ",
@@ -333,7 +336,12 @@ class Importer {
       for (const auto& d : tt.shape().dim()) shape.push_back(d.dim_value());
       ValueId id = graph_.add_value(name, {*dtype, shape});
       graph_.inputs.push_back(id);
-      define(name, id);
+      // A float16 input is read as float32.
+      const ValueId read = storage_.widened(id);
+      if (read == kNoValue)
+        poison(name);
+      else
+        define(name, read);
     }
   }
 
@@ -374,8 +382,10 @@ class Importer {
   }
 
   std::string unique_node_name(const onnx::NodeProto& proto, int index) {
-    std::string base =
-        proto.name().empty() ? proto.op_type() + "_" + std::to_string(index) : proto.name();
+    return unique_node_name(proto.name().empty() ? proto.op_type() + "_" + std::to_string(index)
+                                                 : proto.name());
+  }
+  std::string unique_node_name(const std::string& base) {
     std::string name = base;
     for (int k = 1; !node_names_.insert(name).second; ++k) name = base + "_" + std::to_string(k);
     return name;
@@ -430,9 +440,11 @@ class Importer {
         usable = false;
       }
     }
+    std::optional<DType> stored;  // a float16 output computed in float32
     if (usable) {
       try {
         node.attrs = convert_attributes(proto, opset_, base_dir_);
+        stored = storage_.prepare(node);
       } catch (const UnsupportedError& e) {
         report(Kind::Unsupported, where, e.what());
         usable = false;
@@ -460,6 +472,7 @@ class Importer {
     while (!node.outputs.empty() && node.outputs.back() == kNoValue) node.outputs.pop_back();
     if (node.op == "Constant") {
       import_constant(node, where);
+      if (stored && !node.outputs.empty()) storage_.note_constant(node.outputs[0], *stored);
       return;
     }
     // The rewritten nodes write the node's own output values.
@@ -473,17 +486,25 @@ class Importer {
       return;
     }
     for (Node& n : nodes) {
+      const Node typed = n;
       if (!add_typed_node(std::move(n))) {
         for (const std::string& out : proto.output()) poison(out);
         return;
       }
+      storage_.note_node(typed, stored);
     }
     size_t k = 0;
     for (const std::string& out : proto.output())
-      if (!poisoned_names_.count(out) && k < outputs.size() && !out.empty())
-        define(out, outputs[k++]);
-      else if (out.empty())
+      if (!poisoned_names_.count(out) && k < outputs.size() && !out.empty()) {
+        // A Cast to float16 rounds; its readers read the rounded value widened.
+        const ValueId read = storage_.widened(outputs[k++]);
+        if (read == kNoValue)
+          poison(out);
+        else
+          define(out, read);
+      } else if (out.empty()) {
         ++k;
+      }
   }
 
   // An If whose condition folds to a constant is replaced by the branch it
@@ -524,7 +545,7 @@ class Importer {
                                         " outputs, the If ", proto.output_size()));
     for (const auto& init : branch->initializer()) {
       try {
-        define(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
+        define(init.name(), storage_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
       } catch (const Error& e) {
         report(Kind::Invalid, str(where, " ", branch_name, " initializer '", init.name(), "'"),
                e.what());
@@ -623,7 +644,8 @@ class Importer {
       for (int k = 0; k < carried; ++k) define(step.input(k + 2).name(), state[k]);
       for (const auto& init : step.initializer()) {
         try {
-          define(init.name(), graph_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
+          define(init.name(),
+                 storage_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
         } catch (const Error& e) {
           return give_up(Kind::Invalid, str("body initializer '", init.name(), "': ", e.what()));
         }
@@ -828,7 +850,11 @@ class Importer {
         report(Kind::Invalid, "output '" + out.name() + "'", "is not produced by any node");
         continue;
       }
-      graph_.outputs.push_back(it->second);
+      try {
+        graph_.outputs.push_back(storage_.output(it->second, out.type().tensor_type().elem_type()));
+      } catch (const Error& e) {
+        report(Kind::Invalid, "output '" + out.name() + "'", e.what());
+      }
     }
     if (graph_.outputs.empty() && diagnostics_.empty())
       report(Kind::Invalid, source_, "the graph has no outputs");
@@ -855,6 +881,8 @@ class Importer {
   // Runtime inputs whose shapes are known in full, and those left open.
   std::set<std::string> resolved_inputs_;
   std::vector<DeclaredInput> open_inputs_;
+  StorageFloats storage_{graph_, [this](Node node) { return add_typed_node(std::move(node)); },
+                         [this](const std::string& base) { return unique_node_name(base); }};
 };
 
 }  // namespace

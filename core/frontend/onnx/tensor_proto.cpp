@@ -58,7 +58,13 @@ std::string read_external(const onnx::TensorProto& proto, const std::string& bas
 
 template <typename Src, typename Dst>
 void copy_field(const Src& field, Dst* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Dst>(field.Get(static_cast<int>(i)));
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (is_storage_float_v<Dst>)
+      // ONNX keeps float16 and bfloat16 in int32_data as their bit patterns.
+      out[i] = Dst::from_bits(static_cast<uint16_t>(field.Get(static_cast<int>(i))));
+    else
+      out[i] = static_cast<Dst>(field.Get(static_cast<int>(i)));
+  }
 }
 
 // Calls f with the repeated field that holds the values of a tensor of this
