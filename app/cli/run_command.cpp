@@ -37,8 +37,8 @@ void set_inputs(driver::GraphExecutor& exec, const std::string& npz) {
       std::cerr << "note: input '" << name << "' not given; using zeros\n";
       continue;
     }
-    const Tensor& t = it->second;
     TensorType expected{*dtype_from_name(exec.input_dtype(i).to_string()), exec.input_shape(i)};
+    const Tensor t = driver::as_input_dtype(it->second, expected.dtype);
     LATHE_CHECK(t.type() == expected, "input '", name, "' expects ", expected.to_string(), ", got ",
                 t.type().to_string(), " from ", npz);
     exec.set_input(name, t.raw(), t.nbytes());
@@ -92,11 +92,12 @@ int run_reference(const Graph& graph, const Args& args) {
   std::map<std::string, Tensor> inputs;
   if (args.has("inputs")) {
     for (auto& [name, t] : driver::read_npz_tensors(args.get("inputs"))) {
-      bool is_input = false;
-      for (ValueId id : graph.inputs) is_input |= graph.value(id).name == name;
+      ValueId input = kNoValue;
+      for (ValueId id : graph.inputs)
+        if (graph.value(id).name == name) input = id;
       // An .npz often carries reference outputs beside the inputs.
-      if (is_input)
-        inputs[name] = t;
+      if (input != kNoValue)
+        inputs[name] = driver::as_input_dtype(t, graph.type(input).dtype);
       else
         std::cerr << "note: ignoring '" << name << "' in " << args.get("inputs")
                   << ": not an input of the model\n";

@@ -147,10 +147,12 @@ class BenchmarkJob {
       if (!p.failed) fed = fed ? fed : &p;
     if (!fed) throw Error("no Lathe build ran, so there are no inputs to give it");
     const driver::GraphExecutor& executor = fed->module->executor();
-    if (executor.num_inputs() != 1 ||
-        executor.input_dtype(0).to_string() != driver::DataType::float32().to_string())
-      throw Error("the ONNX Runtime row times models with one float32 input only");
-    Tensor input(DType::Float32, executor.input_shape(0));
+    const std::optional<DType> dtype = executor.num_inputs() == 1
+                                           ? dtype_from_name(executor.input_dtype(0).to_string())
+                                           : std::nullopt;
+    if (!dtype || (*dtype != DType::Float32 && *dtype != DType::Float16))
+      throw Error("the ONNX Runtime row times models with one float32 or float16 input only");
+    Tensor input(*dtype, executor.input_shape(0));
     std::memcpy(input.raw(), fed->inputs[0].data(), input.nbytes());
     const int runs = request_.repeat * request_.number;
     const driver::OrtTiming timing = driver::time_onnx_runtime(

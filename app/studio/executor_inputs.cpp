@@ -11,6 +11,7 @@
 
 #include "driver/graph_compiler.h"
 #include "driver/tensor_files.h"
+#include "support/float16.h"
 
 namespace lathe::studio {
 
@@ -25,9 +26,18 @@ namespace {
 std::vector<char> randomBytes(const driver::DataType& dtype, int64_t elements,
                               std::mt19937& random) {
   std::vector<char> bytes(static_cast<size_t>(elements * dtype.bytes()), 0);
-  if (dtype.code != driver::DataType::kFloat || dtype.lanes != 1) return bytes;
+  if (dtype.lanes != 1) return bytes;
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  if (dtype.bits == 32) {
+  if (dtype.code == driver::DataType::kBFloat && dtype.bits == 16) {
+    auto* values = reinterpret_cast<BFloat16*>(bytes.data());
+    for (int64_t i = 0; i < elements; ++i)
+      values[i] = BFloat16(static_cast<float>(uniform(random)));
+  }
+  if (dtype.code != driver::DataType::kFloat) return bytes;
+  if (dtype.bits == 16) {
+    auto* values = reinterpret_cast<Float16*>(bytes.data());
+    for (int64_t i = 0; i < elements; ++i) values[i] = Float16(static_cast<float>(uniform(random)));
+  } else if (dtype.bits == 32) {
     auto* values = reinterpret_cast<float*>(bytes.data());
     for (int64_t i = 0; i < elements; ++i) values[i] = static_cast<float>(uniform(random));
   } else if (dtype.bits == 64) {
@@ -55,7 +65,11 @@ QString feedInputsFrom(driver::GraphExecutor& executor, const QString& npz,
   QStringList fromFile, randomInputs;
   for (int i = 0; i < executor.num_inputs(); ++i) {
     const std::string& name = executor.input_name(i);
-    const auto it = given.find(name);
+    auto it = given.find(name);
+    if (it != given.end()) {
+      const std::optional<DType> dtype = dtype_from_name(executor.input_dtype(i).to_string());
+      if (dtype) it->second = driver::as_input_dtype(it->second, *dtype);
+    }
     if (it != given.end() && it->second.nbytes() == executor.input_nbytes(i) &&
         driver::dltype_name(it->second.dtype()) == executor.input_dtype(i).to_string() &&
         it->second.shape() == executor.input_shape(i)) {

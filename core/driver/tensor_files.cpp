@@ -13,8 +13,9 @@ struct DescrMap {
   DType dtype;
 };
 constexpr DescrMap kDescrs[] = {
-    {"<f4", DType::Float32}, {"<f8", DType::Float64}, {"|i1", DType::Int8},  {"<i2", DType::Int16},
-    {"<i4", DType::Int32},   {"<i8", DType::Int64},   {"|u1", DType::UInt8}, {"<u2", DType::UInt16},
+    {"<f2", DType::Float16}, {"<f4", DType::Float32}, {"<f8", DType::Float64},
+    {"|i1", DType::Int8},    {"<i2", DType::Int16},   {"<i4", DType::Int32},
+    {"<i8", DType::Int64},   {"|u1", DType::UInt8},   {"<u2", DType::UInt16},
     {"<u4", DType::UInt32},  {"<u8", DType::UInt64},  {"|b1", DType::Bool},
 };
 
@@ -43,9 +44,19 @@ NamedTensors read_npz_tensors(const std::string& path) {
   return tensors;
 }
 
+Tensor as_input_dtype(const Tensor& t, DType expected) {
+  if (expected != DType::BFloat16 || t.dtype() != DType::Float32) return t;
+  Tensor narrow(DType::BFloat16, t.shape());
+  const float* in = t.data<float>();
+  BFloat16* out = narrow.data<BFloat16>();
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) out[i] = BFloat16(in[i]);
+  return narrow;
+}
+
 void write_npz_tensors(const std::string& path, const NamedTensors& tensors) {
   std::vector<std::pair<std::string, NpyArray>> arrays;
-  for (const auto& [name, t] : tensors) {
+  for (const auto& [name, tensor] : tensors) {
+    const Tensor t = tensor.dtype() == DType::BFloat16 ? widened_to_compute(tensor) : tensor;
     NpyArray a;
     for (const DescrMap& m : kDescrs)
       if (m.dtype == t.dtype()) a.descr = m.descr;
