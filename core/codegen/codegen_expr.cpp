@@ -235,10 +235,15 @@ llvm::Value* CodeGenLLVM::cast_value(llvm::Value* v, DataType from, DataType to)
     return splat_to(cast_value(v, from, to.element_of()), to.lanes);
   if (from.lanes != to.lanes)
     fail_at(str("cast from ", from.to_string(), " to ", to.to_string(), " changes the lane count"));
-  // bfloat16 converts through float32, which holds every bfloat16 exactly.
+  // The 16-bit floats convert through float32, which holds every one of
+  // them exactly: as the reference casts, and without the libcalls LLVM
+  // would need from double or an integer (__truncdfhf2, __floatsihf).
   const DataType f32 = DataType::Float(32, to.lanes);
+  const auto is_half = [](DataType t) { return t.is_float() && t.bits == 16; };
   if (from.is_bfloat()) return cast_value(bfloat16_to_float(v, from.lanes), f32, to);
   if (to.is_bfloat()) return float_to_bfloat16(cast_value(v, from, f32), to.lanes);
+  if (is_half(from) && to != f32) return cast_value(cast_value(v, from, f32), f32, to);
+  if (is_half(to) && from != f32) return cast_value(cast_value(v, from, f32), f32, to);
   llvm::Type* target = llvm_type(to);
   if (to.is_bool()) {
     // TVM: a value is true when it is not zero.
