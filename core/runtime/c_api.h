@@ -27,7 +27,8 @@ int lathe_module_num_outputs(const LatheModule* module);
 
 /* Valid as long as the module; NULL for a bad index. */
 const char* lathe_module_input_name(const LatheModule* module, int index);
-/* "float32", "int64", "bool" ...; valid as long as the module; NULL for a bad index. */
+/* "float32", "int64", "bool", "float16", "bfloat16" ...; valid as long as the module; NULL for
+ * a bad index. A float16 or bfloat16 array holds 2-byte bit patterns. */
 const char* lathe_module_input_dtype(const LatheModule* module, int index);
 const char* lathe_module_output_dtype(const LatheModule* module, int index);
 

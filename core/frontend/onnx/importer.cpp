@@ -51,7 +51,7 @@ std::string value_text(const Tensor& t) {
     using T = decltype(tag);
     for (int64_t i = 0; i < t.numel(); ++i) {
       if (i) text += ", ";
-      if constexpr (std::is_floating_point_v<T>)
+      if constexpr (std::is_floating_point_v<T> || is_storage_float_v<T>)
         text += str(static_cast<double>(t.data<T>()[i]));
       else
         text += std::to_string(static_cast<int64_t>(t.data<T>()[i]));
