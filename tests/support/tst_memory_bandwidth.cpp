@@ -59,7 +59,6 @@ class TestMemoryBandwidth : public QObject {
     // Noise on a shared machine can swap neighbours, never L1 and DRAM.
     QVERIFY(mb.levels.front().read_gbps > mb.levels.back().read_gbps);
     QVERIFY(mb.levels.front().read_write_gbps > mb.levels.back().read_write_gbps);
-    QVERIFY(seconds < 5);
   }
 
   void roofIsTheLowestOfPeakAndEachLevel() {
