@@ -1,11 +1,14 @@
 #include "passes/alter_conv_layout.h"
 
+#include "ir/ops/resize_geometry.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
 
 #include "ir/ops/layout.h"
+#include "ir/ops/resize_geometry.h"
 #include "ir/ops/window_geometry.h"
 #include "passes/graph_edit.h"
 #include "support/error.h"
@@ -534,7 +537,8 @@ class LayoutRewriter {
     const auto it = blocked_.find(node.inputs[0]);
     const TensorType in = graph_.type(node.inputs[0]);
     if (it == blocked_.end() || (in.rank() != 4 && in.rank() != 3) || in.dtype != DType::Float32 ||
-        node.attrs.get_string("coordinate_transformation_mode", "") == "tf_crop_and_resize")
+        node.attrs.get_string("coordinate_transformation_mode", "") == "tf_crop_and_resize" ||
+        node.attrs.has(kResizeCoordinateScales))
       return false;
     const int64_t block = it->second.block;
     // [N, C, H, W] (or [N, C, W]) entries as [N, C/b, H, W, b].

@@ -397,14 +397,13 @@ void resize(KernelContext& ctx) {
   std::vector<AxisTaps> axes(static_cast<size_t>(rank));
   for (size_t d = 0; d < axes.size(); ++d) {
     int64_t in_n = x.shape()[d], out_n = y.shape()[d];
-    // With sizes, the scale is the exact ratio of the lengths.
-    double scale = by_sizes ? static_cast<double>(out_n) / static_cast<double>(in_n) : scales[d];
+    const double scale = resize_axis_scale(p, d, scales, in_n, out_n);
     double r0 = roi.empty() ? 0 : roi[d], r1 = roi.empty() ? 1 : roi[d + static_cast<size_t>(rank)];
     for (int64_t o = 0; o < out_n; ++o) {
       bool outside = false;
       double c = resize_source_coord(p, o, scale, in_n, r0, r1, outside);
       axes[d].outside.push_back(outside);
-      axes[d].taps.push_back(resize_taps(p, c, in_n, ZeroWeightTaps::Drop));
+      axes[d].taps.push_back(resize_taps(p, c, scale, in_n, ZeroWeightTaps::Drop));
     }
   }
 

@@ -392,7 +392,7 @@ std::vector<te::Tensor> resize(const ComputeContext& ctx) {
   std::vector<AxisTables> axes(rank);
   for (size_t d = 0; d < rank; ++d) {
     const int64_t in_n = x.shape()[d], out_n = out[d];
-    double scale = by_sizes ? static_cast<double>(out_n) / static_cast<double>(in_n) : scales[d];
+    const double scale = resize_axis_scale(p, d, scales, in_n, out_n);
     double r0 = roi.empty() ? 0 : roi[d], r1 = roi.empty() ? 1 : roi[d + rank];
     AxisTables& ax = axes[d];
     for (int64_t o = 0; o < out_n; ++o) {
@@ -403,7 +403,7 @@ std::vector<te::Tensor> resize(const ComputeContext& ctx) {
         c = resize_source_coord(p, o, scale, in_n, r0, r1, outside);
         // Every output coordinate gets the same number of taps, so one
         // expression serves them all.
-        taps = resize_taps(p, c, in_n, ZeroWeightTaps::Keep);
+        taps = resize_taps(p, c, scale, in_n, ZeroWeightTaps::Keep);
       } catch (const UnsupportedError& e) {
         throw UnsupportedError(describe_node(ctx.node()) + ": " + e.what());
       }
@@ -421,8 +421,8 @@ std::vector<te::Tensor> resize(const ComputeContext& ctx) {
         copies = copies && (taps[k].weight == 0 || (taps[k].weight == 1 && taps[k].index == o));
       ax.identity = ax.identity && copies && in_n == out_n;
     }
-    if (!ax.identity && p.mode == "linear" && !p.exclude_outside && !ax.any_outside &&
-        resize_affine_coord(p, scale, in_n, ax.a, ax.b)) {
+    if (!ax.identity && p.mode == "linear" && !p.antialias && !p.exclude_outside &&
+        !ax.any_outside && resize_affine_coord(p, scale, in_n, ax.a, ax.b)) {
       bool compact = true;
       for (size_t k = 0; k < ax.index.size(); ++k)
         compact = compact && detail::compact_table(ax.index[k]) &&

@@ -353,10 +353,82 @@ class TestNewerOpsets : public QObject {
           want.data<float>()[(c * 6 + i) * 9 + j] = x.data<float>()[(c * 3 + i / 2) * 3 + j / 3];
     expect_close(run_reference(g, {{"x", x}})[0], want, 0, "reference");
     expect_close(run_compiled(g, {{"x", x}})[0], want, 0, "compiled");
+  }
 
+  // antialias (opset 18): downscaling 4 -> 2 (scale 0.6) widens the linear
+  // filter to 1 / 0.6 input elements. Worked by hand from the definition:
+  // output 0 sits at 1/3 with taps -1..2 at offsets (-4/3, -1/3, 2/3, 5/3) *
+  // 0.6, weights 1 - |t| clipped, normalised: (1/8, 1/2, 3/8, 0), edges
+  // repeated, so position 3/8 of the way along; output 1 at 2.0 with taps
+  // 0..3 weighted (0, 2, 5, 2) / 9: position 2. On x[i][j] = 4i + j + 1 the
+  // output is 4 * row + col + 1 (ONNX's node test
+  // resize_downsample_scales_linear_antialias has the same values).
+  void resizeAntialiasWidensTheFilter() {
+    ModelWriter w(18);
+    w.input("x", {1, 1, 4, 4});
+    w.floats("scales", {1.f, 1.f, 0.6f, 0.6f});
+    w.output("y", 4);
+    auto* r = w.node("Resize", {"x", "", "scales"}, {"y"});
+    set_string(r, "mode", "linear");
     set_int(r, "antialias", 1);
-    const std::string error = import_error(w.bytes());
-    QVERIFY2(error.find("antialias=1 (opset 18)") != std::string::npos, error.c_str());
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "resize.onnx", ".");
+    Tensor x(DType::Float32, {1, 1, 4, 4});
+    for (int64_t i = 0; i < 16; ++i) x.data<float>()[i] = static_cast<float>(i + 1);
+    Tensor want(DType::Float32, {1, 1, 2, 2});
+    const float at[2] = {0.375f, 2.f};
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) want.data<float>()[i * 2 + j] = 4 * at[i] + at[j] + 1;
+    expect_close(run_reference(g, {{"x", x}})[0], want, 1e-6, "reference");
+    expect_close(run_compiled(g, {{"x", x}})[0], want, 1e-6, "compiled");
+
+    // Upscaling keeps the plain filter: antialias changes nothing there.
+    ModelWriter up(18);
+    up.input("x", {1, 1, 3, 5});
+    up.floats("scales", {1.f, 1.f, 2.f, 1.5f});
+    up.output("y0", 4);
+    for (int64_t antialias : {0, 1}) {
+      auto* n = up.node("Resize", {"x", "", "scales"}, {"y" + std::to_string(antialias)});
+      set_string(n, "mode", "cubic");
+      set_int(n, "antialias", antialias);
+    }
+    up.output("y1", 4);
+    const Graph gu = onnx_frontend::import_model_bytes(up.bytes(), "resize.onnx", ".");
+    const Tensor xu = testing::random_tensor({1, 1, 3, 5}, 21);
+    const std::vector<Tensor> both = run_reference(gu, {{"x", xu}});
+    expect_close(both[1], both[0], 1e-6, "cubic upscaling with and without antialias");
+  }
+
+  // keep_aspect_ratio_policy (opset 18) with sizes: one factor for both axes.
+  // [2, 4] towards sizes [1, 3]: not_larger takes min(1/2, 3/4) = 1/2, so the
+  // output is [1, 2] and nearest (half_pixel, round_prefer_floor) picks input
+  // rows {0} and columns {0, 2}; not_smaller takes 3/4: [round(1.5),
+  // round(3)] = [2, 3], and coordinates (x + 0.5) * 4/3 - 0.5 pick rows
+  // {0, 1} and columns {0, 1, 3}.
+  void resizeKeepsTheAspectRatio() {
+    for (const char* policy : {"not_larger", "not_smaller"}) {
+      ModelWriter w(19);
+      w.input("x", {1, 1, 2, 4});
+      w.ints("sizes", {1, 3});
+      w.output("y", 4);
+      auto* r = w.node("Resize", {"x", "", "", "sizes"}, {"y"});
+      set_ints(r, "axes", {2, 3});
+      set_string(r, "keep_aspect_ratio_policy", policy);
+      const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "resize.onnx", ".");
+      Tensor x(DType::Float32, {1, 1, 2, 4});
+      for (int64_t i = 0; i < 8; ++i) x.data<float>()[i] = static_cast<float>(i + 1);
+      const bool larger = std::string(policy) == "not_smaller";
+      const std::vector<int64_t> rows =
+          larger ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0};
+      const std::vector<int64_t> cols =
+          larger ? std::vector<int64_t>{0, 1, 3} : std::vector<int64_t>{0, 2};
+      Tensor want(DType::Float32,
+                  {1, 1, static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols.size())});
+      for (size_t i = 0; i < rows.size(); ++i)
+        for (size_t j = 0; j < cols.size(); ++j)
+          want.data<float>()[i * cols.size() + j] = x.data<float>()[rows[i] * 4 + cols[j]];
+      expect_close(run_reference(g, {{"x", x}})[0], want, 0, policy);
+      expect_close(run_compiled(g, {{"x", x}})[0], want, 0, policy);
+    }
   }
 
   // half_pixel_symmetric (opset 19) centres the input on an output whose real

@@ -9,6 +9,7 @@
 
 #include "frontend/onnx/import_internal.h"
 #include "frontend/onnx/node_sequence.h"
+#include "ir/ops/resize_geometry.h"
 #include "support/error.h"
 
 namespace lathe::onnx_frontend {
@@ -125,7 +126,7 @@ std::optional<std::vector<double>> constant_values(const Node& node, size_t i,
                                                    const UpgradeHooks& hooks) {
   if (i >= node.inputs.size() || node.inputs[i] == kNoValue) return std::nullopt;
   const Tensor* t = hooks.constant_of(node.inputs[i]);
-  LATHE_CHECK(t, node.op, " input ", i, " must be a constant when 'axes' is given");
+  LATHE_CHECK(t, node.op, " input ", i, " must be a constant");
   if (t->numel() == 0) return std::nullopt;
   std::vector<double> v;
   visit_dtype(t->dtype(), [&](auto tag) {
@@ -135,53 +136,92 @@ std::optional<std::vector<double>> constant_values(const Node& node, size_t i,
   return v;
 }
 
+// keep_aspect_ratio_policy (opset 18) with `sizes`: one factor for every
+// resized axis, the smallest (not_larger) or largest (not_smaller) of
+// sizes / input, and lengths round(factor * input). The node gets those
+// lengths as `sizes` and the factor as its coordinate scales, as a ratio of
+// the two lengths it came from.
+void apply_aspect_policy(Node& node, const std::string& policy, const std::vector<int64_t>& axes,
+                         const Shape& shape, const UpgradeHooks& hooks) {
+  const std::vector<double> sizes = *constant_values(node, 3, hooks);
+  LATHE_CHECK(sizes.size() == shape.size(), "Resize sizes has ", sizes.size(), " values for rank ",
+              shape.size());
+  int64_t num = 0, den = 1;  // the chosen factor num / den
+  for (int64_t a : axes) {
+    const auto out = static_cast<int64_t>(sizes[static_cast<size_t>(a)]);
+    const int64_t in = shape[static_cast<size_t>(a)];
+    LATHE_CHECK(out > 0 && in > 0, "Resize with keep_aspect_ratio_policy needs positive lengths");
+    const bool better =
+        num == 0 || (policy == "not_larger" ? out * den < num * in : out * den > num * in);
+    if (better) num = out, den = in;
+  }
+  const double factor = static_cast<double>(num) / static_cast<double>(den);
+  std::vector<int64_t> lengths(shape.begin(), shape.end());
+  std::vector<int64_t> ratios(2 * shape.size(), 1);
+  for (int64_t a : axes) {
+    const auto d = static_cast<size_t>(a);
+    lengths[d] = static_cast<int64_t>(factor * static_cast<double>(shape[d]) + 0.5);
+    ratios[2 * d] = num;
+    ratios[2 * d + 1] = den;
+  }
+  node.inputs[3] = hooks.add_constant(
+      node.name + "/aspect_sizes",
+      Tensor::from_vector<int64_t>(lengths, {static_cast<int64_t>(lengths.size())}));
+  node.attrs.set(kResizeCoordinateScales, ratios);
+}
+
 // Resize's opset-18 attributes: `axes` names the axes roi, scales and sizes
-// cover (the others keep their size); antialias and the aspect-ratio
-// policies are refused by name.
+// cover (the others keep their size); `antialias` stays for the kernels;
+// keep_aspect_ratio_policy becomes sizes and coordinate scales.
 Node upgrade_resize_18(Node node, const UpgradeHooks& hooks) {
-  if (node.attrs.get_int("antialias", 0) != 0)
-    fail_unsupported("Resize with antialias=1 (opset 18) is not supported");
-  node.attrs.erase("antialias");
   const std::string policy = node.attrs.get_string("keep_aspect_ratio_policy", "stretch");
-  if (policy != "stretch" && node.inputs.size() > 3 && node.inputs[3] != kNoValue)
-    fail_unsupported(
-        str("Resize with keep_aspect_ratio_policy '", policy, "' (opset 18) is not supported"));
   node.attrs.erase("keep_aspect_ratio_policy");
-  if (!node.attrs.has("axes")) return node;
-  std::vector<int64_t> axes = node.attrs.get_ints("axes");
-  node.attrs.erase("axes");
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    fail(str("Resize keep_aspect_ratio_policy '", policy,
+             "' is not one of stretch, not_larger, not_smaller"));
   const Shape shape = known_type(node, 0, hooks).shape;
   const auto rank = static_cast<int64_t>(shape.size());
-  for (int64_t& a : axes) {
-    if (a < 0) a += rank;
-    LATHE_CHECK(a >= 0 && a < rank, "Resize axes entry out of range for rank ", rank);
+  std::vector<int64_t> axes;
+  if (node.attrs.has("axes")) {
+    axes = node.attrs.get_ints("axes");
+    for (int64_t& a : axes) {
+      if (a < 0) a += rank;
+      LATHE_CHECK(a >= 0 && a < rank, "Resize axes entry out of range for rank ", rank);
+    }
+  } else {
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
   }
-  // roi (1): starts then ends; scales (2); sizes (3): one value per listed axis.
-  auto widen = [&](size_t input, auto fill, DType dtype) {
-    auto v = constant_values(node, input, hooks);
-    if (!v) return;
-    const size_t per = input == 1 ? 2 : 1;
-    LATHE_CHECK(v->size() == per * axes.size(), "Resize input ", input, " has ", v->size(),
-                " values for ", axes.size(), " axes");
-    std::vector<double> full(per * shape.size());
-    for (size_t p = 0; p < per; ++p)
-      for (size_t d = 0; d < shape.size(); ++d) full[p * shape.size() + d] = fill(p, d);
-    for (size_t p = 0; p < per; ++p)
-      for (size_t k = 0; k < axes.size(); ++k)
-        full[p * shape.size() + static_cast<size_t>(axes[k])] = (*v)[p * axes.size() + k];
-    Tensor t(dtype, {static_cast<int64_t>(full.size())});
-    visit_dtype(dtype, [&](auto tag) {
-      using T = decltype(tag);
-      for (size_t k = 0; k < full.size(); ++k) t.data<T>()[k] = static_cast<T>(full[k]);
-    });
-    node.inputs[input] = hooks.add_constant(node.name + "/full_" + std::to_string(input), t);
-  };
-  widen(
-      1, [](size_t p, size_t) { return p == 0 ? 0.0 : 1.0; }, DType::Float32);
-  widen(
-      2, [](size_t, size_t) { return 1.0; }, DType::Float32);
-  widen(
-      3, [&](size_t, size_t d) { return static_cast<double>(shape[d]); }, DType::Int64);
+  if (node.attrs.has("axes")) {
+    node.attrs.erase("axes");
+    // roi (1): starts then ends; scales (2); sizes (3): one value per listed axis.
+    auto widen = [&](size_t input, auto fill, DType dtype) {
+      auto v = constant_values(node, input, hooks);
+      if (!v) return;
+      const size_t per = input == 1 ? 2 : 1;
+      LATHE_CHECK(v->size() == per * axes.size(), "Resize input ", input, " has ", v->size(),
+                  " values for ", axes.size(), " axes");
+      std::vector<double> full(per * shape.size());
+      for (size_t p = 0; p < per; ++p)
+        for (size_t d = 0; d < shape.size(); ++d) full[p * shape.size() + d] = fill(p, d);
+      for (size_t p = 0; p < per; ++p)
+        for (size_t k = 0; k < axes.size(); ++k)
+          full[p * shape.size() + static_cast<size_t>(axes[k])] = (*v)[p * axes.size() + k];
+      Tensor t(dtype, {static_cast<int64_t>(full.size())});
+      visit_dtype(dtype, [&](auto tag) {
+        using T = decltype(tag);
+        for (size_t k = 0; k < full.size(); ++k) t.data<T>()[k] = static_cast<T>(full[k]);
+      });
+      node.inputs[input] = hooks.add_constant(node.name + "/full_" + std::to_string(input), t);
+    };
+    widen(
+        1, [](size_t p, size_t) { return p == 0 ? 0.0 : 1.0; }, DType::Float32);
+    widen(
+        2, [](size_t, size_t) { return 1.0; }, DType::Float32);
+    widen(
+        3, [&](size_t, size_t d) { return static_cast<double>(shape[d]); }, DType::Int64);
+  }
+  if (policy != "stretch" && constant_values(node, 3, hooks))
+    apply_aspect_policy(node, policy, axes, shape, hooks);
   return node;
 }
 

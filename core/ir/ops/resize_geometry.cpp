@@ -18,6 +18,36 @@ double half_pixel_symmetric_offset(double scale, int64_t in_n) {
   return static_cast<double>(in_n) / 2 * (1 - adjustment);
 }
 
+// Keys' cubic convolution kernel with parameter a.
+double cubic_kernel(double a, double t) {
+  t = std::abs(t);
+  if (t <= 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+  if (t < 2) return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
+  return 0;
+}
+
+// The antialiased filter (opset 18) at fractional offset r in (0, 1] right of
+// input element x0: the kernel stretched by 1 / scale covers the elements
+// x0 + first ... x0 + first + n - 1, weights normalised to sum to one. At
+// scale >= 1 this is the plain linear or cubic filter.
+std::vector<ResizeTap> antialias_taps(const ResizeParams& p, int64_t x0, double r, double scale) {
+  const double s = std::min(scale, 1.0);
+  const bool cubic = p.mode == "cubic";
+  const double support = cubic ? 2 : 1;
+  const auto first = static_cast<int64_t>(std::floor(-support / s) + 1);
+  const int64_t n = 2 - 2 * first;
+  std::vector<ResizeTap> taps;
+  double sum = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const double t = s * (static_cast<double>(first + j) - r);
+    const double w = cubic ? cubic_kernel(p.cubic_a, t) : std::clamp(1 - std::abs(t), 0.0, 1.0);
+    taps.push_back({x0 + first + j, w});
+    sum += w;
+  }
+  for (ResizeTap& t : taps) t.weight /= sum;
+  return taps;
+}
+
 }  // namespace
 
 ResizeParams resize_params(const Attributes& attrs) {
@@ -28,7 +58,25 @@ ResizeParams resize_params(const Attributes& attrs) {
   p.cubic_a = attrs.get_float("cubic_coeff_a", -0.75f);
   p.exclude_outside = attrs.get_int("exclude_outside", 0) != 0;
   p.extrapolation = attrs.get_float("extrapolation_value", 0.0f);
+  p.antialias = attrs.get_int("antialias", 0) != 0;
+  if (attrs.has(kResizeCoordinateScales)) {
+    const std::vector<int64_t> ratios = attrs.get_ints(kResizeCoordinateScales);
+    LATHE_CHECK(ratios.size() % 2 == 0, kResizeCoordinateScales, " needs pairs of integers");
+    for (size_t k = 0; k < ratios.size(); k += 2) {
+      LATHE_CHECK(ratios[k] > 0 && ratios[k + 1] > 0, kResizeCoordinateScales,
+                  " needs positive ratios");
+      p.coordinate_scales.push_back(static_cast<double>(ratios[k]) /
+                                    static_cast<double>(ratios[k + 1]));
+    }
+  }
   return p;
+}
+
+double resize_axis_scale(const ResizeParams& p, size_t d, const std::vector<double>& scales,
+                         int64_t in_n, int64_t out_n) {
+  if (d < p.coordinate_scales.size()) return p.coordinate_scales[d];
+  if (d < scales.size()) return scales[d];
+  return static_cast<double>(out_n) / static_cast<double>(in_n);
 }
 
 double resize_source_coord(const ResizeParams& p, int64_t x, double scale, int64_t in_n,
@@ -82,7 +130,7 @@ bool resize_affine_coord(const ResizeParams& p, double scale, int64_t in_n, doub
   return true;
 }
 
-std::vector<ResizeTap> resize_taps(const ResizeParams& p, double c, int64_t in_n,
+std::vector<ResizeTap> resize_taps(const ResizeParams& p, double c, double scale, int64_t in_n,
                                    ZeroWeightTaps zeros) {
   int64_t x0 = static_cast<int64_t>(std::floor(c));
   double r = c - static_cast<double>(x0);
@@ -109,6 +157,8 @@ std::vector<ResizeTap> resize_taps(const ResizeParams& p, double c, int64_t in_n
         fail_unsupported(str("nearest_mode '", m, "' is not supported"));
     }
     taps.push_back({right ? x0 + 1 : x0, 1.0});
+  } else if (p.antialias && (p.mode == "linear" || p.mode == "cubic")) {
+    taps = antialias_taps(p, x0, r, scale);
   } else if (p.mode == "linear") {
     taps = {{x0, 1 - r}, {x0 + 1, r}};
   } else if (p.mode == "cubic") {

@@ -398,7 +398,6 @@ void infer_resize(InferContext& ctx) {
   std::string mode = a.get_string("mode", "nearest");
   if (mode != "nearest" && mode != "linear" && mode != "cubic")
     fail(str("unknown mode '", mode, "'"));
-  if (a.get_int("antialias", 0) != 0) fail_unsupported("antialias is not supported");
   if (a.has("axes")) fail_unsupported("the 'axes' attribute (opset 18) is not supported");
   if (mode != "nearest") ctx.check_dtype(0, kNumericTypes);
   Shape out(static_cast<size_t>(x.rank()));
