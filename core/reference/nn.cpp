@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "ir/ops/col2im_geometry.h"
 #include "ir/ops/infer_util.h"
 #include "ir/ops/nn_dtypes.h"
 #include "ir/ops/window_geometry.h"
@@ -782,6 +783,51 @@ void pool_in_layout(KernelContext& ctx) {
   relayout(logical_y, nchw, y, blocked);
 }
 
+// Col2Im adds each column element into the image position its block offset
+// and block position select; positions in the padding are dropped.
+void col2im(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  const Col2ImGeometry g =
+      col2im_geometry(ctx.attrs(), ctx.input(1).to_int64_vector(), ctx.input(2).to_int64_vector());
+  const size_t n = g.image.size();
+  const int64_t planes = y.shape()[0] * y.shape()[1];
+  int64_t image_size = 1;
+  for (int64_t e : g.image) image_size *= e;
+  std::vector<double> sum(static_cast<size_t>(planes * image_size), 0.0);
+  std::vector<int64_t> offset(n), position(n);
+  dispatch(x.dtype(), kNumericTypes, "Col2Im", [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = x.data<T>();
+    for (int64_t plane = 0; plane < planes; ++plane)
+      for (int64_t k = 0; k < g.block_size; ++k) {
+        for (size_t d = n, rest = static_cast<size_t>(k); d-- > 0;) {
+          offset[d] = static_cast<int64_t>(rest) % g.block[d];
+          rest /= static_cast<size_t>(g.block[d]);
+        }
+        for (int64_t l = 0; l < g.positions; ++l) {
+          int64_t at = 0, rest = l;
+          bool inside = true;
+          for (size_t d = n; d-- > 0;) {
+            position[d] = rest % g.blocks[d];
+            rest /= g.blocks[d];
+          }
+          for (size_t d = 0; d < n; ++d) {
+            const int64_t p =
+                position[d] * g.strides[d] + offset[d] * g.dilations[d] - g.pad_begin[d];
+            inside = inside && p >= 0 && p < g.image[d];
+            at = at * g.image[d] + p;
+          }
+          if (inside)
+            sum[static_cast<size_t>(plane * image_size + at)] +=
+                static_cast<double>(in[(plane * g.block_size + k) * g.positions + l]);
+        }
+      }
+    T* out = y.data<T>();
+    for (size_t i = 0; i < sum.size(); ++i) out[i] = static_cast<T>(sum[i]);
+  });
+}
+
 }  // namespace
 
 void register_nn_kernels(OpRegistry& r) {
@@ -800,6 +846,7 @@ void register_nn_kernels(OpRegistry& r) {
   r.find_mutable("LogSoftmax")->kernel = softmax<true>;
   r.find_mutable("PRelu")->kernel = prelu;
   r.find_mutable("LRN")->kernel = lrn;
+  r.find_mutable("Col2Im")->kernel = col2im;
 }
 
 }  // namespace lathe::reference

@@ -6,6 +6,7 @@
 #include <functional>
 #include <tuple>
 
+#include "ir/ops/col2im_geometry.h"
 #include "ir/ops/infer_util.h"
 #include "ir/ops/window_geometry.h"
 #include "support/error.h"
@@ -637,6 +638,40 @@ std::vector<te::Tensor> lrn_compute(const ComputeContext& ctx) {
       ctx.name(), axis_names(x.ndim()), "lrn")};
 }
 
+// Col2Im as a gather: image position p takes, for each block offset k, the
+// column element of the block position (p + pad - k * dilation) / stride
+// where that divides and lies inside; a sum over the block offsets.
+std::vector<te::Tensor> col2im_compute(const ComputeContext& ctx) {
+  const te::Tensor& x = ctx.input(0);
+  const Shape& ys = ctx.output_type(0).shape;
+  const Col2ImGeometry g =
+      col2im_geometry(ctx.attrs(), ctx.require_constant(1, "image_shape").to_int64_vector(),
+                      ctx.require_constant(2, "block_shape").to_int64_vector());
+  const size_t n = g.image.size();
+  std::vector<IterVar> taps;
+  for (size_t d = 0; d < n; ++d)
+    taps.push_back(te::reduce_axis(g.block[d], "k" + std::to_string(d)));
+  return {te::compute(
+      ys,
+      [&](const std::vector<Var>& i) {
+        Expr row = i[1], column = te::make_int(0), hit;
+        for (size_t d = 0; d < n; ++d) {
+          const Expr t = i[2 + d] + te::make_int(g.pad_begin[d]) -
+                         taps[d].var() * te::make_int(g.dilations[d]);
+          const Expr b = t / te::make_int(g.strides[d]);
+          const Expr ok =
+              t % te::make_int(g.strides[d]) == 0 && b >= 0 && b < te::make_int(g.blocks[d]);
+          hit = d == 0 ? ok : hit && ok;
+          const Expr inside = te::min(te::max(b, te::make_int(0)), te::make_int(g.blocks[d] - 1));
+          row = row * te::make_int(g.block[d]) + taps[d].var();
+          column = column * te::make_int(g.blocks[d]) + inside;
+        }
+        const std::vector<Expr> at = {i[0], row, column};
+        return te::sum(te::select(hit, x(at), te::make_zero(x.dtype())), taps);
+      },
+      ctx.name(), axis_names(static_cast<int>(ys.size())), "col2im")};
+}
+
 }  // namespace
 
 void register_nn_computes(OpStrategyRegistry& registry) {
@@ -666,6 +701,8 @@ void register_nn_computes(OpStrategyRegistry& registry) {
   registry.define_template("LogSoftmax", generic_template);
   registry.define_compute("PRelu", prelu_compute);
   registry.define_compute("LRN", lrn_compute);
+  registry.define_compute("Col2Im", col2im_compute);
+  registry.define_template("Col2Im", generic_template);
 }
 
 }  // namespace lathe::topi

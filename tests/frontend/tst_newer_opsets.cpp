@@ -456,6 +456,52 @@ class TestNewerOpsets : public QObject {
     expect_close(run_compiled(g, {{"x", x}})[0], want, 1e-6, "compiled");
   }
 
+  // Col2Im (opset 18), torch.nn.Fold's export: every column element added
+  // into the image at block position * stride + offset * dilation - pad,
+  // computed here as that scatter; the compiled kernel gathers instead.
+  void col2imAddsColumnsIntoTheImage() {
+    const int64_t n = 2, c = 2, kh = 2, kw = 3, bh = 3, bw = 3, h = 5, w = 6;
+    ModelWriter m(18);
+    m.input("x", {n, c * kh * kw, bh * bw});
+    m.ints("image_shape", {h, w});
+    m.ints("block_shape", {kh, kw});
+    m.output("y", 4);
+    auto* node = m.node("Col2Im", {"x", "image_shape", "block_shape"}, {"y"});
+    set_ints(node, "dilations", {1, 2});
+    set_ints(node, "strides", {2, 1});
+    set_ints(node, "pads", {1, 0, 0, 1});
+    const Graph g = onnx_frontend::import_model_bytes(m.bytes(), "col2im.onnx", ".");
+    const Tensor x = testing::random_tensor({n, c * kh * kw, bh * bw}, 31);
+    Tensor want(DType::Float32, {n, c, h, w});
+    std::vector<double> sum(static_cast<size_t>(want.numel()), 0.0);
+    for (int64_t p = 0; p < n * c; ++p)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          for (int64_t a = 0; a < bh; ++a)
+            for (int64_t b = 0; b < bw; ++b) {
+              const int64_t y = a * 2 + i * 1 - 1, z = b * 1 + j * 2 - 0;
+              if (y < 0 || y >= h || z < 0 || z >= w) continue;
+              sum[static_cast<size_t>((p * h + y) * w + z)] +=
+                  x.data<float>()[((p * kh + i) * kw + j) * bh * bw + a * bw + b];
+            }
+    for (size_t i = 0; i < sum.size(); ++i) want.data<float>()[i] = static_cast<float>(sum[i]);
+    expect_close(run_reference(g, {{"x", x}})[0], want, 1e-6, "reference");
+    expect_close(run_compiled(g, {{"x", x}})[0], want, 1e-6, "compiled");
+
+    // Nine block positions are what the geometry gives; eight are refused.
+    ModelWriter bad(18);
+    bad.input("x", {n, c * kh * kw, 8});
+    bad.ints("image_shape", {h, w});
+    bad.ints("block_shape", {kh, kw});
+    bad.output("y", 4);
+    auto* b = bad.node("Col2Im", {"x", "image_shape", "block_shape"}, {"y"});
+    set_ints(b, "dilations", {1, 2});
+    set_ints(b, "strides", {2, 1});
+    set_ints(b, "pads", {1, 0, 0, 1});
+    const std::string error = import_error(bad.bytes());
+    QVERIFY2(error.find("has 8 block positions") != std::string::npos, error.c_str());
+  }
+
   // An op that a newer opset added and Lathe lacks is named with its opset,
   // and a model newer than Lathe's newest opset names what it uses from it.
   void newerOpsAreRefusedByNameAndOpset() {

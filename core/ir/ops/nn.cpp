@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ir/ops/col2im_geometry.h"
 #include "ir/ops/infer_util.h"
 #include "ir/ops/layout.h"
 #include "ir/ops/nn_dtypes.h"
@@ -327,6 +328,24 @@ int64_t matmul_macs(const Node&, const std::vector<TensorType>& in,
   return out[0].numel() * in[0].shape.back();
 }
 
+// Col2Im (opset 18): [N, C * prod(block_shape), L] to [N, C, image_shape...].
+void infer_col2im(InferContext& ctx) {
+  ctx.check_dtype(0, kNumericTypes);
+  const TensorType& x = ctx.input(0);
+  LATHE_CHECK(x.rank() == 3, "Col2Im input must be [N, C * prod(block_shape), L], got ",
+              x.to_string());
+  const std::vector<int64_t> image = ctx.require_constant(1, "image_shape").to_int64_vector();
+  const Col2ImGeometry g =
+      col2im_geometry(ctx.attrs(), image, ctx.require_constant(2, "block_shape").to_int64_vector());
+  LATHE_CHECK(x.shape[1] % g.block_size == 0, "Col2Im input ", x.to_string(), ": ", x.shape[1],
+              " rows are not a multiple of the block's ", g.block_size, " elements");
+  LATHE_CHECK(x.shape[2] == g.positions, "Col2Im input ", x.to_string(), " has ", x.shape[2],
+              " block positions; image_shape, block_shape and the attributes give ", g.positions);
+  Shape out = {x.shape[0], x.shape[1] / g.block_size};
+  out.insert(out.end(), image.begin(), image.end());
+  ctx.set_output(0, {x.dtype, out});
+}
+
 }  // namespace
 
 void register_nn_ops(OpRegistry& r) {
@@ -348,6 +367,7 @@ void register_nn_ops(OpRegistry& r) {
   r.define("LogSoftmax", FusionKind::Opaque, infer_softmax);
   r.define("PRelu", FusionKind::Broadcast, infer_prelu);
   r.define("LRN", FusionKind::Opaque, infer_lrn);
+  r.define("Col2Im", FusionKind::OutEWiseFusable, infer_col2im).shape_inputs = {1, 2};
 }
 
 }  // namespace lathe
