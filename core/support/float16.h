@@ -78,30 +78,23 @@ constexpr float bfloat16_bits_to_float(uint16_t b) {
 
 // The element types of float16 and bfloat16 tensors. They read as float
 // (exactly) wherever a float is expected; writing one rounds, so it is spelt
-// out: Float16(x).
-struct Float16 {
+// out: Float16(x). One template, so the two formats differ only in their
+// conversions (and stay distinct types for DType's mapping).
+template <uint16_t (*Encode)(float), float (*Decode)(uint16_t)>
+struct PackedFloat {
   uint16_t bits = 0;
-  constexpr Float16() = default;
-  constexpr explicit Float16(float value) : bits(float_to_half_bits(value)) {}
-  static constexpr Float16 from_bits(uint16_t b) {
-    Float16 h;
+  constexpr PackedFloat() = default;
+  constexpr explicit PackedFloat(float value) : bits(Encode(value)) {}
+  static constexpr PackedFloat from_bits(uint16_t b) {
+    PackedFloat h;
     h.bits = b;
     return h;
   }
-  constexpr operator float() const { return half_bits_to_float(bits); }
+  constexpr operator float() const { return Decode(bits); }
 };
 
-struct BFloat16 {
-  uint16_t bits = 0;
-  constexpr BFloat16() = default;
-  constexpr explicit BFloat16(float value) : bits(float_to_bfloat16_bits(value)) {}
-  static constexpr BFloat16 from_bits(uint16_t b) {
-    BFloat16 h;
-    h.bits = b;
-    return h;
-  }
-  constexpr operator float() const { return bfloat16_bits_to_float(bits); }
-};
+using Float16 = PackedFloat<float_to_half_bits, half_bits_to_float>;
+using BFloat16 = PackedFloat<float_to_bfloat16_bits, bfloat16_bits_to_float>;
 
 static_assert(sizeof(Float16) == 2 && sizeof(BFloat16) == 2);
 
