@@ -502,6 +502,81 @@ class TestNewerOpsets : public QObject {
     QVERIFY2(error.find("has 8 block positions") != std::string::npos, error.c_str());
   }
 
+  // DFT by its definition, summed here in double: opset 17 (axis attribute,
+  // a real signal zero-padded to dft_length, one-sided) and opset 20 (axis
+  // as an input, a complex signal truncated to dft_length, inverse).
+  void dftByItsDefinition_data() {
+    QTest::addColumn<int>("opset");
+    QTest::addColumn<QList<qint64>>("shape");
+    QTest::addColumn<qint64>("axis");
+    QTest::addColumn<qint64>("length");
+    QTest::addColumn<bool>("inverse");
+    QTest::addColumn<bool>("onesided");
+    QTest::newRow("opset 17: real, padded, one-sided")
+        << 17 << QList<qint64>{2, 10, 1} << qint64{1} << qint64{12} << false << true;
+    QTest::newRow("opset 17: complex, middle axis")
+        << 17 << QList<qint64>{2, 5, 3, 2} << qint64{1} << qint64{5} << false << false;
+    QTest::newRow("opset 20: complex, truncated, inverse")
+        << 20 << QList<qint64>{2, 3, 6, 2} << qint64{-2} << qint64{4} << true << false;
+  }
+  void dftByItsDefinition() {
+    QFETCH(int, opset);
+    QFETCH(QList<qint64>, shape);
+    QFETCH(qint64, axis);
+    QFETCH(qint64, length);
+    QFETCH(bool, inverse);
+    QFETCH(bool, onesided);
+    const Shape xs(shape.begin(), shape.end());
+    const auto rank = static_cast<int64_t>(xs.size());
+    ModelWriter m(opset);
+    m.input("x", xs);
+    m.ints("length", {length});
+    m.output("y", xs.size());
+    std::vector<std::string> inputs = {"x", "length"};
+    if (opset >= 20) {
+      m.ints("axis", {axis});
+      inputs.push_back("axis");
+    }
+    auto* node = m.node("DFT", inputs, {"y"});
+    if (opset < 20) set_int(node, "axis", axis);
+    set_int(node, "inverse", inverse);
+    set_int(node, "onesided", onesided);
+    // dft_length is a 1-element initializer; the spec's scalar is a 0-d one.
+    m.graph()->mutable_initializer(0)->clear_dims();
+    if (opset >= 20) m.graph()->mutable_initializer(1)->clear_dims();
+    const Graph g = onnx_frontend::import_model_bytes(m.bytes(), "dft.onnx", ".");
+
+    const Tensor x = testing::random_tensor(xs, 41);
+    const int64_t a = axis < 0 ? axis + rank : axis, parts = xs.back();
+    const int64_t n = xs[static_cast<size_t>(a)], kept = onesided ? length / 2 + 1 : length;
+    Shape ys = xs;
+    ys[static_cast<size_t>(a)] = kept;
+    ys.back() = 2;
+    Tensor want(DType::Float32, ys);
+    int64_t outer = 1, inner = 1;  // the axes before and between the signal axis and the last
+    for (int64_t d = 0; d < a; ++d) outer *= xs[static_cast<size_t>(d)];
+    for (int64_t d = a + 1; d < rank - 1; ++d) inner *= xs[static_cast<size_t>(d)];
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        for (int64_t k = 0; k < kept; ++k) {
+          double re = 0, im = 0;
+          for (int64_t t = 0; t < std::min<int64_t>(n, length); ++t) {
+            const double angle = (inverse ? 2 : -2) * M_PI * static_cast<double>(k * t) /
+                                 static_cast<double>(length);
+            const int64_t at = ((o * n + t) * inner + i) * parts;
+            const double xr = x.data<float>()[at], xi = parts == 2 ? x.data<float>()[at + 1] : 0;
+            re += xr * std::cos(angle) - xi * std::sin(angle);
+            im += xr * std::sin(angle) + xi * std::cos(angle);
+          }
+          if (inverse) re /= static_cast<double>(length), im /= static_cast<double>(length);
+          const int64_t out = ((o * kept + k) * inner + i) * 2;
+          want.data<float>()[out] = static_cast<float>(re);
+          want.data<float>()[out + 1] = static_cast<float>(im);
+        }
+    expect_close(run_reference(g, {{"x", x}})[0], want, 1e-5, "reference");
+    expect_close(run_compiled(g, {{"x", x}})[0], want, 1e-5, "compiled");
+  }
+
   // An op that a newer opset added and Lathe lacks is named with its opset,
   // and a model newer than Lathe's newest opset names what it uses from it.
   void newerOpsAreRefusedByNameAndOpset() {

@@ -25,7 +25,7 @@ struct UpgradeHooks {
 
 // Ops Lathe has no kernel for that upgrade_node rewrites into ones it has:
 // those removed from the newest opset (Upsample → Resize), the recurrent
-// layers (LSTM, GRU, RNN → their unrolled steps) and Einsum (→ MatMuls).
+// layers (LSTM, GRU, RNN → their unrolled steps), Einsum and the signal ops (→ MatMuls, constants).
 bool is_rewritten_op(const std::string& op);
 // The shape-deciding inputs of a rewritten op, as OpDef::shape_inputs.
 std::vector<int> legacy_shape_inputs(const std::string& op);
@@ -37,6 +37,13 @@ std::vector<Node> expand_recurrent(Node node, const UpgradeHooks& hooks);
 
 // Einsum as transposes, sums and batched MatMuls (einsum.cpp).
 std::vector<Node> expand_einsum(Node node, const UpgradeHooks& hooks);
+
+// The signal ops (signal_ops.cpp): DFT and STFT as MatMuls with a constant
+// cosine/sine matrix; the window generators and MelWeightMatrix as constants.
+// Their lengths and sizes must be constants (signal_shape_inputs).
+bool is_signal_op(const std::string& op);
+std::vector<int> signal_shape_inputs(const std::string& op);
+std::vector<Node> expand_signal_op(Node node, int opset, const UpgradeHooks& hooks);
 
 // Ops from opsets after 17 that Lathe expands into ones it has: Gelu, Mish,
 // GroupNormalization, RMSNormalization (newer_ops.cpp).

@@ -256,6 +256,7 @@ bool handles_newer_form(const std::string& op, int opset) {
   if (opset == 19 &&
       (op == "AveragePool" || op == "Cast" || op == "CastLike" || op == "Pad" || op == "Resize"))
     return true;
+  if (opset == 20 && op == "DFT") return true;  // axis as an input: dft.cpp
   return opset == 21 && op == "GroupNormalization";
 }
 
