@@ -1,10 +1,13 @@
 // Reference kernels for the shape and data-movement ops. Most of them are one
 // strided read of the input (copy_view); the rest loop plainly over the output.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
+#include "ir/ops/grid_sample_geometry.h"
 #include "ir/ops/infer_util.h"
 #include "ir/ops/resize_geometry.h"
 #include "reference/executor.h"
@@ -446,6 +449,86 @@ void resize(KernelContext& ctx) {
   });
 }
 
+// Keys' cubic weights (a = -0.75) of the four taps around fraction t.
+std::array<double, 4> grid_cubic_weights(double t) {
+  constexpr double a = -0.75;
+  auto near = [](double u) { return ((a + 2) * u - (a + 3)) * u * u + 1; };
+  auto far = [](double u) { return ((a * u - 5 * a) * u + 8 * a) * u - 4 * a; };
+  return {far(t + 1), near(t), near(1 - t), far(2 - t)};
+}
+
+void grid_sample(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  const GridSampleParams p = grid_sample_params(ctx.attrs());
+  const std::vector<double> grid = ctx.input(1).to_double_vector();
+  const size_t k = static_cast<size_t>(x.rank()) - 2;
+  const Shape in(x.shape().begin() + 2, x.shape().end());
+  const int64_t batch = x.shape()[0], channels = x.shape()[1];
+  int64_t image = 1, points = 1;
+  for (int64_t e : in) image *= e;
+  for (size_t d = 2; d < y.shape().size(); ++d) points *= y.shape()[d];
+  const double lo = grid_low(p.align_corners);
+  struct Tap {
+    int64_t index;  // after padding; -1 reads 0
+    double weight;
+  };
+  std::vector<std::vector<Tap>> taps(k);
+  dispatch(x.dtype(), kFloatTypes, "GridSample", [&](auto tag) {
+    using T = decltype(tag);
+    const T* px = x.data<T>();
+    T* py = y.data<T>();
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t o = 0; o < points; ++o) {
+        for (size_t d = 0; d < k; ++d) {
+          // The grid's last axis lists x (the last input axis) first.
+          const double g =
+              grid[static_cast<size_t>((n * points + o) * static_cast<int64_t>(k)) + (k - 1 - d)];
+          const int64_t size = in[d];
+          const double hi = grid_high(size, p.align_corners);
+          double c = grid_unnormalize(g, size, p.align_corners);
+          // PyTorch rounds 2-D (and other) coordinates half to even, 3-D
+          // ones half away from zero.
+          if (p.mode == GridMode::Nearest) c = k == 3 ? std::round(c) : std::nearbyint(c);
+          taps[d].clear();
+          auto add = [&](int64_t i, double w) {
+            if (p.padding == GridPadding::Border)
+              i = std::clamp<int64_t>(i, 0, size - 1);
+            else if (p.padding == GridPadding::Reflection)
+              i = std::clamp<int64_t>(
+                  static_cast<int64_t>(grid_reflect(static_cast<double>(i), lo, hi)), 0, size - 1);
+            else if (i < 0 || i >= size)
+              i = -1;
+            taps[d].push_back({i, w});
+          };
+          const double x0 = std::floor(c), t = c - x0;
+          const auto i0 = static_cast<int64_t>(x0);
+          if (p.mode == GridMode::Nearest) {
+            add(static_cast<int64_t>(c), 1);
+          } else if (p.mode == GridMode::Linear) {
+            add(i0, 1 - t);
+            add(i0 + 1, t);
+          } else {
+            const std::array<double, 4> w = grid_cubic_weights(t);
+            for (int64_t j = 0; j < 4; ++j) add(i0 - 1 + j, w[static_cast<size_t>(j)]);
+          }
+        }
+        for (int64_t ch = 0; ch < channels; ++ch) {
+          const T* plane = px + (n * channels + ch) * image;
+          // Sum over every combination of the axes' taps.
+          std::function<double(size_t, int64_t)> sum = [&](size_t d, int64_t offset) -> double {
+            if (d == k) return static_cast<double>(plane[offset]);
+            double total = 0;
+            for (const Tap& tap : taps[d])
+              if (tap.index >= 0) total += tap.weight * sum(d + 1, offset * in[d] + tap.index);
+            return total;
+          };
+          py[(n * channels + ch) * points + o] = static_cast<T>(sum(0, 0));
+        }
+      }
+  });
+}
+
 }  // namespace
 
 void register_shape_kernels(OpRegistry& r) {
@@ -466,6 +549,7 @@ void register_shape_kernels(OpRegistry& r) {
   r.find_mutable("Tile")->kernel = tile;
   r.find_mutable("Range")->kernel = range;
   r.find_mutable("Resize")->kernel = resize;
+  r.find_mutable("GridSample")->kernel = grid_sample;
   r.find_mutable("DepthToSpace")->kernel = depth_to_space;
   r.find_mutable("SpaceToDepth")->kernel = space_to_depth;
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "ir/ops/grid_sample_geometry.h"
 #include "ir/ops/resize_geometry.h"
 #include "topi/compute_util.h"
 
@@ -503,6 +504,106 @@ std::vector<te::Tensor> resize(const ComputeContext& ctx) {
   })};
 }
 
+// GridSample: the reference kernel's steps (ir/ops/grid_sample_geometry.h)
+// as expressions over the grid's values, in float32 for float32 data.
+std::vector<te::Tensor> grid_sample(const ComputeContext& ctx) {
+  const te::Tensor& x = ctx.input(0);
+  const te::Tensor& grid = ctx.input(1);
+  const GridSampleParams p = grid_sample_params(ctx.attrs());
+  const Shape& xs = ctx.input_type(0).shape;
+  const size_t k = xs.size() - 2;
+  const DataType f = x.dtype() == DataType::Float(32) && grid.dtype() == DataType::Float(32)
+                         ? DataType::Float(32)
+                         : DataType::Float(64);
+  auto num = [&](double v) { return te::make_const(f, v); };
+  auto idx = [](int64_t v) { return te::make_int(v, kI64); };
+  const double lo = grid_low(p.align_corners);
+  // grid_reflect: parity of the whole turns picks the end measured from.
+  auto reflect = [&](const Expr& c, double hi) -> Expr {
+    const double range = hi - lo;
+    if (range <= 0) return num(lo);
+    auto turns_even = [&](const Expr& dx, Expr& r) {
+      const Expr turns = te::floor(dx / num(range));
+      r = dx - turns * num(range);
+      return te::cast(kI64, turns) % idx(2) == idx(0);
+    };
+    Expr r_below, r_above;
+    const Expr below_even = turns_even(num(lo) - c, r_below);
+    const Expr above_even = turns_even(c - num(hi), r_above);
+    const Expr below = te::select(below_even, num(lo) + r_below, num(hi) - r_below);
+    const Expr above = te::select(above_even, num(hi) - r_above, num(lo) + r_above);
+    return te::select(c < num(lo), below, te::select(c > num(hi), above, c));
+  };
+  return {injective(ctx, 0, [&](const std::vector<Expr>& i) {
+    struct Tap {
+      Expr index, weight, inside;  // weight undefined: 1; inside undefined: always
+    };
+    std::vector<std::vector<Tap>> taps(k);
+    for (size_t d = 0; d < k; ++d) {
+      const int64_t size = xs[2 + d];
+      const double hi = grid_high(size, p.align_corners);
+      std::vector<Expr> at = {i[0]};
+      for (size_t j = 0; j < k; ++j) at.push_back(i[2 + j]);
+      at.push_back(idx(static_cast<int64_t>(k - 1 - d)));
+      const Expr g = te::cast(f, grid(at));
+      Expr c = p.align_corners
+                   ? (g + num(1)) * num(0.5 * static_cast<double>(size - 1))
+                   : ((g + num(1)) * num(static_cast<double>(size)) - num(1)) * num(0.5);
+      if (p.mode == GridMode::Nearest)
+        c = k == 3
+                ? te::select(c < num(0), num(0) - te::floor(num(0.5) - c), te::floor(c + num(0.5)))
+                : te::round(c);
+      auto clamp = [&](const Expr& e) { return te::min(te::max(e, idx(0)), idx(size - 1)); };
+      auto add = [&](const Expr& at_index, Expr weight) {
+        Tap tap{clamp(at_index), std::move(weight), Expr()};
+        if (p.padding == GridPadding::Reflection)
+          tap.index = clamp(te::cast(kI64, reflect(te::cast(f, at_index), hi)));
+        else if (p.padding == GridPadding::Zeros)
+          tap.inside = at_index >= idx(0) && at_index < idx(size);
+        taps[d].push_back(std::move(tap));
+      };
+      const Expr x0 = te::floor(c), t = c - x0, i0 = te::cast(kI64, x0);
+      if (p.mode == GridMode::Nearest) {
+        add(te::cast(kI64, c), Expr());
+      } else if (p.mode == GridMode::Linear) {
+        add(i0, num(1) - t);
+        add(i0 + idx(1), t);
+      } else {
+        constexpr double a = -0.75;
+        auto near = [&](const Expr& u) { return (num(a + 2) * u - num(a + 3)) * u * u + num(1); };
+        auto far = [&](const Expr& u) {
+          return ((num(a) * u - num(5 * a)) * u + num(8 * a)) * u - num(4 * a);
+        };
+        add(i0 - idx(1), far(t + num(1)));
+        add(i0, near(t));
+        add(i0 + idx(1), near(num(1) - t));
+        add(i0 + idx(2), far(num(2) - t));
+      }
+    }
+    // sum over every combination of taps of weight * (inside ? x : 0).
+    std::vector<Expr> at = {i[0], i[1]};
+    at.resize(2 + k);
+    std::function<Expr(size_t, Expr)> acc = [&](size_t d, Expr inside) -> Expr {
+      if (d == k) {
+        const Expr v = te::cast(f, x(at));
+        return inside.defined() ? te::select(inside, v, num(0)) : v;
+      }
+      Expr sum;
+      for (const Tap& tap : taps[d]) {
+        at[2 + d] = tap.index;
+        Expr in = !tap.inside.defined() ? inside
+                  : inside.defined()    ? inside && tap.inside
+                                        : tap.inside;
+        Expr term = acc(d + 1, in);
+        if (tap.weight.defined()) term = tap.weight * term;
+        sum = sum.defined() ? sum + term : term;
+      }
+      return sum;
+    };
+    return te::cast(x.dtype(), acc(0, Expr()));
+  })};
+}
+
 }  // namespace
 
 void register_shape_computes(OpStrategyRegistry& r) {
@@ -519,6 +620,7 @@ void register_shape_computes(OpStrategyRegistry& r) {
   r.define_compute("Expand", expand);
   r.define_compute("Tile", tile);
   r.define_compute("Resize", resize);
+  r.define_compute("GridSample", grid_sample);
   r.define_compute("DepthToSpace", depth_to_space);
   r.define_compute("SpaceToDepth", space_to_depth);
   r.define_compute("Shape", shape_op);

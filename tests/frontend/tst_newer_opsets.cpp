@@ -577,6 +577,44 @@ class TestNewerOpsets : public QObject {
     expect_close(run_compiled(g, {{"x", x}})[0], want, 1e-5, "compiled");
   }
 
+  // GridSample at opset 20 (mode "cubic", formerly "bicubic"): a point at
+  // x = 2.8 in a row [a, b, c] (align_corners 0: grid 1.2) takes taps 1..4
+  // weighted Keys(1.8), Keys(0.8), Keys(0.2), Keys(1.2); border padding
+  // clamps the taps past the end to c, as ONNX Runtime and PyTorch do, so
+  // the value is Keys(1.8) * b + (1 - Keys(1.8)) * c = -0.024 b + 1.024 c.
+  // The grid point at -0.2 (x = 0.7) reads across the left edge.
+  void gridSampleCubicClampsItsTaps() {
+    ModelWriter m(20);
+    m.input("x", {1, 1, 1, 3});
+    m.input("grid", {1, 1, 2, 2});
+    m.output("y", 4);
+    auto* node = m.node("GridSample", {"x", "grid"}, {"y"});
+    set_string(node, "mode", "cubic");
+    set_string(node, "padding_mode", "border");
+    const Graph g = onnx_frontend::import_model_bytes(m.bytes(), "grid.onnx", ".");
+    Tensor x(DType::Float32, {1, 1, 1, 3});
+    const float a = 0.5f, b = -1.25f, c = 2.0f;
+    x.data<float>()[0] = a, x.data<float>()[1] = b, x.data<float>()[2] = c;
+    Tensor grid(DType::Float32, {1, 1, 2, 2});
+    const float points[4] = {1.2f, 0.f, -0.2f, 0.f};  // (x, y) pairs
+    std::copy(points, points + 4, grid.data<float>());
+    auto keys = [](double u) {
+      const double k = -0.75;
+      u = std::abs(u);
+      return u <= 1 ? ((k + 2) * u - (k + 3)) * u * u + 1
+                    : ((k * u - 5 * k) * u + 8 * k) * u - 4 * k;
+    };
+    // Point 2: x = ((-0.2 + 1) * 3 - 1) / 2 = 0.7, taps -1..2 clamped to 0..2.
+    const double t = 0.7;
+    const double second = keys(1 + t) * a + keys(t) * a + keys(1 - t) * b + keys(2 - t) * c;
+    Tensor want(DType::Float32, {1, 1, 1, 2});
+    want.data<float>()[0] = static_cast<float>(-0.024 * b + 1.024 * c);
+    want.data<float>()[1] = static_cast<float>(second);
+    const Inputs inputs = {{"x", x}, {"grid", grid}};
+    expect_close(run_reference(g, inputs)[0], want, 1e-5, "reference");
+    expect_close(run_compiled(g, inputs)[0], want, 1e-5, "compiled");
+  }
+
   // An op that a newer opset added and Lathe lacks is named with its opset,
   // and a model newer than Lathe's newest opset names what it uses from it.
   void newerOpsAreRefusedByNameAndOpset() {

@@ -256,7 +256,8 @@ bool handles_newer_form(const std::string& op, int opset) {
   if (opset == 19 &&
       (op == "AveragePool" || op == "Cast" || op == "CastLike" || op == "Pad" || op == "Resize"))
     return true;
-  if (opset == 20 && op == "DFT") return true;  // axis as an input: dft.cpp
+  // DFT's axis as an input (signal_ops.cpp); GridSample's N-D and mode names.
+  if (opset == 20 && (op == "DFT" || op == "GridSample")) return true;
   return opset == 21 && op == "GroupNormalization";
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <set>
 
+#include "ir/ops/grid_sample_geometry.h"
 #include "ir/ops/infer_util.h"
 #include "support/int_math.h"
 
@@ -392,6 +393,24 @@ void infer_range(InferContext& ctx) {
   ctx.set_output(0, {t, {std::max<int64_t>(n, 0)}});
 }
 
+// GridSample: X [N, C, D1..Dk] sampled at grid [N, O1..Ok, k] gives
+// [N, C, O1..Ok].
+void infer_grid_sample(InferContext& ctx) {
+  const TensorType& x = ctx.input(0);
+  const TensorType& grid = ctx.input(1);
+  ctx.check_dtype(0, kFloatTypes);
+  ctx.check_dtype(1, kFloatTypes);
+  grid_sample_params(ctx.attrs());  // checks the modes
+  LATHE_CHECK(x.rank() >= 3, "GridSample X must be [N, C, spatial...], got ", x.to_string());
+  const int64_t k = x.rank() - 2;
+  LATHE_CHECK(grid.rank() == x.rank() && grid.shape[0] == x.shape[0] && grid.shape.back() == k,
+              "GridSample grid must be [", x.shape[0], ", out spatial..., ", k, "] for X ",
+              x.to_string(), ", got ", grid.to_string());
+  Shape out = {x.shape[0], x.shape[1]};
+  out.insert(out.end(), grid.shape.begin() + 1, grid.shape.end() - 1);
+  ctx.set_output(0, {x.dtype, out});
+}
+
 void infer_resize(InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   const Attributes& a = ctx.attrs();
@@ -465,6 +484,7 @@ void register_shape_ops(OpRegistry& r) {
   r.define("Expand", K::Injective, infer_expand).shape_inputs = {1};
   r.define("Tile", K::Injective, infer_tile).shape_inputs = {1};
   r.define("Resize", K::Injective, infer_resize).shape_inputs = {1, 2, 3};
+  r.define("GridSample", K::Injective, infer_grid_sample);
   r.define("DepthToSpace", K::Injective, infer_depth_to_space);
   r.define("SpaceToDepth", K::Injective, infer_space_to_depth);
   // Shape-valued ops: constant folding removes them from static-shape graphs.
