@@ -615,6 +615,80 @@ class TestNewerOpsets : public QObject {
     expect_close(run_compiled(g, inputs)[0], want, 1e-5, "compiled");
   }
 
+  // LpPool (opset 18: ceil_mode, dilations) by its definition: the window's
+  // sum of |x|^3, its cube root; the last window in ceil mode runs past the
+  // input and sums what it covers.
+  void lpPoolByItsDefinition() {
+    ModelWriter m(18);
+    m.input("x", {1, 2, 7, 6});
+    m.output("y", 4);
+    auto* node = m.node("LpPool", {"x"}, {"y"});
+    set_ints(node, "kernel_shape", {3, 2});
+    set_ints(node, "strides", {2, 2});
+    set_ints(node, "dilations", {1, 2});
+    set_int(node, "ceil_mode", 1);
+    set_int(node, "p", 3);
+    const Graph g = onnx_frontend::import_model_bytes(m.bytes(), "lp.onnx", ".");
+    const Tensor x = testing::random_tensor({1, 2, 7, 6}, 51);
+    // Rows: ceil((7 - 3) / 2) + 1 = 3; columns: ceil((6 - 3) / 2) + 1 = 3.
+    Tensor want(DType::Float32, {1, 2, 3, 3});
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 3; ++j) {
+          double sum = 0;
+          for (int64_t a = 0; a < 3; ++a)
+            for (int64_t b = 0; b < 2; ++b) {
+              const int64_t r = 2 * i + a, q = 2 * j + 2 * b;
+              if (r < 7 && q < 6)
+                sum += std::pow(std::abs(x.data<float>()[(c * 7 + r) * 6 + q]), 3);
+            }
+          want.data<float>()[(c * 3 + i) * 3 + j] = static_cast<float>(std::cbrt(sum));
+        }
+    expect_close(run_reference(g, {{"x", x}})[0], want, 1e-5, "reference");
+    expect_close(run_compiled(g, {{"x", x}})[0], want, 1e-5, "compiled");
+  }
+
+  // AffineGrid (opset 20): theta applied to each output cell's centre in
+  // normalised coordinates, x first; CenterCropPad (18): rows cropped to the
+  // centred 2 of 5 (from 1), columns padded from 3 to 6 (1 before, 2 after).
+  void affineGridAndCenterCropPad() {
+    ModelWriter m(20);
+    m.input("theta", {1, 2, 3});
+    m.ints("size", {1, 1, 2, 3});
+    m.output("y", 4);
+    m.node("AffineGrid", {"theta", "size"}, {"y"});
+    const Graph g = onnx_frontend::import_model_bytes(m.bytes(), "affine.onnx", ".");
+    const Tensor theta = testing::random_tensor({1, 2, 3}, 52);
+    const float* t = theta.data<float>();
+    Tensor want(DType::Float32, {1, 2, 3, 2});
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t w = 0; w < 3; ++w) {
+        const double x = (2.0 * static_cast<double>(w) + 1) / 3 - 1;
+        const double y = (2.0 * static_cast<double>(h) + 1) / 2 - 1;
+        for (int64_t r = 0; r < 2; ++r)
+          want.data<float>()[(h * 3 + w) * 2 + r] =
+              static_cast<float>(t[r * 3] * x + t[r * 3 + 1] * y + t[r * 3 + 2]);
+      }
+    expect_close(run_reference(g, {{"theta", theta}})[0], want, 1e-6, "AffineGrid reference");
+    expect_close(run_compiled(g, {{"theta", theta}})[0], want, 1e-6, "AffineGrid compiled");
+
+    ModelWriter c(18);
+    c.input("x", {1, 5, 3});
+    c.ints("shape", {2, 6});
+    c.output("y", 3);
+    auto* node = c.node("CenterCropPad", {"x", "shape"}, {"y"});
+    set_ints(node, "axes", {1, 2});
+    const Graph gc = onnx_frontend::import_model_bytes(c.bytes(), "crop.onnx", ".");
+    const Tensor x = testing::random_tensor({1, 5, 3}, 53);
+    Tensor cropped(DType::Float32, {1, 2, 6});
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 6; ++j)
+        cropped.data<float>()[i * 6 + j] =
+            j >= 1 && j < 4 ? x.data<float>()[(i + 1) * 3 + (j - 1)] : 0.f;
+    expect_close(run_reference(gc, {{"x", x}})[0], cropped, 0, "CenterCropPad reference");
+    expect_close(run_compiled(gc, {{"x", x}})[0], cropped, 0, "CenterCropPad compiled");
+  }
+
   // An op that a newer opset added and Lathe lacks is named with its opset,
   // and a model newer than Lathe's newest opset names what it uses from it.
   void newerOpsAreRefusedByNameAndOpset() {

@@ -45,6 +45,13 @@ bool is_signal_op(const std::string& op);
 std::vector<int> signal_shape_inputs(const std::string& op);
 std::vector<Node> expand_signal_op(Node node, int opset, const UpgradeHooks& hooks);
 
+// LpPool, GlobalLpPool, AffineGrid and CenterCropPad as compositions of ops
+// Lathe has (image_ops.cpp); AffineGrid's size and CenterCropPad's shape
+// must be constants.
+bool is_image_op(const std::string& op);
+std::vector<int> image_shape_inputs(const std::string& op);
+std::vector<Node> expand_image_op(const Node& node, const UpgradeHooks& hooks);
+
 // Ops from opsets after 17 that Lathe expands into ones it has: Gelu, Mish,
 // GroupNormalization, RMSNormalization (newer_ops.cpp).
 bool is_newer_expanded_op(const std::string& op);

@@ -251,7 +251,7 @@ bool handles_newer_form(const std::string& op, int opset) {
                                                 "ReduceMin",       "ReduceProd", "ReduceSumSquare"};
   if (opset == 18 &&
       (kReduce.count(op) || op == "Split" || op == "Pad" || op == "ScatterElements" ||
-       op == "ScatterND" || op == "Resize" || op == "GroupNormalization"))
+       op == "LpPool" || op == "ScatterND" || op == "Resize" || op == "GroupNormalization"))
     return true;
   if (opset == 19 &&
       (op == "AveragePool" || op == "Cast" || op == "CastLike" || op == "Pad" || op == "Resize"))

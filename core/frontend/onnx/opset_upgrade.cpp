@@ -93,12 +93,13 @@ Node upgrade_upsample(Node node, const UpgradeHooks& hooks) {
 }  // namespace
 
 bool is_rewritten_op(const std::string& op) {
-  return op == "Upsample" || op == "Einsum" || is_signal_op(op) || is_recurrent_op(op) ||
-         is_newer_expanded_op(op);
+  return op == "Upsample" || op == "Einsum" || is_signal_op(op) || is_image_op(op) ||
+         is_recurrent_op(op) || is_newer_expanded_op(op);
 }
 
 std::vector<int> legacy_shape_inputs(const std::string& op) {
   if (op == "Upsample") return {1};
+  if (is_image_op(op)) return image_shape_inputs(op);
   return signal_shape_inputs(op);
 }
 
@@ -108,6 +109,7 @@ std::vector<Node> upgrade_node(Node node, int opset, const UpgradeHooks& hooks) 
   if (is_recurrent_op(op)) return expand_recurrent(std::move(node), hooks);
   if (op == "Einsum") return expand_einsum(std::move(node), hooks);
   if (is_signal_op(op)) return expand_signal_op(std::move(node), opset, hooks);
+  if (is_image_op(op)) return expand_image_op(node, hooks);
   if (is_newer_expanded_op(op)) return expand_newer_op(std::move(node), opset, hooks);
   if (opset > 17) return {upgrade_newer_form(std::move(node), opset, hooks)};
   if (opset < 13 && (op == "Squeeze" || op == "Unsqueeze" || op == "ReduceSum")) {
