@@ -113,6 +113,24 @@ void OpStrategyRegistry::define_template(const std::string& op, OpTemplateFn fn)
   strategy.tuning_template = fn;
 }
 
+void OpStrategyRegistry::define_template(const std::string& op, const std::string& target_kind,
+                                         OpTemplateFn fn) {
+  if (target_kind == "llvm") {
+    define_template(op, fn);
+    return;
+  }
+  LATHE_CHECK(fn, "the ", target_kind, " tuning template of op '", op, "' is null");
+  OpStrategy& strategy = ops_[op];
+  if (!strategy.templates.emplace(target_kind, fn).second)
+    fail(str("op '", op, "' already has a tuning template for target kind '", target_kind, "'"));
+}
+
+OpTemplateFn OpStrategy::template_for(std::string_view target_kind) const {
+  if (target_kind == "llvm") return tuning_template;
+  auto it = templates.find(target_kind);
+  return it == templates.end() ? nullptr : it->second;
+}
+
 const OpStrategy* OpStrategyRegistry::find(std::string_view op) const {
   auto it = ops_.find(op);
   return it == ops_.end() || !it->second.compute ? nullptr : &it->second;

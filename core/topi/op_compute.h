@@ -75,10 +75,20 @@ using OpTemplateFn = SearchSpace (*)(const te::Tensor& anchor,
                                      const std::vector<te::Tensor>& outputs,
                                      const VectorUnit& vector_unit);
 
+// An op's compute (one for every target) and its tuning templates, one per
+// target kind (TVM's strategies per target key): the same op schedules one
+// way for the CPU and another for a GPU.
 struct OpStrategy {
   OpComputeFn compute = nullptr;
-  // nullptr: the generic template. Its default config is the op's untuned schedule.
+  // The CPU ("llvm") template; nullptr: the generic template. Its default
+  // config is the op's untuned schedule.
   OpTemplateFn tuning_template = nullptr;
+  // The templates of the other target kinds ("cuda" ...), by kind name.
+  std::map<std::string, OpTemplateFn, std::less<>> templates = {};
+
+  // The template for a target kind ("llvm", "cuda"); nullptr: none, the
+  // kind's generic template schedules the group.
+  OpTemplateFn template_for(std::string_view target_kind) const;
 };
 
 // Open to plugins (core/plugin), which add computes while they load, before
@@ -88,9 +98,11 @@ class OpStrategyRegistry {
   // Every op with a compute definition, registered on first use.
   static OpStrategyRegistry& global();
 
-  // Each throws lathe::Error when the op already has one.
+  // Each throws lathe::Error when the op already has one (a template: for
+  // that target kind; without a kind, the template is the CPU's, "llvm").
   void define_compute(const std::string& op, OpComputeFn fn);
   void define_template(const std::string& op, OpTemplateFn fn);
+  void define_template(const std::string& op, const std::string& target_kind, OpTemplateFn fn);
   const OpStrategy* find(std::string_view op) const;  // nullptr: no compute for that op
   std::vector<std::string> names() const;
 
