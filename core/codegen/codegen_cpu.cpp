@@ -1,8 +1,10 @@
-// The functions of a compiled kernel: the packed entry point, the compute
-// function with noalias/aligned buffer parameters, and each parallel loop
-// outlined into a body the runtime's thread pool calls chunk by chunk.
+// The CPU code generator (llvm kind): the packed entry point, the compute
+// function with noalias/aligned buffer parameters, each parallel loop outlined
+// into a body the runtime's thread pool calls chunk by chunk, scratch memory
+// from lathe_alloc, libm calls and prefetches.
 #include <llvm/IR/Attributes.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Metadata.h>
 
 #include <unordered_set>
@@ -19,6 +21,10 @@ using te::DataType;
 using te::Expr;
 
 namespace {
+
+// Allocations up to this size live on the stack: every register tile and
+// accumulator fits, and worker stacks (8 MiB) never come close.
+constexpr int64_t kMaxStackAllocationBytes = 32 * 1024;
 
 // Variables a statement reads, in order of first use (so that closures are
 // laid out the same way on every run).
@@ -62,51 +68,7 @@ std::vector<te::Var> used_vars(const tir::Stmt& body) {
 
 }  // namespace
 
-CodeGenLLVM::CodeGenLLVM(llvm::Module& module, const Target& target)
-    : ctx_(module.getContext()),
-      module_(module),
-      target_(target),
-      cpu_(target.cpu()),
-      features_(target.features()),
-      builder_(ctx_) {
-  if (target_.fast_math) builder_.setFastMathFlags(llvm::FastMathFlags::getFast());
-}
-
-llvm::Function* CodeGenLLVM::create_function(const std::string& name, llvm::FunctionType* type,
-                                             llvm::GlobalValue::LinkageTypes linkage) {
-  llvm::Function* f = llvm::Function::Create(type, linkage, name, module_);
-  f->addFnAttr("target-cpu", cpu_);
-  if (!features_.empty()) f->addFnAttr("target-features", features_);
-  f->addFnAttr(llvm::Attribute::NoUnwind);
-  if (target_.fast_math) {
-    for (const char* key : {"unsafe-fp-math", "no-infs-fp-math", "no-nans-fp-math",
-                            "no-signed-zeros-fp-math", "approx-func-fp-math"})
-      f->addFnAttr(key, "true");
-  }
-  return f;
-}
-
-void CodeGenLLVM::add_buffer_param_attributes(llvm::Function* f, unsigned index,
-                                              const BufferFacts& facts) {
-  if (facts.noalias) f->addParamAttr(index, llvm::Attribute::NoAlias);
-  if (facts.alignment > 1)
-    f->addParamAttr(index, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(facts.alignment)));
-  if (facts.dereferenceable > 0)
-    f->addDereferenceableParamAttr(index, static_cast<uint64_t>(facts.dereferenceable));
-}
-
-llvm::AllocaInst* CodeGenLLVM::entry_alloca(llvm::Type* type, int64_t alignment,
-                                            const std::string& name) {
-  // In the entry block, so that loops do not grow the stack and SROA/mem2reg
-  // can promote small scalars to registers.
-  llvm::BasicBlock& entry = function_->getEntryBlock();
-  llvm::IRBuilder<> at_entry(&entry, entry.getFirstInsertionPt());
-  llvm::AllocaInst* slot = at_entry.CreateAlloca(type, nullptr, name);
-  slot->setAlignment(llvm::Align(alignment));
-  return slot;
-}
-
-llvm::FunctionCallee CodeGenLLVM::runtime_function(const char* name) {
+llvm::FunctionCallee CodeGenCPU::runtime_function(const char* name) {
   llvm::Type* ptr = builder_.getPtrTy();
   llvm::Type* i64 = builder_.getInt64Ty();
   llvm::Type* void_type = builder_.getVoidTy();
@@ -134,16 +96,12 @@ llvm::FunctionCallee CodeGenLLVM::runtime_function(const char* name) {
   return callee;
 }
 
-void CodeGenLLVM::add_function(const tir::PrimFunc& func) {
-  kernel_name_ = func.name;
-  if (func.name.empty()) fail("codegen llvm: a kernel has no name");
-  if (module_.getFunction(func.name) || module_.getFunction(func.name + "_compute_"))
+void CodeGenCPU::add_function(const tir::PrimFunc& func) {
+  begin_kernel(func);
+  if (module_.getFunction(func.name + "_compute_"))
     fail_at("two kernels of one module share this name");
-  if (!func.body.defined()) fail_at("the kernel has no body");
-  values_.clear();
   parallel_count_ = 0;
   in_parallel_ = false;
-  lane_mask_ = nullptr;
 
   llvm::Type* ptr = builder_.getPtrTy();
   std::vector<llvm::Type*> param_types(func.params.size(), ptr);
@@ -156,15 +114,8 @@ void CodeGenLLVM::add_function(const tir::PrimFunc& func) {
   std::vector<int64_t> param_bytes;
   for (size_t i = 0; i < func.params.size(); ++i) {
     const tir::Buffer& buffer = func.params[i];
-    if (!buffer.data.defined() || !buffer.data.type().is_handle())
-      fail_at(str("parameter ", i, " ('", buffer.name, "') has no handle data variable"));
+    const BufferFacts facts = param_facts(func, i);
     if (values_.count(buffer.data)) fail_at(str("parameter '", buffer.name, "' is passed twice"));
-    BufferFacts facts;
-    facts.alignment = runtime::kTensorAlignment;
-    facts.noalias = true;
-    int64_t numel = 1;
-    for (int64_t d : buffer.shape) numel *= d;
-    facts.dereferenceable = numel * memory_bytes(buffer.dtype);
     param_bytes.push_back(facts.dereferenceable);
     add_buffer_param_attributes(compute, unsigned(i), facts);
     llvm::Argument* arg = compute->getArg(unsigned(i));
@@ -203,7 +154,7 @@ void CodeGenLLVM::add_function(const tir::PrimFunc& func) {
   function_ = nullptr;
 }
 
-void CodeGenLLVM::emit_parallel_for(const tir::ForNode* n) {
+void CodeGenCPU::emit_parallel_for(const tir::ForNode* n) {
   const DataType t = n->loop_var.type();
   llvm::Type* loop_type = llvm_type(t);
   llvm::Type* i64 = builder_.getInt64Ty();
@@ -288,6 +239,92 @@ void CodeGenLLVM::emit_parallel_for(const tir::ForNode* n) {
   values_ = std::move(saved_values);
   function_ = saved_function;
   builder_.restoreIP(saved_point);
+}
+
+void CodeGenCPU::emit_parallel_loop(const tir::ForNode* n) {
+  // Nested parallel loops run serially inside the outlined body.
+  if (in_parallel_)
+    emit_loop(n);
+  else
+    emit_parallel_for(n);
+}
+
+void CodeGenCPU::emit_thread_binding(const tir::ForNode* n) {
+  fail_at(str("loop over '", n->loop_var.name(), "' is bound to GPU thread '", n->thread_tag,
+              "'; the llvm target runs on the CPU, where loops can be parallel, vectorized or "
+              "unrolled but not bound to threads (bind needs a GPU target, as 'cuda')"));
+}
+
+void CodeGenCPU::emit_barrier() {
+  fail_at("a GPU barrier (storage_sync) reached the CPU code generator");
+}
+
+void CodeGenCPU::emit_allocate(const tir::AllocateNode* n) {
+  const int64_t element_bytes = memory_bytes(n->dtype);
+  const int64_t count = constant_allocation_count(n);
+  if (count >= 0 && count * element_bytes <= kMaxStackAllocationBytes) {
+    emit_stack_allocate(n, count * element_bytes);
+    return;
+  }
+  BufferFacts facts;
+  facts.alignment = runtime::kTensorAlignment;
+  facts.noalias = true;
+  const std::string& name = n->buffer.name();
+  llvm::Value* bytes = builder_.getInt64(element_bytes);
+  for (const Expr& extent : n->extents)
+    bytes = builder_.CreateMul(bytes, to_index(emit_expr(extent), extent.type()), "", false, true);
+  llvm::Value* ptr = builder_.CreateCall(runtime_function(kAllocSymbol), {bytes}, name);
+  if (count >= 0) facts.dereferenceable = count * element_bytes;
+  buffers_[n->buffer] = facts;
+  llvm::Value* shadowed = bind(n->buffer, ptr, Expr());
+  emit_stmt(n->body);
+  unbind(n->buffer, shadowed);
+  builder_.CreateCall(runtime_function(kFreeSymbol), {ptr});
+}
+
+llvm::Value* CodeGenCPU::emit_libm_per_lane(const char* float_name, const char* double_name,
+                                            llvm::Value* x) {
+  llvm::Type* type = x->getType();
+  llvm::Type* element = type->getScalarType();
+  const bool is_double = element->isDoubleTy();
+  llvm::Type* call_type = is_double ? builder_.getDoubleTy() : builder_.getFloatTy();
+  llvm::FunctionCallee fn = module_.getOrInsertFunction(
+      is_double ? double_name : float_name, llvm::FunctionType::get(call_type, {call_type}, false));
+  if (auto* f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) {
+    // As clang with -fno-math-errno: a pure function, free to hoist and CSE.
+    f->setDoesNotThrow();
+    f->setDoesNotAccessMemory();
+    f->setWillReturn();
+  }
+  auto apply = [&](llvm::Value* s) -> llvm::Value* {
+    llvm::Value* wide = element == call_type ? s : builder_.CreateFPExt(s, call_type);
+    llvm::Value* r = builder_.CreateCall(fn, {wide});
+    return element == call_type ? r : builder_.CreateFPTrunc(r, element);
+  };
+  auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
+  if (!vector) return apply(x);
+  llvm::Value* out = llvm::PoisonValue::get(type);
+  for (unsigned i = 0; i < vector->getNumElements(); ++i)
+    out = builder_.CreateInsertElement(out, apply(builder_.CreateExtractElement(x, i)), i);
+  return out;
+}
+
+// The cache line of a load's element, fetched for reading into L2 and L3
+// (locality 2, prefetcht1 on x86), not L1 as TVM's prefetch (locality 3):
+// what InjectPrefetch fetches is a whole iteration ahead, a conv's next weight
+// block of 18 KB beside the current one and its inputs, which together
+// overflow a 32 KB L1; fetched into L1 it evicts what the current iteration
+// uses. ResNet-18's 7x7 conv with weights flushed: 211-222 GFLOPS with
+// prefetcht0, 223-236 with prefetcht1, alternating runs.
+llvm::Value* CodeGenCPU::emit_prefetch(const te::CallNode* n) {
+  const auto* load = n->args[0].as<te::LoadNode>();
+  if (!load || load->type.lanes != 1) fail_at("prefetch needs a scalar load of a flat buffer");
+  llvm::Value* index = to_index(emit_expr(load->index), load->index.type());
+  llvm::Value* ptr =
+      builder_.CreateInBoundsGEP(memory_type(load->type), buffer_pointer(load->buffer), index);
+  builder_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr->getType()},
+                           {ptr, builder_.getInt32(0), builder_.getInt32(2), builder_.getInt32(1)});
+  return llvm::PoisonValue::get(llvm_type(n->type));
 }
 
 }  // namespace lathe::codegen::detail

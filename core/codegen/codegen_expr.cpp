@@ -548,33 +548,6 @@ llvm::Value* CodeGenLLVM::emit_select(const te::SelectNode* n) {
   return builder_.CreateSelect(cond, t, f);
 }
 
-llvm::Value* CodeGenLLVM::emit_libm_per_lane(const char* float_name, const char* double_name,
-                                             llvm::Value* x) {
-  llvm::Type* type = x->getType();
-  llvm::Type* element = type->getScalarType();
-  const bool is_double = element->isDoubleTy();
-  llvm::Type* call_type = is_double ? builder_.getDoubleTy() : builder_.getFloatTy();
-  llvm::FunctionCallee fn = module_.getOrInsertFunction(
-      is_double ? double_name : float_name, llvm::FunctionType::get(call_type, {call_type}, false));
-  if (auto* f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) {
-    // As clang with -fno-math-errno: a pure function, free to hoist and CSE.
-    f->setDoesNotThrow();
-    f->setDoesNotAccessMemory();
-    f->setWillReturn();
-  }
-  auto apply = [&](llvm::Value* s) -> llvm::Value* {
-    llvm::Value* wide = element == call_type ? s : builder_.CreateFPExt(s, call_type);
-    llvm::Value* r = builder_.CreateCall(fn, {wide});
-    return element == call_type ? r : builder_.CreateFPTrunc(r, element);
-  };
-  auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
-  if (!vector) return apply(x);
-  llvm::Value* out = llvm::PoisonValue::get(type);
-  for (unsigned i = 0; i < vector->getNumElements(); ++i)
-    out = builder_.CreateInsertElement(out, apply(builder_.CreateExtractElement(x, i)), i);
-  return out;
-}
-
 llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
   const DataType t = n->type;
   if (n->op == te::Intrinsic::Prefetch) return emit_prefetch(n);
@@ -589,6 +562,7 @@ llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
     fail_at(str(te::intrinsic_name(n->op), " of ", t.to_string(), ": needs a float type"));
   if (t.is_float() && (n->op == te::Intrinsic::ShiftLeft || n->op == te::Intrinsic::ShiftRight))
     fail_at(str(te::intrinsic_name(n->op), " of ", t.to_string(), ": needs an integer type"));
+  if (llvm::Value* own = emit_target_math(n->op, t, args)) return own;
   llvm::Value* x = args[0];
   // Vectors of float32 get inline polynomials (vector_math.cpp); scalars and
   // float64 keep libm's exact functions.
@@ -664,24 +638,6 @@ llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
       break;  // handled before the arguments are evaluated
   }
   fail_at(str("unknown intrinsic ", te::intrinsic_name(n->op)));
-}
-
-// The cache line of a load's element, fetched for reading into L2 and L3
-// (locality 2, prefetcht1 on x86), not L1 as TVM's prefetch (locality 3):
-// what InjectPrefetch fetches is a whole iteration ahead, a conv's next weight
-// block of 18 KB beside the current one and its inputs, which together
-// overflow a 32 KB L1; fetched into L1 it evicts what the current iteration
-// uses. ResNet-18's 7x7 conv with weights flushed: 211-222 GFLOPS with
-// prefetcht0, 223-236 with prefetcht1, alternating runs.
-llvm::Value* CodeGenLLVM::emit_prefetch(const te::CallNode* n) {
-  const auto* load = n->args[0].as<te::LoadNode>();
-  if (!load || load->type.lanes != 1) fail_at("prefetch needs a scalar load of a flat buffer");
-  llvm::Value* index = to_index(emit_expr(load->index), load->index.type());
-  llvm::Value* ptr =
-      builder_.CreateInBoundsGEP(memory_type(load->type), buffer_pointer(load->buffer), index);
-  builder_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ptr->getType()},
-                           {ptr, builder_.getInt32(0), builder_.getInt32(2), builder_.getInt32(1)});
-  return llvm::PoisonValue::get(llvm_type(n->type));
 }
 
 llvm::Value* CodeGenLLVM::emit_ramp(const te::RampNode* n) {

@@ -1,26 +1,19 @@
 // Statements of the loop IR as LLVM control flow: loops with unroll and
-// vectorize hints, stores (contiguous or scattered), stack or heap
-// allocations, branches and bindings. Parallel loops are outlined in
-// codegen_function.cpp.
+// vectorize hints, stores (contiguous or scattered), stack allocations,
+// branches and bindings. Parallel and thread-bound loops, and where an
+// allocation lives, are the target kind's (codegen_cpu.cpp, codegen_nvptx.cpp).
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Metadata.h>
 
 #include "codegen/llvm_codegen.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "tir/transform/inject_storage_sync.h"
 
 namespace lathe::codegen::detail {
 
 using te::DataType;
 using te::Expr;
-
-namespace {
-
-// Allocations up to this size live on the stack: every register tile and
-// accumulator fits, and worker stacks (8 MiB) never come close.
-constexpr int64_t kMaxStackAllocationBytes = 32 * 1024;
-
-}  // namespace
 
 llvm::Value* CodeGenLLVM::bind(const te::Var& var, llvm::Value* value, const Expr& definition) {
   llvm::Value* shadowed = nullptr;
@@ -82,8 +75,9 @@ void CodeGenLLVM::emit_stmt(const tir::Stmt& s) {
       return;
     }
     case tir::StmtKind::AttrStmt:
-      // Annotations (pragma_auto_unroll_max_step, storage_alignment ...) carry
-      // nothing LLVM's own heuristics need.
+      // A barrier; other annotations (pragma_auto_unroll_max_step,
+      // storage_alignment ...) carry nothing LLVM's own heuristics need.
+      if (s.as<tir::AttrStmtNode>()->key == tir::kStorageSyncAttr) emit_barrier();
       emit_stmt(s.as<tir::AttrStmtNode>()->body);
       return;
     case tir::StmtKind::Evaluate:
@@ -94,17 +88,19 @@ void CodeGenLLVM::emit_stmt(const tir::Stmt& s) {
 
 void CodeGenLLVM::emit_for(const tir::ForNode* n) {
   const std::string& name = n->loop_var.name();
-  if (n->kind == tir::ForKind::ThreadBinding)
-    fail_at(str("loop over '", name, "' is bound to GPU thread '", n->thread_tag,
-                "'; the llvm target runs on the CPU, where loops can be parallel, vectorized or "
-                "unrolled but not bound to threads"));
   if (!n->loop_var.type().is_integer() || n->loop_var.type().is_vector())
     fail_at(str("loop variable '", name, "' has type ", n->loop_var.type().to_string(),
                 "; loops count with scalar integers"));
-  if (n->kind == tir::ForKind::Parallel && !in_parallel_) {
-    emit_parallel_for(n);
-    return;
-  }
+  if (n->kind == tir::ForKind::ThreadBinding)
+    emit_thread_binding(n);
+  else if (n->kind == tir::ForKind::Parallel)
+    emit_parallel_loop(n);
+  else
+    emit_loop(n);
+}
+
+void CodeGenLLVM::emit_loop(const tir::ForNode* n) {
+  const std::string& name = n->loop_var.name();
   const DataType t = n->loop_var.type();
   llvm::Value* begin = cast_value(emit_expr(n->min), n->min.type(), t);
   llvm::Value* extent = cast_value(emit_expr(n->extent), n->extent.type(), t);
@@ -182,8 +178,7 @@ void CodeGenLLVM::emit_store(const tir::StoreNode* n) {
   }
 }
 
-void CodeGenLLVM::emit_allocate(const tir::AllocateNode* n) {
-  const int64_t element_bytes = memory_bytes(n->dtype);
+int64_t CodeGenLLVM::constant_allocation_count(const tir::AllocateNode* n) const {
   int64_t count = 1;
   bool constant = true;
   for (const Expr& extent : n->extents) {
@@ -197,36 +192,24 @@ void CodeGenLLVM::emit_allocate(const tir::AllocateNode* n) {
       fail_at(str("allocation '", n->buffer.name(), "' is too large"));
     count *= *c;
   }
+  return constant ? count : -1;
+}
+
+void CodeGenLLVM::emit_stack_allocate(const tir::AllocateNode* n, int64_t bytes) {
   BufferFacts facts;
   facts.alignment = runtime::kTensorAlignment;
   facts.noalias = true;
-  const std::string& name = n->buffer.name();
-
-  if (constant && count * element_bytes <= kMaxStackAllocationBytes) {
-    const int64_t bytes = std::max<int64_t>(count * element_bytes, 1);
-    llvm::AllocaInst* slot = entry_alloca(llvm::ArrayType::get(builder_.getInt8Ty(), bytes),
-                                          runtime::kTensorAlignment, name);
-    facts.dereferenceable = bytes;
-    buffers_[n->buffer] = facts;
-    // Lifetime markers let allocations of sibling scopes share stack slots.
-    builder_.CreateLifetimeStart(slot, builder_.getInt64(bytes));
-    llvm::Value* shadowed = bind(n->buffer, slot, Expr());
-    emit_stmt(n->body);
-    unbind(n->buffer, shadowed);
-    builder_.CreateLifetimeEnd(slot, builder_.getInt64(bytes));
-    return;
-  }
-
-  llvm::Value* bytes = builder_.getInt64(element_bytes);
-  for (const Expr& extent : n->extents)
-    bytes = builder_.CreateMul(bytes, to_index(emit_expr(extent), extent.type()), "", false, true);
-  llvm::Value* ptr = builder_.CreateCall(runtime_function(kAllocSymbol), {bytes}, name);
-  if (constant) facts.dereferenceable = count * element_bytes;
+  bytes = std::max<int64_t>(bytes, 1);
+  llvm::AllocaInst* slot = entry_alloca(llvm::ArrayType::get(builder_.getInt8Ty(), bytes),
+                                        runtime::kTensorAlignment, n->buffer.name());
+  facts.dereferenceable = bytes;
   buffers_[n->buffer] = facts;
-  llvm::Value* shadowed = bind(n->buffer, ptr, Expr());
+  // Lifetime markers let allocations of sibling scopes share stack slots.
+  builder_.CreateLifetimeStart(slot, builder_.getInt64(bytes));
+  llvm::Value* shadowed = bind(n->buffer, slot, Expr());
   emit_stmt(n->body);
   unbind(n->buffer, shadowed);
-  builder_.CreateCall(runtime_function(kFreeSymbol), {ptr});
+  builder_.CreateLifetimeEnd(slot, builder_.getInt64(bytes));
 }
 
 void CodeGenLLVM::emit_if(const tir::IfThenElseNode* n) {

@@ -49,6 +49,10 @@ std::string emit_assembly(const std::vector<tir::PrimFunc>& funcs, const Target&
 }
 
 std::vector<char> emit_object(const std::vector<tir::PrimFunc>& funcs, const Target& target) {
+  if (target.is_gpu())
+    fail(str("codegen llvm: target '", target.to_string(),
+             "' makes PTX text (emit_assembly), which the CUDA driver loads; there is no object "
+             "file to link"));
   llvm::SmallVector<char, 0> code =
       emit_machine_code(funcs, target, llvm::CodeGenFileType::ObjectFile);
   return std::vector<char>(code.begin(), code.end());

@@ -210,6 +210,9 @@ std::vector<std::string> CompiledModule::kernel_names() const {
 }
 
 void check_jit_target(const Target& target, const std::set<std::string>& cpu_features) {
+  if (target.is_gpu())
+    fail(str("codegen llvm: the JIT runs CPU code; target '", target.to_string(),
+             "' is a GPU, whose kernels are PTX for the CUDA driver (emit_assembly)"));
   if (!target.is_host())
     fail(str("codegen llvm: cannot run code for '", target.to_string(), "' (triple ",
              target.triple(), ") on this machine; emit an object instead"));

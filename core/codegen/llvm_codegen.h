@@ -18,7 +18,8 @@
 
 namespace lathe::codegen::detail {
 
-// Registers the native target, its assembly printer and parser, once.
+// Registers the native target, its assembly printer and parser, and the
+// NVPTX target with its PTX printer, once.
 void initialize_llvm();
 std::unique_ptr<llvm::TargetMachine> create_target_machine(const Target& target);
 // Runs the new pass manager's default pipeline for target.opt_level.
@@ -51,16 +52,39 @@ llvm::Value* emit_vector_expf(llvm::IRBuilder<>& builder, llvm::Value* x);
 llvm::Value* emit_vector_erff(llvm::IRBuilder<>& builder, llvm::Value* x);
 llvm::Value* emit_vector_tanhf(llvm::IRBuilder<>& builder, llvm::Value* x);
 
-// Translates PrimFuncs into one LLVM module. For each PrimFunc `f` it emits
-//   void f(void** args)                  external: the packed entry point
-//   void f_compute_(ptr A, ptr B, ...)   internal, noinline, noalias/align 64 params
-//   void f_parallel_N(i64, i64, ptr)     internal: a parallel loop's body for the runtime
+// Translates PrimFuncs into one LLVM module: expressions, stores, serial,
+// unrolled and vectorised loops, branches, lets and stack allocations, which
+// mean the same on every target. What differs by target kind is behind the
+// virtual hooks below, implemented by CodeGenCPU (codegen_cpu.cpp: packed
+// entry points, the thread pool, lathe_alloc, libm, prefetch) and
+// CodeGenNVPTX (codegen_nvptx.cpp: kernels, thread indices, shared memory,
+// barriers, polynomial math) — TVM's codegen_llvm → codegen_cpu / codegen_nvptx.
 class CodeGenLLVM {
  public:
   CodeGenLLVM(llvm::Module& module, const Target& target);
-  void add_function(const tir::PrimFunc& func);
+  virtual ~CodeGenLLVM() = default;
+  CodeGenLLVM(const CodeGenLLVM&) = delete;
+  CodeGenLLVM& operator=(const CodeGenLLVM&) = delete;
+  // Adds the PrimFunc's entry point(s) to the module.
+  virtual void add_function(const tir::PrimFunc& func) = 0;
 
- private:
+ protected:
+  // ---- hooks of the target kinds
+  // A loop with ForKind::Parallel / ForKind::ThreadBinding.
+  virtual void emit_parallel_loop(const tir::ForNode* n) = 0;
+  virtual void emit_thread_binding(const tir::ForNode* n) = 0;
+  virtual void emit_allocate(const tir::AllocateNode* n) = 0;
+  // The "storage_sync" attribute (tir/transform/inject_storage_sync.h).
+  virtual void emit_barrier() = 0;
+  virtual llvm::Value* emit_prefetch(const te::CallNode* n) = 0;
+  // A math function without an LLVM instruction (tan, asin ...), lane by lane.
+  virtual llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name,
+                                          llvm::Value* x) = 0;
+  // A kind's own code for an intrinsic, tried before the common one;
+  // nullptr: use the common one.
+  virtual llvm::Value* emit_target_math(te::Intrinsic op, te::DataType t,
+                                        const std::vector<llvm::Value*>& args);
+
   // ---- types and small helpers (codegen_expr.cpp)
   llvm::Type* llvm_type(te::DataType t) const;
   // How a value of type t sits in memory: bool as i8, everything else as is.
@@ -80,8 +104,6 @@ class CodeGenLLVM {
                                   const te::Expr& eb);
   llvm::Value* emit_select(const te::SelectNode* n);
   llvm::Value* emit_call(const te::CallNode* n);
-  llvm::Value* emit_prefetch(const te::CallNode* n);
-  llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name, llvm::Value* x);
   llvm::Value* emit_load(const te::LoadNode* n);
   llvm::Value* emit_window_load(const te::LoadNode* n);
   llvm::Value* emit_ramp(const te::RampNode* n);
@@ -96,10 +118,17 @@ class CodeGenLLVM {
   // ---- statements (codegen_stmt.cpp)
   void emit_stmt(const tir::Stmt& s);
   void emit_for(const tir::ForNode* n);
+  // A serial, unrolled or vectorised loop (a parallel one, run serially).
+  void emit_loop(const tir::ForNode* n);
   void emit_serial_loop(const te::Var& loop_var, llvm::Value* begin, llvm::Value* end,
                         const tir::Stmt& body, llvm::MDNode* loop_hint);
   void emit_store(const tir::StoreNode* n);
-  void emit_allocate(const tir::AllocateNode* n);
+  // The allocation as an entry-block alloca of `bytes` with lifetime markers
+  // around its body.
+  void emit_stack_allocate(const tir::AllocateNode* n, int64_t bytes);
+  // The element count of a constant-size allocation, -1 when it has a
+  // non-constant extent; refuses negative and absurd sizes.
+  int64_t constant_allocation_count(const tir::AllocateNode* n) const;
   void emit_if(const tir::IfThenElseNode* n);
   // Puts var in scope with what is known about its definition; returns the
   // value it shadows (nullptr if none), which unbind puts back.
@@ -107,12 +136,14 @@ class CodeGenLLVM {
   void unbind(const te::Var& var, llvm::Value* shadowed);
 
   // ---- functions (codegen_function.cpp)
-  void emit_parallel_for(const tir::ForNode* n);
   llvm::Function* create_function(const std::string& name, llvm::FunctionType* type,
                                   llvm::GlobalValue::LinkageTypes linkage);
   void add_buffer_param_attributes(llvm::Function* f, unsigned index, const BufferFacts& facts);
   llvm::AllocaInst* entry_alloca(llvm::Type* type, int64_t alignment, const std::string& name);
-  llvm::FunctionCallee runtime_function(const char* name);
+  // Starts a kernel: checks its name and body, clears the per-kernel state.
+  void begin_kernel(const tir::PrimFunc& func);
+  // What is known of parameter `i`'s buffer (aligned, noalias, its size).
+  BufferFacts param_facts(const tir::PrimFunc& func, size_t i) const;
 
   llvm::LLVMContext& ctx_;
   llvm::Module& module_;
@@ -121,8 +152,6 @@ class CodeGenLLVM {
   llvm::IRBuilder<> builder_;
   llvm::Function* function_ = nullptr;  // the function being filled
   std::string kernel_name_;             // for error messages and outlined names
-  int parallel_count_ = 0;
-  bool in_parallel_ = false;  // inside an outlined parallel body: nested loops run serially
   // Lane mask of the vector Select branch being emitted: loads under it are
   // masked so that a guarded out-of-bounds lane (padding) never touches memory.
   llvm::Value* lane_mask_ = nullptr;
@@ -132,5 +161,33 @@ class CodeGenLLVM {
   te::VarMap<int64_t> known_multiples_;  // let-bound integers with a known divisor
   te::VarMap<bool> non_negative_vars_;   // loop and let variables known >= 0
 };
+
+// The CPU (llvm kind): for each PrimFunc `f` it emits
+//   void f(void** args)                  external: the packed entry point
+//   void f_compute_(ptr A, ptr B, ...)   internal, noinline, noalias/align 64 params
+//   void f_parallel_N(i64, i64, ptr)     internal: a parallel loop's body for the runtime
+class CodeGenCPU final : public CodeGenLLVM {
+ public:
+  using CodeGenLLVM::CodeGenLLVM;
+  void add_function(const tir::PrimFunc& func) override;
+
+ private:
+  void emit_parallel_loop(const tir::ForNode* n) override;
+  void emit_thread_binding(const tir::ForNode* n) override;
+  void emit_allocate(const tir::AllocateNode* n) override;
+  void emit_barrier() override;
+  llvm::Value* emit_prefetch(const te::CallNode* n) override;
+  llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name,
+                                  llvm::Value* x) override;
+
+  void emit_parallel_for(const tir::ForNode* n);
+  llvm::FunctionCallee runtime_function(const char* name);
+
+  int parallel_count_ = 0;
+  bool in_parallel_ = false;  // inside an outlined parallel body: nested loops run serially
+};
+
+// The code generator for a target's kind (CodeGenCPU, CodeGenNVPTX).
+std::unique_ptr<CodeGenLLVM> make_codegen(llvm::Module& module, const Target& target);
 
 }  // namespace lathe::codegen::detail

@@ -1,5 +1,6 @@
 // From PrimFuncs to an optimised LLVM module: the target machine, the
 // translation, verification, and the new pass manager's O0-O3 pipeline.
+#include <llvm-c/Target.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/PassManager.h>
@@ -13,6 +14,7 @@
 
 #include <mutex>
 
+#include "codegen/codegen_nvptx.h"
 #include "codegen/llvm_codegen.h"
 #include "support/error.h"
 
@@ -24,7 +26,22 @@ void initialize_llvm() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
+    // The cuda kind: NVPTX is in Debian's libLLVM-19 beside the native target.
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
   });
+}
+
+std::unique_ptr<CodeGenLLVM> make_codegen(llvm::Module& module, const Target& target) {
+  switch (target.kind) {
+    case TargetKind::Llvm:
+      return std::make_unique<CodeGenCPU>(module, target);
+    case TargetKind::Cuda:
+      return std::make_unique<CodeGenNVPTX>(module, target);
+  }
+  fail(str("codegen llvm: no code generator for target '", target.to_string(), "'"));
 }
 
 llvm::TargetOptions target_options(const Target& target) {
@@ -62,7 +79,7 @@ std::unique_ptr<llvm::TargetMachine> create_target_machine(const Target& target)
   const llvm::Target* llvm_target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!llvm_target)
     fail(str("codegen llvm: target '", target.to_string(), "': triple '", triple,
-             "' is not available (only the native LLVM target is initialised): ", error));
+             "' is not available (Lathe initialises the native LLVM target and NVPTX): ", error));
   std::unique_ptr<llvm::TargetMachine> machine(llvm_target->createTargetMachine(
       triple, target.cpu(), target.features(), target_options(target), llvm::Reloc::PIC_,
       std::nullopt, codegen_opt_level(target)));
@@ -118,8 +135,8 @@ BuiltModule build_module(const std::vector<tir::PrimFunc>& funcs, const Target& 
       funcs.empty() ? std::string("lathe_module") : funcs.front().name, *built.context);
   built.module->setTargetTriple(built.machine->getTargetTriple().str());
   built.module->setDataLayout(built.machine->createDataLayout());
-  CodeGenLLVM codegen(*built.module, target);
-  for (const tir::PrimFunc& f : funcs) codegen.add_function(f);
+  std::unique_ptr<CodeGenLLVM> codegen = make_codegen(*built.module, target);
+  for (const tir::PrimFunc& f : funcs) codegen->add_function(f);
   std::string problems;
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(*built.module, &os)) {

@@ -8,6 +8,7 @@
 #include "tir/printer.h"
 #include "tir/transform/infer_bound.h"
 #include "tir/transform/inject_prefetch.h"
+#include "tir/transform/inject_storage_sync.h"
 #include "tir/transform/loop_partition.h"
 #include "tir/transform/lower_parallel.h"
 #include "tir/transform/schedule_ops.h"
@@ -87,7 +88,15 @@ LoweredFunc lower(schedule::Schedule& sch, const std::vector<te::Tensor>& args,
   pipeline.run("vectorize_loop", f, vectorize_loop);
   pipeline.run("unroll_loop", f, unroll_loop);
   pipeline.run("simplify", f, [](const Stmt& s) { return arith::simplify(s); });
-  pipeline.run("lower_parallel", f, [&](const Stmt& s) { return lower_parallel(s, f.params); });
+  f.target = options.target;
+  if (!is_gpu_target_kind(target_kind_name(options.target))) {
+    pipeline.run("lower_parallel", f, [&](const Stmt& s) { return lower_parallel(s, f.params); });
+  } else {
+    // GPU kinds: no thread pool (a parallel loop is left for the verifier to
+    // refuse), and barriers between the threads of a block that write shared
+    // memory and those that read it.
+    pipeline.run("inject_storage_sync", f, inject_storage_sync);
+  }
   return result;
 }
 

@@ -24,6 +24,9 @@ struct LoweredFunc {
 
 struct LowerOptions {
   bool record_ir = true;  // print the IR after every pass
+  // The target's canonical text, recorded as the PrimFunc's target; a GPU
+  // kind also runs the GPU passes (barriers). Empty: the CPU.
+  std::string target = {};
 };
 
 // `args` are the kernel's parameters (inputs then outputs), as tvm.lower(s, [A, B, C]).

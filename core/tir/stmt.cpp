@@ -130,4 +130,15 @@ int64_t Buffer::numel() const {
   return n;
 }
 
+std::string target_kind_name(const std::string& target) {
+  const size_t begin = target.find_first_not_of(' ');
+  if (begin == std::string::npos) return "llvm";
+  const size_t end = target.find(' ', begin);
+  return target.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+bool is_gpu_target_kind(const std::string& kind) {
+  return kind == "cuda";
+}
+
 }  // namespace lathe::tir

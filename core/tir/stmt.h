@@ -170,6 +170,17 @@ struct PrimFunc {
   std::string name;
   std::vector<Buffer> params;  // inputs, then outputs
   Stmt body;
+  // The target it was lowered for, in the canonical text codegen::Target
+  // prints ("cuda -arch=sm_90"); empty: the CPU target its module is built
+  // for. Text, because tir sits below the code generator that parses it.
+  std::string target = {};
 };
+
+// The kind of a target's text: its first word ("llvm", "cuda"); "llvm" for
+// an empty one (the CPU default).
+std::string target_kind_name(const std::string& target);
+// Whether that kind runs kernels on a GPU, whose lowering binds threads,
+// places barriers and has shared memory.
+bool is_gpu_target_kind(const std::string& kind);
 
 }  // namespace lathe::tir

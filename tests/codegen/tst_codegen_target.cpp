@@ -71,13 +71,56 @@ class TestCodegenTarget : public QObject {
     QCOMPARE(Target::parse("llvm -mcpu=native").cpu(), Target::host().cpu());
   }
 
+  void cudaTargetsParseAndPrint_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("canonical");
+    QTest::newRow("defaults") << "cuda"
+                              << "cuda";
+    QTest::newRow("arch") << "cuda -arch=sm_90"
+                          << "cuda -arch=sm_90";
+    QTest::newRow("defaults given") << "cuda -arch=sm_75 -max_threads_per_block=1024"
+                                    << "cuda";
+    QTest::newRow("every option")
+        << "cuda -fast-math -thread_warp_size=32 -max_shared_memory_per_block=101376 "
+           "-opt-level=2 -max_threads_per_block=512 -arch=sm_80"
+        << "cuda -arch=sm_80 -max_threads_per_block=512 -max_shared_memory_per_block=101376 "
+           "-opt-level=2 -fast-math";
+    QTest::newRow("TVM's") << "cuda -arch=sm_90 -max_threads_per_block=1024 "
+                              "-max_shared_memory_per_block=49152"
+                           << "cuda -arch=sm_90";
+  }
+  void cudaTargetsParseAndPrint() {
+    QFETCH(QString, text);
+    QFETCH(QString, canonical);
+    const Target t = Target::parse(text.toStdString());
+    QCOMPARE(t.kind, codegen::TargetKind::Cuda);
+    QVERIFY(t.is_gpu());
+    QVERIFY(!t.is_host());
+    QCOMPARE(QString::fromStdString(t.to_string()), canonical);
+    QCOMPARE(Target::parse(t.to_string()), t);
+    QCOMPARE(t.triple(), std::string("nvptx64-nvidia-cuda"));
+    QCOMPARE(t.cpu(), t.arch);
+  }
+
+  void cudaAttributesHaveTvmDefaults() {
+    const Target t = Target::parse("cuda");
+    QCOMPARE(t.arch, std::string("sm_75"));
+    QCOMPARE(t.max_threads_per_block, int64_t(1024));
+    QCOMPARE(t.max_shared_memory_per_block, int64_t(49152));
+    QCOMPARE(t.thread_warp_size, int64_t(32));
+    // The llvm kind is untouched by them.
+    QCOMPARE(Target::host().kind, codegen::TargetKind::Llvm);
+    QVERIFY(!Target::host().is_gpu());
+    QCOMPARE(Target::host().to_string(), std::string("llvm"));
+  }
+
   void badTargetsSayWhatIsWrong_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
     QTest::newRow("empty") << ""
                            << "empty";
-    QTest::newRow("kind") << "cuda"
-                          << "unknown target kind 'cuda'";
+    QTest::newRow("kind") << "rocm"
+                          << "unknown target kind 'rocm'";
     QTest::newRow("option") << "llvm -foo=1"
                             << "unknown option '-foo'";
     QTest::newRow("option list") << "llvm -O3"
@@ -100,6 +143,26 @@ class TestCodegenTarget : public QObject {
                            << "given twice";
     QTest::newRow("triple") << "llvm -mtriple=nonsense-foo-bar"
                             << "not available";
+    QTest::newRow("cuda arch") << "cuda -arch=90"
+                               << "-arch must be sm_NN";
+    QTest::newRow("cuda arch LLVM lacks") << "cuda -arch=sm_99"
+                                          << "does not know -arch=sm_99";
+    QTest::newRow("cuda option of llvm") << "cuda -mcpu=sm_90"
+                                         << "unknown option '-mcpu' for kind 'cuda'";
+    QTest::newRow("cuda option list") << "cuda -foo"
+                                      << "-max_threads_per_block=N";
+    QTest::newRow("llvm option of cuda") << "llvm -arch=sm_90"
+                                         << "unknown option '-arch' for kind 'llvm'";
+    QTest::newRow("cuda threads") << "cuda -max_threads_per_block=2048"
+                                  << "at most 1024";
+    QTest::newRow("cuda threads value") << "cuda -max_threads_per_block=many"
+                                        << "-max_threads_per_block must be a positive integer";
+    QTest::newRow("cuda shared zero") << "cuda -max_shared_memory_per_block=0"
+                                      << "must be a positive integer";
+    QTest::newRow("cuda warp") << "cuda -thread_warp_size=64"
+                               << "is 32 on NVIDIA GPUs";
+    QTest::newRow("cuda twice") << "cuda -arch=sm_80 -arch=sm_90"
+                                << "given twice";
   }
   void badTargetsSayWhatIsWrong() {
     QFETCH(QString, text);

@@ -546,7 +546,7 @@ class TestBenchmarkView : public QObject {
     const Graph graph = driver::load_model(mlpPath().toStdString());
     ExportDialog dialog(mlpPath(), std::make_shared<const Graph>(graph), recordsPath_,
                         dir_.filePath(QStringLiteral("no-journal.jsonl")));
-    dialog.targetEdit()->setText(QStringLiteral("cuda"));
+    dialog.targetEdit()->setText(QStringLiteral("rocm"));
     dialog.outputEdit()->setText(dir_.filePath(QStringLiteral("bad/mlp.tar")));
     QSignalSpy failed(&dialog, &ExportDialog::exportFailed);
     dialog.exportButton()->click();

@@ -1,0 +1,35 @@
+// Private to core/codegen: the NVPTX code generator (cuda kind). Each PrimFunc
+// becomes one kernel `f(ptr A, ptr B, ...)` with the ptx_kernel calling
+// convention; thread-bound loops read %tid / %ctaid; `shared` allocations are
+// addrspace(3) globals; barriers are bar.sync 0; exp, tanh, erf and sigmoid
+// are Lathe's own polynomials (LLVM 19's NVPTX has no libcall for them).
+#pragma once
+
+#include "codegen/gpu_launch.h"
+#include "codegen/llvm_codegen.h"
+
+namespace lathe::codegen::detail {
+
+class CodeGenNVPTX final : public CodeGenLLVM {
+ public:
+  using CodeGenLLVM::CodeGenLLVM;
+  void add_function(const tir::PrimFunc& func) override;
+
+ private:
+  void emit_parallel_loop(const tir::ForNode* n) override;
+  void emit_thread_binding(const tir::ForNode* n) override;
+  void emit_allocate(const tir::AllocateNode* n) override;
+  void emit_barrier() override;
+  llvm::Value* emit_prefetch(const te::CallNode* n) override;
+  llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name,
+                                  llvm::Value* x) override;
+  llvm::Value* emit_target_math(te::Intrinsic op, te::DataType t,
+                                const std::vector<llvm::Value*>& args) override;
+
+  // %tid.x, %ctaid.y ... for a thread tag "threadIdx.x", "blockIdx.y" ...
+  llvm::Value* read_thread_index(const std::string& tag);
+
+  GpuLaunch launch_;  // of the kernel being emitted
+};
+
+}  // namespace lathe::codegen::detail

@@ -1,0 +1,38 @@
+// What a GPU kernel needs from its launch, and the checks that refuse what
+// the device cannot run: both read from a lowered PrimFunc's thread-bound
+// loops, without LLVM (the NVPTX code generator and, later, a package's
+// launch records use them).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "codegen/target.h"
+#include "tir/stmt.h"
+
+namespace lathe::codegen {
+
+// TVM splits a function at its bound loops into a host part that launches
+// and a device kernel; a Lathe kernel does no host work before its loops, so
+// the host part is this record: the grid and block the bound loops span.
+struct GpuLaunch {
+  std::string kernel;
+  std::array<int64_t, 3> grid{1, 1, 1};   // blockIdx.x/y/z extents
+  std::array<int64_t, 3> block{1, 1, 1};  // threadIdx.x/y/z extents
+  int64_t shared_bytes = 0;               // static shared memory of the block
+  int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
+};
+
+// The launch of `func` for a GPU `target`, after checking that the device can
+// run it. Throws lathe::Error naming the kernel, and the loop or allocation,
+// for: a target that is not a GPU; a thread tag other than blockIdx/threadIdx
+// .x/.y/.z; a bound loop of non-constant extent, or whose minimum is not 0;
+// threads per block over -max_threads_per_block; blockIdx.y/z over 65535
+// (x over 2^31-1); static shared memory over -max_shared_memory_per_block; a
+// shared allocation of non-constant size; a parallel loop; and a serial loop
+// or a memory access outside every bound loop (it would run whole in every
+// thread: TVM's "did you forget to bind?").
+GpuLaunch verify_gpu_func(const tir::PrimFunc& func, const Target& target);
+
+}  // namespace lathe::codegen

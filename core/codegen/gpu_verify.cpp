@@ -1,0 +1,211 @@
+// The GPU verifier and launch record (gpu_launch.h): one walk over a lowered
+// kernel that notes, for every statement, the thread-bound loops around it.
+#include <functional>
+#include <limits>
+
+#include "codegen/gpu_launch.h"
+#include "support/error.h"
+#include "te/expr_functor.h"
+#include "te/expr_printer.h"
+#include "tir/stmt_functor.h"
+
+namespace lathe::codegen {
+
+namespace {
+
+using te::Expr;
+
+// blockIdx.x → {true, 0}, threadIdx.z → {false, 2}; dim -1 for another tag.
+struct ThreadTag {
+  bool is_block = false;
+  int dim = -1;
+};
+
+ThreadTag parse_thread_tag(const std::string& tag) {
+  ThreadTag t;
+  std::string axis;
+  if (tag.rfind("blockIdx.", 0) == 0) {
+    t.is_block = true;
+    axis = tag.substr(9);
+  } else if (tag.rfind("threadIdx.", 0) == 0) {
+    axis = tag.substr(10);
+  }
+  if (axis == "x") t.dim = 0;
+  if (axis == "y") t.dim = 1;
+  if (axis == "z") t.dim = 2;
+  return t;
+}
+
+class Verifier {
+ public:
+  Verifier(const tir::PrimFunc& func, const Target& target) : func_(func), target_(target) {
+    launch_.kernel = func.name;
+  }
+
+  GpuLaunch run() {
+    walk(func_.body);
+    if (!bound_any_)
+      fail_here(
+          "binds no loop to blockIdx/threadIdx: on a GPU every thread would run the whole "
+          "kernel (bind the outer loops, e.g. s[C].bind(xo, te.thread_axis(\"blockIdx.x\")))");
+    if (launch_.threads_per_block() > target_.max_threads_per_block)
+      fail_here(
+          str("its threads per block (", launch_.block[0], " x ", launch_.block[1], " x ",
+              launch_.block[2], " = ", launch_.threads_per_block(),
+              ") exceed the target's -max_threads_per_block=", target_.max_threads_per_block));
+    if (launch_.shared_bytes > target_.max_shared_memory_per_block)
+      fail_here(str("its shared memory (", launch_.shared_bytes,
+                    " bytes) exceeds the target's -max_shared_memory_per_block=",
+                    target_.max_shared_memory_per_block));
+    const int64_t grid_limit[3] = {std::numeric_limits<int32_t>::max(), 65535, 65535};
+    for (int d = 0; d < 3; ++d)
+      if (launch_.grid[d] > grid_limit[d])
+        fail_here(str("blockIdx.", "xyz"[d], " spans ", launch_.grid[d],
+                      " blocks, over the device's ", grid_limit[d]));
+    return launch_;
+  }
+
+ private:
+  [[noreturn]] void fail_here(const std::string& message) const {
+    fail(str("gpu verifier: kernel '", func_.name, "' for '", target_.to_string(), "': ", message));
+  }
+
+  void check_access(const char* what, const te::Var& buffer) const {
+    if (bound_depth_ == 0)
+      fail_here(str(what, " of '", buffer.name(),
+                    "' outside every thread-bound loop would run in every GPU thread (did you "
+                    "forget to bind?)"));
+  }
+
+  void check_exprs(const Expr& e) const {
+    te::visit_expr(e, [&](const Expr& x) {
+      if (const auto* load = x.as<te::LoadNode>()) check_access("a read", load->buffer);
+    });
+  }
+
+  void walk(const tir::Stmt& s) {
+    if (!s.defined()) return;
+    switch (s.kind()) {
+      case tir::StmtKind::For:
+        walk_for(s.as<tir::ForNode>());
+        return;
+      case tir::StmtKind::Store: {
+        const auto* n = s.as<tir::StoreNode>();
+        check_access("a write", n->buffer);
+        check_exprs(n->value);
+        check_exprs(n->index);
+        return;
+      }
+      case tir::StmtKind::Allocate:
+        walk_allocate(s.as<tir::AllocateNode>());
+        return;
+      case tir::StmtKind::Seq:
+        for (const tir::Stmt& part : s.as<tir::SeqNode>()->seq) walk(part);
+        return;
+      case tir::StmtKind::IfThenElse: {
+        const auto* n = s.as<tir::IfThenElseNode>();
+        check_exprs(n->condition);
+        walk(n->then_case);
+        walk(n->else_case);
+        return;
+      }
+      case tir::StmtKind::LetStmt:
+        check_exprs(s.as<tir::LetStmtNode>()->value);
+        walk(s.as<tir::LetStmtNode>()->body);
+        return;
+      case tir::StmtKind::AttrStmt:
+        walk(s.as<tir::AttrStmtNode>()->body);
+        return;
+      case tir::StmtKind::Evaluate:
+        check_exprs(s.as<tir::EvaluateNode>()->value);
+        return;
+      case tir::StmtKind::ProducerStore:
+      case tir::StmtKind::ProducerRealize:
+        fail_here("a ProducerStore/ProducerRealize is left: storage flattening must run first");
+    }
+  }
+
+  void walk_for(const tir::ForNode* n) {
+    const std::string& name = n->loop_var.name();
+    const int64_t* extent = te::as_const_int(n->extent);
+    if (n->kind == tir::ForKind::Parallel)
+      fail_here(str("loop '", name,
+                    "' is parallel, which is the CPU's thread pool; on a GPU bind it to "
+                    "blockIdx/threadIdx instead"));
+    if (n->kind != tir::ForKind::ThreadBinding) {
+      if (bound_depth_ == 0 && !(extent && *extent <= 1))
+        fail_here(str("loop '", name, "' (extent ", te::to_string(n->extent),
+                      ") is outside every thread-bound loop: every GPU thread would run it "
+                      "whole; bind it, or split it and bind the parts (did you forget to bind?)"));
+      walk(n->body);
+      return;
+    }
+    const ThreadTag tag = parse_thread_tag(n->thread_tag);
+    if (tag.dim < 0)
+      fail_here(str("loop '", name, "' is bound to '", n->thread_tag,
+                    "'; the cuda target binds blockIdx.x/y/z and threadIdx.x/y/z"));
+    if (!extent || *extent < 1)
+      fail_here(str("loop '", name, "' bound to ", n->thread_tag, " has extent ",
+                    te::to_string(n->extent),
+                    "; a launch needs a constant, positive number of threads and blocks"));
+    const int slot = (tag.is_block ? 0 : 3) + tag.dim;
+    if (open_[slot])
+      fail_here(
+          str("loop '", name, "' is bound to ", n->thread_tag, " inside another loop bound to it"));
+    int64_t& launch = tag.is_block ? launch_.grid[tag.dim] : launch_.block[tag.dim];
+    launch = std::max(launch, *extent);
+    bound_any_ = true;
+    open_[slot] = true;
+    ++bound_depth_;
+    walk(n->body);
+    --bound_depth_;
+    open_[slot] = false;
+  }
+
+  void walk_allocate(const tir::AllocateNode* n) {
+    int64_t count = 1;
+    bool constant = true;
+    for (const Expr& e : n->extents) {
+      const int64_t* c = te::as_const_int(e);
+      if (!c) constant = false;
+      if (c) count *= *c;
+    }
+    const int64_t bytes = count * ((n->dtype.bits * n->dtype.lanes + 7) / 8);
+    if (n->storage_scope == "shared") {
+      if (!constant)
+        fail_here(str("shared buffer '", n->buffer.name(),
+                      "' has a size that is not a constant; shared memory is sized at compile "
+                      "time"));
+      launch_.shared_bytes += bytes;
+    } else if (!constant) {
+      fail_here(str("buffer '", n->buffer.name(), "' (scope ", n->storage_scope,
+                    ") has a size that is not a constant; a GPU thread allocates only "
+                    "constant-size local memory"));
+    } else if (bound_depth_ == 0 && n->storage_scope != "local") {
+      fail_here(str("intermediate buffer '", n->buffer.name(), "' (", bytes,
+                    " bytes) lies outside every thread-bound loop: each thread would hold all "
+                    "of it; compute it at (compute_at) a bound loop, inline it, or make it a "
+                    "'shared' cache"));
+    }
+    walk(n->body);
+  }
+
+  const tir::PrimFunc& func_;
+  const Target& target_;
+  GpuLaunch launch_;
+  int bound_depth_ = 0;
+  bool bound_any_ = false;
+  bool open_[6] = {};
+};
+
+}  // namespace
+
+GpuLaunch verify_gpu_func(const tir::PrimFunc& func, const Target& target) {
+  if (!target.is_gpu())
+    fail(str("gpu verifier: kernel '", func.name, "': target '", target.to_string(),
+             "' is not a GPU"));
+  if (!func.body.defined()) fail(str("gpu verifier: kernel '", func.name, "' has no body"));
+  return Verifier(func, target).run();
+}
+
+}  // namespace lathe::codegen

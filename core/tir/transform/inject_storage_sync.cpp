@@ -1,0 +1,93 @@
+#include "tir/transform/inject_storage_sync.h"
+
+#include "te/expr_functor.h"
+#include "tir/stmt_functor.h"
+
+namespace lathe::tir {
+namespace {
+
+// The shared buffers a statement writes and reads.
+struct SharedAccess {
+  te::VarMap<bool> writes, reads;
+};
+
+class SyncInjector : public StmtMutator {
+ protected:
+  Stmt visit_allocate(const AllocateNode* n, const Stmt& s) override {
+    if (n->storage_scope == "shared") shared_[n->buffer] = true;
+    return StmtMutator::visit_allocate(n, s);
+  }
+
+  Stmt visit_for(const ForNode* n, const Stmt& s) override {
+    // Inside a thread's loop the barrier would sit under its extent guard.
+    if (n->kind == ForKind::ThreadBinding && n->thread_tag.rfind("threadIdx", 0) == 0) return s;
+    Stmt body = mutate(n->body);
+    if (n->kind == ForKind::Serial) {
+      const SharedAccess a = access(body);
+      bool both = false;
+      for (const auto& [buffer, _] : a.writes)
+        if (a.reads.count(buffer)) both = true;
+      if (both) body = make_seq({body, make_storage_sync()});
+    }
+    if (body.same_as(n->body)) return s;
+    return make_for(n->loop_var, n->min, n->extent, n->kind, body, n->thread_tag);
+  }
+
+  Stmt visit_seq(const SeqNode* n, const Stmt& s) override {
+    std::vector<Stmt> parts;
+    bool changed = false;
+    te::VarMap<bool> pending;  // written since the last barrier
+    for (const Stmt& part : n->seq) {
+      Stmt p = mutate(part);
+      changed |= !p.same_as(part);
+      const SharedAccess a = access(p);
+      bool hazard = false;
+      for (const auto& [buffer, _] : a.reads)
+        if (pending.count(buffer)) hazard = true;
+      if (hazard) {
+        parts.push_back(make_storage_sync());
+        pending.clear();
+        changed = true;
+      }
+      if (is_sync(p)) pending.clear();
+      for (const auto& [buffer, _] : a.writes) pending[buffer] = true;
+      parts.push_back(std::move(p));
+    }
+    return changed ? make_seq(std::move(parts)) : s;
+  }
+
+ private:
+  static bool is_sync(const Stmt& s) {
+    const auto* attr = s.as<AttrStmtNode>();
+    return attr && attr->key == kStorageSyncAttr;
+  }
+
+  SharedAccess access(const Stmt& s) const {
+    SharedAccess a;
+    visit_stmt(s, [&](const Stmt& x) {
+      if (const auto* store = x.as<StoreNode>())
+        if (shared_.count(store->buffer)) a.writes[store->buffer] = true;
+    });
+    visit_stmt_exprs(s, [&](const Expr& e) {
+      te::visit_expr(e, [&](const Expr& x) {
+        if (const auto* load = x.as<te::LoadNode>())
+          if (shared_.count(load->buffer)) a.reads[load->buffer] = true;
+      });
+    });
+    return a;
+  }
+
+  te::VarMap<bool> shared_;  // buffers allocated in shared memory
+};
+
+}  // namespace
+
+Stmt make_storage_sync() {
+  return make_attr(kStorageSyncAttr, te::make_int(0), make_evaluate(te::make_int(0)));
+}
+
+Stmt inject_storage_sync(const Stmt& s) {
+  return SyncInjector().mutate(s);
+}
+
+}  // namespace lathe::tir

@@ -1,0 +1,312 @@
+// The cuda target end to end without a GPU: schedules with bound loops, shared
+// caches and barriers lower and come out as PTX with the expected pieces, the
+// PTX assembles with CUDA's ptxas where the machine has one, and the GPU
+// verifier refuses what a device cannot run, naming the loop or buffer.
+#include <QtTest>
+
+#include <map>
+
+#include "codegen/codegen.h"
+#include "codegen/gpu_launch.h"
+#include "schedule/schedule_text.h"
+#include "support/error.h"
+#include "te/tensor.h"
+#include "tir/lower.h"
+#include "tir/printer.h"
+#include "tir/transform/inject_storage_sync.h"
+
+using namespace lathe;
+using codegen::Target;
+
+namespace {
+
+using Env = std::map<std::string, te::Tensor>;
+
+constexpr const char* kPtxas = "/usr/local/cuda/bin/ptxas";
+constexpr const char* kH100 = "cuda -arch=sm_90";
+
+// C = A + B over n floats.
+Env add_env(int64_t n) {
+  te::Tensor A = te::placeholder({n}, te::DataType::Float(32), "A");
+  te::Tensor B = te::placeholder({n}, te::DataType::Float(32), "B");
+  te::Tensor C = te::compute({n}, [&](const std::vector<te::Var>& v) { return A(v[0]) + B(v[0]); },
+                             "C", {"i"});
+  return {{"A", A}, {"B", B}, {"C", C}};
+}
+
+// S = sigmoid(exp(A)) * 0.5: transcendental math, which NVPTX has no libm for.
+Env sigmoid_env(int64_t n) {
+  te::Tensor A = te::placeholder({n}, te::DataType::Float(32), "A");
+  te::Tensor S =
+      te::compute({n},
+                  [&](const std::vector<te::Var>& v) {
+                    return te::sigmoid(te::exp(A(v[0]))) * te::Expr(0.5f) + te::tanh(A(v[0]));
+                  },
+                  "S", {"i"});
+  return {{"A", A}, {"S", S}};
+}
+
+// R[i] = sum_k A[i, k]: a row reduction.
+Env row_sum_env(int64_t rows, int64_t cols) {
+  te::Tensor A = te::placeholder({rows, cols}, te::DataType::Float(32), "A");
+  te::IterVar k = te::reduce_axis(cols, "k");
+  te::Tensor R = te::compute(
+      {rows}, [&](const std::vector<te::Var>& v) { return te::sum(A(v[0], k.var()), {k}); }, "R",
+      {"i"});
+  return {{"A", A}, {"R", R}};
+}
+
+const char* kBoundAdd = R"(s = te.create_schedule(C.op)
+xo, xi = s[C].split(C.op.axis[0], factor=128)
+s[C].bind(xo, te.thread_axis("blockIdx.x"))
+s[C].bind(xi, te.thread_axis("threadIdx.x"))
+)";
+
+// Each block stages its 32 rows of A in shared memory, all its threads
+// fetching together; then each thread sums one row out of shared memory.
+const char* kSharedRowSum = R"(s = te.create_schedule(R.op)
+AS = s.cache_read(A, "shared", [R])
+io, ii = s[R].split(R.op.axis[0], factor=32)
+s[R].bind(io, te.thread_axis("blockIdx.x"))
+s[R].bind(ii, te.thread_axis("threadIdx.x"))
+s[AS].compute_at(s[R], io)
+f = s[AS].fuse(AS.op.axis[0], AS.op.axis[1])
+fo, fi = s[AS].split(f, factor=32)
+s[AS].bind(fi, te.thread_axis("threadIdx.x"))
+)";
+
+tir::PrimFunc lower_text(const Env& env, const std::string& text,
+                         const std::vector<std::string>& args, const std::string& name,
+                         const std::string& target = kH100) {
+  std::unique_ptr<schedule::Schedule> s = schedule::parse_schedule(text, env);
+  std::vector<te::Tensor> tensors;
+  for (const std::string& a : args) tensors.push_back(env.at(a));
+  return tir::lower(*s, tensors, name, {.record_ir = false, .target = target}).func;
+}
+
+std::string ptx_of(const tir::PrimFunc& f, const std::string& target = kH100) {
+  return codegen::emit_assembly({f}, Target::parse(target));
+}
+
+QString error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+// Assembles PTX for sm_90 with CUDA's ptxas; empty when it accepted it, else
+// what it said. Throws nothing: a missing ptxas is the caller's QSKIP.
+QString ptxas_errors(const std::string& ptx, const QString& name) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(name + ".ptx");
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) return "cannot write " + path;
+  file.write(ptx.data(), qint64(ptx.size()));
+  file.close();
+  QProcess ptxas;
+  ptxas.start(kPtxas, {"-arch=sm_90", path, "-o", dir.filePath(name + ".cubin")});
+  if (!ptxas.waitForFinished(60000)) return "ptxas did not finish";
+  if (ptxas.exitStatus() != QProcess::NormalExit || ptxas.exitCode() != 0)
+    return QString::fromLocal8Bit(ptxas.readAllStandardError());
+  return {};
+}
+
+}  // namespace
+
+class TestCodegenNvptx : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void loweringRecordsTheTarget() {
+    const tir::PrimFunc f = lower_text(add_env(4096), kBoundAdd, {"A", "B", "C"}, "add");
+    QCOMPARE(f.target, std::string(kH100));
+    const tir::PrimFunc cpu =
+        tir::lower(*schedule::parse_schedule("s = te.create_schedule(C.op)\n", add_env(64)),
+                   {add_env(64).at("A"), add_env(64).at("B"), add_env(64).at("C")}, "add",
+                   {.record_ir = false})
+            .func;
+    QVERIFY(cpu.target.empty());
+    QCOMPARE(tir::target_kind_name(f.target), std::string("cuda"));
+    QCOMPARE(tir::target_kind_name(cpu.target), std::string("llvm"));
+  }
+
+  void boundElementwiseIsAKernel() {
+    const tir::PrimFunc f = lower_text(add_env(4096), kBoundAdd, {"A", "B", "C"}, "add");
+    const codegen::GpuLaunch launch = codegen::verify_gpu_func(f, Target::parse(kH100));
+    QCOMPARE(launch.grid[0], int64_t(32));
+    QCOMPARE(launch.block[0], int64_t(128));
+    QCOMPARE(launch.threads_per_block(), int64_t(128));
+    QCOMPARE(launch.shared_bytes, int64_t(0));
+    const std::string ptx = ptx_of(f);
+    const QString text = QString::fromStdString(ptx);
+    for (const char* piece : {".target sm_90", ".version 7.8", ".entry add(", "%tid.x", "%ctaid.x",
+                              ".maxntid 128, 1, 1", "ld.global", "st.global"})
+      QVERIFY2(text.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, text)));
+    // sm_75 by default, with the PTX ISA LLVM picks for it.
+    const QString default_arch = QString::fromStdString(ptx_of(f, "cuda"));
+    QVERIFY(default_arch.contains(".target sm_75"));
+    QVERIFY(default_arch.contains(".version 6.3"));
+  }
+
+  void sharedRowSumHasABarrier() {
+    const Env env = row_sum_env(256, 64);
+    const tir::PrimFunc f = lower_text(env, kSharedRowSum, {"A", "R"}, "row_sum");
+    const QString ir = QString::fromStdString(tir::to_string(f));
+    QVERIFY2(ir.contains(tir::kStorageSyncAttr), qPrintable(ir));
+    const codegen::GpuLaunch launch = codegen::verify_gpu_func(f, Target::parse(kH100));
+    QCOMPARE(launch.grid[0], int64_t(8));
+    QCOMPARE(launch.block[0], int64_t(32));
+    QCOMPARE(launch.shared_bytes, int64_t(32 * 64 * 4));
+    const QString ptx = QString::fromStdString(ptx_of(f));
+    for (const char* piece : {".entry row_sum(", ".shared", "bar.sync", "st.shared", "ld.shared",
+                              "%tid.x", "%ctaid.x", ".maxntid 32, 1, 1"})
+      QVERIFY2(ptx.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, ptx)));
+  }
+
+  void barriersGoWhereSharedDataCrossesThreads() {
+    // Without the shared cache, nothing crosses threads: no barrier.
+    const Env env = row_sum_env(256, 64);
+    const tir::PrimFunc plain = lower_text(env, R"(s = te.create_schedule(R.op)
+io, ii = s[R].split(R.op.axis[0], factor=32)
+s[R].bind(io, te.thread_axis("blockIdx.x"))
+s[R].bind(ii, te.thread_axis("threadIdx.x"))
+)",
+                                           {"A", "R"}, "row_sum");
+    QVERIFY(!QString::fromStdString(tir::to_string(plain)).contains(tir::kStorageSyncAttr));
+    QVERIFY(!QString::fromStdString(ptx_of(plain)).contains("bar.sync"));
+    // The same shared schedule lowered for the CPU gets none either (and is
+    // refused by the CPU code generator for its bound loops).
+    std::unique_ptr<schedule::Schedule> s = schedule::parse_schedule(kSharedRowSum, env);
+    const tir::PrimFunc cpu =
+        tir::lower(*s, {env.at("A"), env.at("R")}, "row_sum", {.record_ir = false}).func;
+    QVERIFY(!QString::fromStdString(tir::to_string(cpu)).contains(tir::kStorageSyncAttr));
+    const QString message = error_of([&] { codegen::emit_llvm_ir({cpu}, Target::host()); });
+    QVERIFY2(message.contains("bind needs a GPU target"), qPrintable(message));
+  }
+
+  void mathUsesPolynomialsNotLibm() {
+    const Env env = sigmoid_env(1 << 14);
+    const tir::PrimFunc f = lower_text(env, R"(s = te.create_schedule(S.op)
+xo, xi = s[S].split(S.op.axis[0], factor=256)
+s[S].bind(xo, te.thread_axis("blockIdx.x"))
+s[S].bind(xi, te.thread_axis("threadIdx.x"))
+)",
+                                       {"A", "S"}, "sigmoid");
+    const QString ptx = QString::fromStdString(ptx_of(f));
+    QVERIFY2(!ptx.contains("call"), qPrintable(ptx));
+    QVERIFY2(ptx.contains("ex2") || ptx.contains("fma.rn.f32"), qPrintable(ptx));
+    // A function without a polynomial is refused by name.
+    te::Tensor A = te::placeholder({1024}, te::DataType::Float(32), "A");
+    te::Tensor L = te::compute(
+        {1024}, [&](const std::vector<te::Var>& v) { return te::log(A(v[0])); }, "L", {"i"});
+    const tir::PrimFunc log_f = lower_text({{"A", A}, {"L", L}}, R"(s = te.create_schedule(L.op)
+xo, xi = s[L].split(L.op.axis[0], factor=256)
+s[L].bind(xo, te.thread_axis("blockIdx.x"))
+s[L].bind(xi, te.thread_axis("threadIdx.x"))
+)",
+                                           {"A", "L"}, "log");
+    const QString message = error_of([&] { ptx_of(log_f); });
+    QVERIFY2(message.contains("log of float32 is not available on cuda"), qPrintable(message));
+  }
+
+  void ptxasAcceptsThePtx_data() {
+    QTest::addColumn<QString>("kernel");
+    QTest::newRow("elementwise") << "add";
+    QTest::newRow("shared reduction") << "row_sum";
+    QTest::newRow("polynomial math") << "sigmoid";
+  }
+  void ptxasAcceptsThePtx() {
+    QFETCH(QString, kernel);
+    if (!QFileInfo(kPtxas).isExecutable())
+      QSKIP(
+          "no CUDA ptxas at /usr/local/cuda/bin/ptxas (not a Debian package); the PTX is "
+          "checked by its text alone");
+    tir::PrimFunc f;
+    if (kernel == "add") f = lower_text(add_env(4096), kBoundAdd, {"A", "B", "C"}, "add");
+    if (kernel == "row_sum")
+      f = lower_text(row_sum_env(256, 64), kSharedRowSum, {"A", "R"}, "row_sum");
+    if (kernel == "sigmoid")
+      f = lower_text(sigmoid_env(1 << 14), R"(s = te.create_schedule(S.op)
+xo, xi = s[S].split(S.op.axis[0], factor=256)
+s[S].bind(xo, te.thread_axis("blockIdx.x"))
+s[S].bind(xi, te.thread_axis("threadIdx.x"))
+)",
+                     {"A", "S"}, "sigmoid");
+    const QString errors = ptxas_errors(ptx_of(f), kernel);
+    QVERIFY2(errors.isEmpty(), qPrintable(errors));
+  }
+
+  void verifierRefusesWhatTheDeviceCannotRun_data() {
+    QTest::addColumn<QString>("schedule");
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("unbound") << "s = te.create_schedule(C.op)\n"
+                             << kH100
+                             << "loop 'i' (extent 4096) is outside every thread-bound loop";
+    QTest::newRow("threads") << R"(s = te.create_schedule(C.op)
+xo, xi = s[C].split(C.op.axis[0], factor=2048)
+s[C].bind(xo, te.thread_axis("blockIdx.x"))
+s[C].bind(xi, te.thread_axis("threadIdx.x"))
+)" << kH100
+                             << "threads per block (2048 x 1 x 1 = 2048) exceed the target's "
+                                "-max_threads_per_block=1024";
+    QTest::newRow("threads of the target") << kBoundAdd << "cuda -max_threads_per_block=64"
+                                           << "-max_threads_per_block=64";
+    QTest::newRow("parallel") << R"(s = te.create_schedule(C.op)
+xo, xi = s[C].split(C.op.axis[0], factor=128)
+s[C].parallel(xo)
+s[C].bind(xi, te.thread_axis("threadIdx.x"))
+)" << kH100 << "loop 'xo' is parallel";
+    QTest::newRow("unbound outer loop") << R"(s = te.create_schedule(C.op)
+xo, xi = s[C].split(C.op.axis[0], factor=128)
+s[C].bind(xi, te.thread_axis("threadIdx.x"))
+)" << kH100 << "did you forget to bind?";
+    QTest::newRow("vthread") << R"(s = te.create_schedule(C.op)
+xo, xi = s[C].split(C.op.axis[0], factor=128)
+s[C].bind(xo, te.thread_axis("vthread"))
+s[C].bind(xi, te.thread_axis("threadIdx.x"))
+)" << kH100 << "bound to 'vthread'";
+  }
+  void verifierRefusesWhatTheDeviceCannotRun() {
+    QFETCH(QString, schedule);
+    QFETCH(QString, target);
+    QFETCH(QString, expected);
+    const QString message = error_of([&] {
+      const tir::PrimFunc f = lower_text(add_env(4096), schedule.toStdString(), {"A", "B", "C"},
+                                         "add", target.toStdString());
+      ptx_of(f, target.toStdString());
+    });
+    QVERIFY2(message.contains(expected), qPrintable(message));
+    QVERIFY2(message.contains("kernel 'add'"), qPrintable(message));
+  }
+
+  void verifierRefusesTooMuchSharedMemory() {
+    const std::string target = "cuda -arch=sm_90 -max_shared_memory_per_block=4096";
+    const QString message = error_of([&] {
+      ptx_of(lower_text(row_sum_env(256, 64), kSharedRowSum, {"A", "R"}, "row_sum", target),
+             target);
+    });
+    QVERIFY2(message.contains("shared memory (8192 bytes) exceeds the target's "
+                              "-max_shared_memory_per_block=4096"),
+             qPrintable(message));
+  }
+
+  void gpuCodeIsNotRunOrLinkedOnTheCpu() {
+    const tir::PrimFunc f = lower_text(add_env(4096), kBoundAdd, {"A", "B", "C"}, "add");
+    QString message = error_of([&] { codegen::jit_compile(f, Target::parse(kH100)); });
+    QVERIFY2(message.contains("is a GPU"), qPrintable(message));
+    message = error_of([&] { codegen::emit_object({f}, Target::parse(kH100)); });
+    QVERIFY2(message.contains("PTX"), qPrintable(message));
+    // A kernel lowered for cuda does not go into a CPU module.
+    message = error_of([&] { codegen::emit_llvm_ir({f}, Target::host()); });
+    QVERIFY2(
+        message.contains("lowered for 'cuda -arch=sm_90'") && message.contains("one target kind"),
+        qPrintable(message));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCodegenNvptx)
+#include "tst_codegen_nvptx.moc"
