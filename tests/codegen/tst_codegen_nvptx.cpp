@@ -145,6 +145,13 @@ class TestCodegenNvptx : public QObject {
     for (const char* piece : {".target sm_90", ".version 7.8", ".entry add(", "%tid.x", "%ctaid.x",
                               ".maxntid 128, 1, 1", "ld.global", "st.global"})
       QVERIFY2(text.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, text)));
+    // An extent the threads do not divide: one more block, whose extra
+    // threads skip the body; the bound loop is not peeled into a tail that
+    // every block would run.
+    const tir::PrimFunc ragged = lower_text(add_env(4000), kBoundAdd, {"A", "B", "C"}, "add");
+    QCOMPARE(codegen::verify_gpu_func(ragged, Target::parse(kH100)).grid[0], int64_t(32));
+    const QString ragged_ir = QString::fromStdString(tir::to_string(ragged));
+    QVERIFY2(ragged_ir.count("blockIdx.x") == 1, qPrintable(ragged_ir));
     // sm_75 by default, with the PTX ISA LLVM picks for it.
     const QString default_arch = QString::fromStdString(ptx_of(f, "cuda"));
     QVERIFY(default_arch.contains(".target sm_75"));

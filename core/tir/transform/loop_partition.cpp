@@ -40,7 +40,10 @@ class Partitioner : public StmtMutator {
     Stmt body = mutate(n->body);
     dom_.erase(n->loop_var);
     const int64_t* extent = te::as_const_int(n->extent);
-    if (extent && *extent >= 2 && n->kind != ForKind::Vectorized) {
+    // A thread-bound loop is not peeled: its iterations are a GPU's threads
+    // or blocks, and the last one split off would run in every block.
+    if (extent && *extent >= 2 && n->kind != ForKind::Vectorized &&
+        n->kind != ForKind::ThreadBinding) {
       // Does the body lose a guard when the loop stops one iteration short?
       te::VarMap<Range> main_dom = dom_;
       main_dom[n->loop_var] = Range(n->min, te::make_int(*extent - 1, n->extent.type()));
