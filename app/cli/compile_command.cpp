@@ -1,5 +1,6 @@
 // lathe compile MODEL [--target T] [--input-shapes S] [--inputs in.npz] [--print-tasks]
-//               --output module.lathe.tar
+//               --output module.lathe.tar   (--target cuda ...: --output module.ptx)
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -9,6 +10,7 @@
 #include "args.h"
 #include "commands.h"
 #include "driver/compiled_module.h"
+#include "driver/gpu_module.h"
 #include "driver/model_loader.h"
 #include "driver/tuning_records.h"
 #include "model_options.h"
@@ -19,6 +21,31 @@
 namespace lathe::cli {
 
 namespace {
+
+// A GPU build: the PTX of every kernel, and the launch each needs. (A CUDA
+// package with the graph and its parameters is planned.)
+int write_gpu_module(const Args& args, const driver::CompiledGraph& compiled,
+                     const driver::Target& target, const Timer& total) {
+  const std::string output = args.get("output", "module.ptx");
+  const driver::GpuModule module = driver::build_gpu_module(compiled, target);
+  std::ofstream out(output, std::ios::binary);
+  out << module.ptx;
+  out.close();
+  if (!out) fail(str("cannot write ", output));
+  std::cout << "compiled " << args.positional() << " for " << target.to_string() << ": "
+            << compiled.optimized.groups.size() << " fused groups, " << compiled.tasks.size()
+            << " kernels\n"
+            << "  graph passes " << compiled.passes_ms << " ms, lowering " << compiled.lower_ms
+            << " ms, LLVM " << module.llvm_ms << " ms, total " << total.milliseconds() << " ms\n"
+            << "wrote " << output << " (PTX)\n";
+  for (size_t i = 0; i < module.launches.size(); ++i) {
+    const driver::GpuLaunch& l = module.launches[i];
+    std::cout << "  " << l.kernel << "  grid " << l.grid[0] << "x" << l.grid[1] << "x" << l.grid[2]
+              << "  block " << l.block[0] << "x" << l.block[1] << "x" << l.block[2] << "  shared "
+              << l.shared_bytes << " B  (" << compiled.tasks[i].space << ")\n";
+  }
+  return 0;
+}
 
 int compile(const Args& args) {
   Timer total;
@@ -46,6 +73,7 @@ int compile(const Args& args) {
     };
   }
   driver::CompiledGraph compiled = driver::compile_graph(graph, options);
+  if (options.target.is_gpu()) return write_gpu_module(args, compiled, options.target, total);
   // .lathe.tar: still a tar for tools that want one (tvmc writes module.tar), and a name
   // shared-mime-info can tell from other tars (packaging/desktop/lathe.xml).
   std::string output = args.get("output", "module.lathe.tar");
@@ -86,7 +114,9 @@ Command compile_command(CLI::App& lathe) {
   auto args = std::make_shared<Args>(
       lathe, "compile", "Compile a model into a package (mod.so, mod.json, mod.params in a tar)");
   args->positional("MODEL", "ONNX model file")
-      .value("output", "FILE", "package to write (default module.lathe.tar)")
+      .value("output", "FILE",
+             "package to write (default module.lathe.tar; for a cuda target the PTX module, "
+             "default module.ptx)")
       .target_option()
       .input_shapes_option()
       .value("inputs", "FILE.npz",

@@ -10,6 +10,7 @@
 #include "support/error.h"
 #include "support/timer.h"
 #include "tir/lower.h"
+#include "topi/schedule_cuda.h"
 #include "tune/group_computation.h"
 
 namespace lathe::driver {
@@ -38,21 +39,43 @@ Tensor from_ndarray(const runtime::NDArray& array) {
 namespace {
 
 tir::PrimFunc lower_task(schedule::Schedule& sch, const tune::GroupComputation& computation,
-                         const KernelTask& task) {
-  return tir::lower(sch, computation.args(), task.func_name, {.record_ir = false}).func;
+                         const KernelTask& task, const Target& target) {
+  // The CPU's kernels keep an empty target (the module's), as before.
+  const std::string target_text = target.is_gpu() ? target.to_string() : std::string();
+  return tir::lower(sch, computation.args(), task.func_name,
+                    {.record_ir = false, .target = target_text})
+      .func;
+}
+
+// A GPU kernel: the op's template for the target's kind, else the kind's
+// default schedule. No fallback to the CPU's templates: their loops are
+// parallel and vectorised, which a GPU cannot run.
+tir::PrimFunc gpu_default_kernel(KernelTask& task, const tune::GroupComputation& computation,
+                                 const Target& target) {
+  const char* kind = codegen::target_kind_name(target.kind);
+  topi::OpTemplateFn fn =
+      computation.anchor_strategy ? computation.anchor_strategy->template_for(kind) : nullptr;
+  if (!fn) fn = topi::cuda_default_template;
+  const topi::SearchSpace space = fn(computation.anchor, computation.outputs, target.vector_unit());
+  task.space = space.name;
+  task.fallback.clear();
+  return lower_task(*tune::apply_config(computation, space, space.default_config), computation,
+                    task, target);
 }
 
 // The task's kernel under the default schedule of its computation, its space
 // and any fallback recorded in `task`. A template's default schedule that
 // does not lower gives way to the generic template's, as one without a point
 // does (tune::template_search_space): a valid model always compiles.
-tir::PrimFunc default_kernel(KernelTask& task, const tune::GroupComputation& computation) {
+tir::PrimFunc default_kernel(KernelTask& task, const tune::GroupComputation& computation,
+                             const Target& target) {
+  if (target.is_gpu()) return gpu_default_kernel(task, computation, target);
   topi::SearchSpace space = tune::template_search_space(computation);
   try {
     task.space = space.name;
     task.fallback = space.fallback;
     return lower_task(*tune::apply_config(computation, space, space.default_config), computation,
-                      task);
+                      task, target);
   } catch (const std::exception& e) {
     // The generic template is the last resort: its failure is a compiler bug to report.
     if (!space.fallback.empty() || !computation.anchor_strategy ||
@@ -66,7 +89,7 @@ tir::PrimFunc default_kernel(KernelTask& task, const tune::GroupComputation& com
   task.space = space.name;
   task.fallback = space.fallback;
   return lower_task(*tune::apply_config(computation, space, space.default_config), computation,
-                    task);
+                    task, target);
 }
 
 // The task's kernel: under the text `options.schedule_for` gives, else the
@@ -75,11 +98,12 @@ tir::PrimFunc task_kernel(KernelTask& task, const tune::GroupComputation& comput
                           const CompileOptions& options) {
   const std::optional<std::string> text =
       options.schedule_for ? options.schedule_for(task) : std::nullopt;
-  if (!text) return default_kernel(task, computation);
+  if (!text) return default_kernel(task, computation, options.target);
   // The space its default would come from, for the task table.
   tune::describe_task_space(task, computation);
   try {
-    return lower_task(*tune::parse_group_schedule(computation, *text), computation, task);
+    return lower_task(*tune::parse_group_schedule(computation, *text), computation, task,
+                      options.target);
   } catch (const schedule::ScheduleTextError& e) {
     throw Error("schedule of task " + std::to_string(task.id) + " (" + task.func_name + "):\n" +
                 e.what());
@@ -93,6 +117,8 @@ CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
   Timer timer;
   passes::PassOptions pass_options = options.passes;
   pass_options.vector_unit = options.target.vector_unit();
+  // NCHWc channel blocks are the CPU's vector layout; GPU kernels keep NCHW.
+  if (options.target.is_gpu()) pass_options.alter_layout = false;
   result.optimized = passes::optimize_graph(graph, pass_options);
   result.passes_ms = timer.milliseconds();
   const Graph& g = result.optimized.graph;

@@ -434,6 +434,50 @@ class TestCli : public QObject {
     QVERIFY2(help.err.contains("did you mean 'tune'?"), qPrintable(help.err));
   }
 
+  // A GPU build writes one PTX module and the launch of each kernel; where
+  // CUDA's ptxas is installed it assembles for sm_90. Running needs the CUDA
+  // runtime, which refuses with the reason.
+  void compileForCudaWritesPtx() {
+    const QString model = dir_.filePath("cuda_add.onnx");
+    QVERIFY(
+        lathe::testing::write_model(lathe::testing::shared_symbols_model(), model.toStdString()));
+    const QString conv = dir_.filePath("cuda_conv.onnx");
+    using lathe::testing::DeclaredDim;
+    QVERIFY(lathe::testing::write_model(
+        lathe::testing::conv_model({DeclaredDim(int64_t{1}), DeclaredDim(int64_t{3}),
+                                    DeclaredDim(int64_t{16}), DeclaredDim(int64_t{16})}),
+        conv.toStdString()));
+    const QString add_ptx = dir_.filePath("add.ptx");
+    Result c = lathe_cli({"compile", model, "--input-shapes", "a:[4,1000] b:[4,1000]", "--target",
+                          "cuda -arch=sm_90", "--output", add_ptx});
+    QVERIFY2(c.code == 0, qPrintable(c.err));
+    QVERIFY2(c.out.contains("for cuda -arch=sm_90") && c.out.contains("wrote " + add_ptx),
+             qPrintable(c.out));
+    // 4000 elements in blocks of 256 threads.
+    QVERIFY2(c.out.contains("grid 16x1x1  block 256x1x1  shared 0 B  (injective.cuda)"),
+             qPrintable(c.out));
+    const QString conv_ptx = dir_.filePath("conv.ptx");
+    c = lathe_cli({"compile", conv, "--target", "cuda -arch=sm_90", "--output", conv_ptx});
+    QVERIFY2(c.code == 0, qPrintable(c.err));
+    QVERIFY2(c.out.contains("(reduction.cuda)"), qPrintable(c.out));
+    for (const QString& path : {add_ptx, conv_ptx}) {
+      QFile file(path);
+      QVERIFY(file.open(QIODevice::ReadOnly));
+      const QString ptx = QString::fromUtf8(file.readAll());
+      QVERIFY2(ptx.contains(".target sm_90") && ptx.contains(".entry") && ptx.contains("%tid.x") &&
+                   ptx.contains("%ctaid.x"),
+               qPrintable(ptx));
+      if (!QFileInfo("/usr/local/cuda/bin/ptxas").isExecutable()) continue;
+      QProcess ptxas;
+      ptxas.start("/usr/local/cuda/bin/ptxas", {"-arch=sm_90", path, "-o", path + ".cubin"});
+      QVERIFY(ptxas.waitForFinished(60000));
+      QVERIFY2(ptxas.exitCode() == 0, qPrintable(ptxas.readAllStandardError()));
+    }
+    Result r = lathe_cli({"run", conv, "--target", "cuda"});
+    QVERIFY(r.code != 0);
+    QVERIFY2(r.err.contains("is a GPU"), qPrintable(r.err));
+  }
+
   // A model that leaves its batch, height and width symbolic runs with only
   // --inputs: the array gives the sizes, on the compiled executor as on the
   // reference one, and `compile --inputs` makes a package of those shapes

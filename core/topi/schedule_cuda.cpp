@@ -1,0 +1,86 @@
+#include "topi/schedule_cuda.h"
+
+#include <algorithm>
+
+#include "schedule/schedule.h"
+#include "support/error.h"
+#include "topi/group_schedule.h"
+
+namespace lathe::topi {
+
+namespace {
+
+using schedule::Schedule;
+using schedule::Stage;
+using te::IterVar;
+
+int64_t numel(const te::Tensor& t) {
+  int64_t n = 1;
+  for (int64_t d : t.shape()) n *= d;
+  return n;
+}
+
+}  // namespace
+
+SearchSpace cuda_default_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
+                                  const VectorUnit&) {
+  if (outputs.size() != 1)
+    throw UnsupportedError(str("cuda: the group of '", anchor.name(), "' has ", outputs.size(),
+                               " outputs; a GPU kernel of Lathe writes one (planned: more)"));
+  bool reduces = false;
+  Schedule probe({outputs[0].op()});
+  for (Stage st : probe.stages())
+    if (const te::ComputeOpNode* c = st.op().as_compute(); c && !c->reduce_axis.empty())
+      reduces = true;
+  const int64_t elements = numel(outputs[0]);
+
+  SearchSpace space;
+  space.name = reduces ? "reduction.cuda" : "injective.cuda";
+  space.knobs.push_back(choice_knob("threads", {32, 64, 128, 256, 512, 1024}));
+  // 256 threads a block, as TVM's default for injective ops on most GPUs,
+  // fewer for an output that would not fill them.
+  int64_t threads = 32;
+  while (threads < 256 && threads < elements) threads *= 2;
+  space.default_config = require_config(space, {{"threads", {threads}}});
+  space.apply = [knobs = space.knobs](Schedule& sch, const Config& config) {
+    const int64_t threads_per_block = knob_int(knobs, config, "threads");
+    Stage out;
+    for (Stage st : sch.stages())
+      if (st.node().is_output) out = st;
+    std::vector<IterVar> axis = out.axis();
+    if (axis.empty()) return;  // a scalar: the verifier refuses it, naming the kernel
+    IterVar fused = axis[0];
+    for (size_t i = 1; i < axis.size(); ++i) fused = out.fuse(fused, axis[i]);
+    auto [blocks, threads] = out.split(fused, threads_per_block);
+    out.bind(blocks, "blockIdx.x");
+    out.bind(threads, "threadIdx.x");
+    // Injective stages inline; a reduction (dense before its bias, softmax's
+    // max and sum) is computed by each thread for the elements it needs,
+    // inside its own loop: one kernel, no device scratch between launches.
+    // A reduction (dense before its bias, softmax's max and sum) is computed
+    // by each thread for the elements it needs, inside its own loop: one
+    // kernel, no device scratch between launches. So are the injective
+    // stages that read a reduction, through which it reaches the output (an
+    // attached stage's reader must be attached, not inlined); the others inline.
+    OpSet after_reduction;
+    std::vector<Stage> attached;
+    for (Stage st : sch.stages()) {
+      const te::ComputeOpNode* c = st.op().as_compute();
+      if (!c || st.node().is_output) continue;
+      bool reads_reduction = false;
+      for (const te::Tensor& input : st.op().input_tensors())
+        if (after_reduction.count(input.op())) reads_reduction = true;
+      if (c->reduce_axis.empty() && !reads_reduction) {
+        st.compute_inline();
+        continue;
+      }
+      after_reduction.insert(st.op());
+      attached.push_back(st);
+    }
+    // Consumers first: each is attached by the time its producer asks.
+    for (auto it = attached.rbegin(); it != attached.rend(); ++it) it->compute_at(out, threads);
+  };
+  return space;
+}
+
+}  // namespace lathe::topi
