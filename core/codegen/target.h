@@ -12,7 +12,7 @@
 namespace lathe::codegen {
 
 // The kinds of hardware Lathe compiles for; each has a row in the table of
-// target_kinds.cpp (its name, options and their parsers).
+// target.cpp (its name, options and their parsers).
 enum class TargetKind : uint8_t {
   Llvm,  // the CPU, through LLVM's native back end
   Cuda,  // NVIDIA GPUs, through LLVM's NVPTX back end, as PTX
