@@ -37,7 +37,9 @@ Args& Args::values(const std::string& name, const std::string& metavar, int coun
 }
 
 Args& Args::target_option() {
-  return value("target", "TARGET", "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU)");
+  return value("target", "TARGET",
+               "\"llvm [-mcpu=CPU] [-mattr=+f,...]\" (default: this CPU), or \"cuda "
+               "[-arch=sm_90]\" (compile writes PTX)");
 }
 
 Args& Args::input_shapes_option() {
