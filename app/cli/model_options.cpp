@@ -32,7 +32,8 @@ driver::Target target_of(const Args& args) {
 
 driver::PassOptions pass_options_of(const Args& args, const driver::Target& target) {
   driver::PassOptions options;
-  options.alter_layout = !args.has("no-layout");
+  // NCHWc channel blocks are the CPU's vector layout; GPU kernels keep NCHW.
+  options.alter_layout = !args.has("no-layout") && !target.is_gpu();
   options.record_snapshots = false;
   options.vector_unit = target.vector_unit();
   return options;

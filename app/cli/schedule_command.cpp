@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "driver/gpu_module.h"
 #include "driver/kernel_code.h"
 #include "driver/kernel_roofline.h"
 #include "driver/kernel_workbench.h"
@@ -101,17 +102,19 @@ int schedule(const Args& args) {
     buffer << in.rdbuf();
     text = buffer.str();
   } else {
-    text = bench.default_schedule_text();
+    text = target.is_gpu() ? driver::gpu_default_schedule_text(bench, target)
+                           : bench.default_schedule_text();
   }
   std::cout << "# task " << id << ": " << bench.task().func_name << "  " << bench.task().signature
             << "\n";
-  if (!args.has("schedule") && !bench.task().fallback.empty())
+  if (!args.has("schedule") && !bench.task().fallback.empty() && !target.is_gpu())
     std::cout << "# the generic " << bench.task().space
               << " schedule, its template having no point for this kernel: "
               << bench.task().fallback << "\n";
   driver::LoweredFunc lowered;
   try {
-    lowered = bench.lower(text, args.has("passes"));
+    lowered = target.is_gpu() ? driver::lower_for_gpu(bench, text, target, args.has("passes"))
+                              : bench.lower(text, args.has("passes"));
   } catch (const driver::ScheduleTextError& e) {
     throw Error(args.get("schedule", "default schedule") + ":\n" + e.what());
   }

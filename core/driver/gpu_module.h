@@ -9,6 +9,8 @@
 
 #include "codegen/gpu_launch.h"
 #include "driver/graph_compiler.h"
+#include "driver/kernel_workbench.h"
+#include "topi/config_space.h"
 
 namespace lathe::driver {
 
@@ -19,6 +21,18 @@ struct GpuModule {
   std::vector<GpuLaunch> launches;  // launches[i] is compiled.funcs[i]'s
   double llvm_ms = 0;               // verification and PTX emission
 };
+
+// The search space a GPU target schedules a group with: the anchor op's
+// template for the target's kind, else the kind's default
+// (topi/schedule_cuda.h); never a CPU template.
+topi::SearchSpace gpu_search_space(const tune::GroupComputation& computation, const Target& target);
+
+// The workbench's task for a GPU target (`lathe schedule --target cuda`): its
+// default schedule as text, and a schedule text lowered with the target
+// recorded and the GPU passes (barriers). Throws ScheduleTextError for a bad text.
+std::string gpu_default_schedule_text(const KernelWorkbench& bench, const Target& target);
+LoweredFunc lower_for_gpu(const KernelWorkbench& bench, const std::string& schedule_text,
+                          const Target& target, bool record_ir = true);
 
 // Verifies every kernel for the target's device and emits the PTX. Throws
 // lathe::Error for a target that is not a GPU and for a kernel the verifier

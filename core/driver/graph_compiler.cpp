@@ -4,13 +4,13 @@
 #include <map>
 #include <memory>
 
+#include "driver/gpu_module.h"
 #include "driver/graph_module_description.h"
 #include "passes/external_codegen.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
 #include "support/timer.h"
 #include "tir/lower.h"
-#include "topi/schedule_cuda.h"
 #include "tune/group_computation.h"
 
 namespace lathe::driver {
@@ -47,26 +47,16 @@ tir::PrimFunc lower_task(schedule::Schedule& sch, const tune::GroupComputation& 
       .func;
 }
 
-// A GPU kernel: the op's template for the target's kind, else the kind's
-// default schedule. No fallback to the CPU's templates: their loops are
-// parallel and vectorised, which a GPU cannot run.
+// A GPU kernel under its kind's default schedule (driver/gpu_module.h).
 tir::PrimFunc gpu_default_kernel(KernelTask& task, const tune::GroupComputation& computation,
                                  const Target& target) {
-  const char* kind = codegen::target_kind_name(target.kind);
-  topi::OpTemplateFn fn =
-      computation.anchor_strategy ? computation.anchor_strategy->template_for(kind) : nullptr;
-  if (!fn) fn = topi::cuda_default_template;
-  const topi::SearchSpace space = fn(computation.anchor, computation.outputs, target.vector_unit());
+  const topi::SearchSpace space = gpu_search_space(computation, target);
   task.space = space.name;
   task.fallback.clear();
   return lower_task(*tune::apply_config(computation, space, space.default_config), computation,
                     task, target);
 }
 
-// The task's kernel under the default schedule of its computation, its space
-// and any fallback recorded in `task`. A template's default schedule that
-// does not lower gives way to the generic template's, as one without a point
-// does (tune::template_search_space): a valid model always compiles.
 tir::PrimFunc default_kernel(KernelTask& task, const tune::GroupComputation& computation,
                              const Target& target) {
   if (target.is_gpu()) return gpu_default_kernel(task, computation, target);

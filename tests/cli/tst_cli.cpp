@@ -476,6 +476,31 @@ class TestCli : public QObject {
     Result r = lathe_cli({"run", conv, "--target", "cuda"});
     QVERIFY(r.code != 0);
     QVERIFY2(r.err.contains("is a GPU"), qPrintable(r.err));
+
+    // The schedule workbench: the kind's default schedule binds threads, its
+    // code is PTX, and the same schedule without its binds is refused.
+    Result d = lathe_cli({"schedule", conv, "--task", "0", "--target", "cuda -arch=sm_90"});
+    QVERIFY2(d.code == 0, qPrintable(d.err));
+    QVERIFY2(d.out.contains("te.thread_axis(\"blockIdx.x\")") &&
+                 d.out.contains("te.thread_axis(\"threadIdx.x\")"),
+             qPrintable(d.out));
+    Result a = lathe_cli(
+        {"schedule", conv, "--task", "0", "--target", "cuda -arch=sm_90", "--emit", "asm"});
+    QVERIFY2(a.code == 0 && a.out.contains(".entry") && a.out.contains(".maxntid 256, 1, 1"),
+             qPrintable(a.err + a.out));
+    QString unbound;
+    for (const QString& line : d.out.split('\n'))
+      if (!line.startsWith('#') && !line.contains(".bind(")) unbound += line + "\n";
+    const QString unbound_file = dir_.filePath("unbound.py");
+    QFile file(unbound_file);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(unbound.toUtf8());
+    file.close();
+    Result u = lathe_cli({"schedule", conv, "--task", "0", "--target", "cuda", "--schedule",
+                          unbound_file, "--emit", "asm"});
+    QVERIFY(u.code != 0);
+    QVERIFY2(u.err.contains("gpu verifier") && u.err.contains("did you forget to bind?"),
+             qPrintable(u.err));
   }
 
   // A model that leaves its batch, height and width symbolic runs with only
