@@ -82,6 +82,7 @@ OpRegistry& OpRegistry::global() {
     register_indexing_ops(*r);
     register_loss_ops(*r);
     register_layout_ops(*r);
+    register_quantize_ops(*r);
     return r;
   }();
   return *registry;

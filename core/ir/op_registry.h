@@ -122,5 +122,6 @@ void register_reduce_ops(OpRegistry& registry);
 void register_indexing_ops(OpRegistry& registry);
 void register_loss_ops(OpRegistry& registry);
 void register_layout_ops(OpRegistry& registry);
+void register_quantize_ops(OpRegistry& registry);
 
 }  // namespace lathe

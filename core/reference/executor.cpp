@@ -14,6 +14,7 @@ OpRegistry& kernel_registry() {
     register_indexing_kernels(*r);
     register_loss_kernels(*r);
     register_layout_kernels(*r);
+    register_quantize_kernels(*r);
     return r;
   }();
   return *registry;

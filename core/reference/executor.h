@@ -41,5 +41,6 @@ void register_reduce_kernels(OpRegistry& registry);
 void register_indexing_kernels(OpRegistry& registry);
 void register_loss_kernels(OpRegistry& registry);
 void register_layout_kernels(OpRegistry& registry);
+void register_quantize_kernels(OpRegistry& registry);
 
 }  // namespace lathe::reference

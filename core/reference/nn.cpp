@@ -155,7 +155,7 @@ void conv(KernelContext& ctx) {
       tap[t * rank + d] = rem % kernel[d] * win.dilations[d];
       rem /= kernel[d];
     }
-  dispatch_no_bool(x.dtype(), kFloatTypes, "Conv", [&](auto tag) {
+  dispatch_no_bool(x.dtype(), kFloatTypes | dtype_bit(DType::Int32), "Conv", [&](auto tag) {
     using T = decltype(tag);
     const T* px = x.data<T>();
     const T* pw = w.data<T>();

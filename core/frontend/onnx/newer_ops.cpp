@@ -242,6 +242,9 @@ Node upgrade_newer_form(Node node, int opset, const UpgradeHooks& hooks) {
   if (opset >= 18 && node.op == "Resize") return upgrade_resize_18(std::move(node), hooks);
   // Cast's saturate (opset 19) concerns only float8 targets, which Lathe lacks.
   if (opset >= 19 && (node.op == "Cast" || node.op == "CastLike")) node.attrs.erase("saturate");
+  // QuantizeLinear's saturate (opset 19) too; its block_size and
+  // output_dtype (opset 21) are checked by the op's inference.
+  if (opset >= 19 && node.op == "QuantizeLinear") node.attrs.erase("saturate");
   return node;
 }
 
@@ -258,6 +261,10 @@ bool handles_newer_form(const std::string& op, int opset) {
     return true;
   // DFT's axis as an input (signal_ops.cpp); GridSample's N-D and mode names.
   if (opset == 20 && (op == "DFT" || op == "GridSample")) return true;
+  // Quantize/DequantizeLinear: opsets 19 and 21 added float8, int4, 16-bit
+  // types and blocked scales; the int8 and uint8 forms mean what they did.
+  if ((opset == 19 || opset == 21) && (op == "QuantizeLinear" || op == "DequantizeLinear"))
+    return true;
   return opset == 21 && op == "GroupNormalization";
 }
 
