@@ -4,6 +4,7 @@
 
 #include "passes/alter_conv_layout.h"
 #include "passes/cancel_layout_transforms.h"
+#include "passes/canonicalize_qnn.h"
 #include "passes/eliminate_dead_code.h"
 #include "passes/external_codegen.h"
 #include "passes/fold_constants.h"
@@ -35,6 +36,9 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   };
 
   run("eliminate_dead_code", eliminate_dead_code);
+  // Before folding constants: it reads the quantized weights behind their
+  // DequantizeLinear, which folding would turn into float constants.
+  run("canonicalize_qnn", canonicalize_qnn);
   run("fold_constants", fold_constants);
   run("simplify", simplify);
   run("fold_constants", fold_constants);

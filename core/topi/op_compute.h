@@ -118,5 +118,6 @@ void register_indexing_computes(OpStrategyRegistry& registry);
 void register_nn_computes(OpStrategyRegistry& registry);
 void register_layout_computes(OpStrategyRegistry& registry);
 void register_extra_computes(OpStrategyRegistry& registry);
+void register_quantize_computes(OpStrategyRegistry& registry);
 
 }  // namespace lathe::topi
