@@ -142,46 +142,53 @@ class QnnCanonicalizer {
   bool qlinear(const Node& node, Kind kind) {
     const bool gemm = kind == Kind::Gemm;
     const size_t ys_index = gemm ? 7 : 6, yzp_index = gemm ? 8 : 7;
-    // Copies: adding values moves the graph's value list.
-    const std::optional<Tensor> xs = constant_copy(node, 1), ws = constant_copy(node, 4);
-    const std::optional<Tensor> ys = constant_copy(node, ys_index);
-    if (!xs || !ws || (node.has_input(ys_index) && !ys)) return false;
-    if (kind == Kind::Conv && node.has_input(8) && !constant_input(graph_, node, 8)) return false;
+    const bool quantized_output = node.has_input(ys_index);
     ValueId b = node.inputs[3];
-    float alpha = 1.0f;
-    if (gemm) {
+    if (gemm && node.attrs.get_int("transA", 0) != 0) return false;
+    if (gemm && node.attrs.get_int("transB", 0) != 0) {
       const Tensor* bc = constant_input(graph_, node, 3);
-      if (!bc || node.attrs.get_int("transA", 0) != 0) return false;
-      std::optional<Tensor> kn = gemm_weight(node, *bc);
-      if (!kn) return false;
+      if (!bc || bc->rank() != 2) return false;
+      std::optional<Tensor> kn = gemm_weight(node, Tensor(*bc));
       b = constant(node.name + "_b", std::move(*kn));
-      alpha = node.attrs.get_float("alpha", 1.0f);
     }
-    // The requantize multiplier per output channel, as ORT computes it.
-    const float x_scale = xs->data<float>()[0];
-    std::vector<float> scale;
-    for (float w_scale : floats(*ws)) {
-      if (gemm) {
-        float s = alpha * x_scale * w_scale;
-        scale.push_back(ys ? s / ys->data<float>()[0] : s);
-      } else {
-        scale.push_back(quant::product_scale(x_scale, w_scale, ys->data<float>()[0]));
-      }
-    }
+    const int out_rank = graph_.type(node.outputs[0]).rank();
+    const int64_t channels = graph_.type(node.inputs[4]).numel();
+    // The requantize multiplier per output channel, in the order ORT
+    // computes it: (x_scale * w_scale) / y_scale, QGemm's as
+    // ((alpha * a_scale) * b_scale) / y_scale. Graph nodes, which
+    // fold_constants folds (with the same float operations) when the scales
+    // are constants, as they are in models.
+    ValueId scale = node.inputs[1];
+    const float alpha = gemm ? node.attrs.get_float("alpha", 1.0f) : 1.0f;
+    if (alpha != 1.0f)
+      scale = nodes_.append(node.name + "_alpha", "Mul",
+                            {constant(node.name + "_alpha", Tensor::scalar<float>(alpha)), scale},
+                            {}, "_alpha");
+    scale = nodes_.append(node.name + "_product_scale", "Mul", {scale, node.inputs[4]}, {}, "_w");
+    if (quantized_output)
+      scale = nodes_.append(node.name + "_requant_scale", "Div", {scale, node.inputs[ys_index]}, {},
+                            "_y");
+    if (kind == Kind::Conv && channels > 1)
+      scale = nodes_.reshape(node.name + "_scale_per_channel", scale,
+                             channel_shape(kind, channels, out_rank), "_c");
     ValueId acc = integer_product(node, kind, node.inputs[0], b, node.inputs[2], node.inputs[5]);
     const size_t bias_index = kind == Kind::Conv ? 8 : 6;
     if (kind != Kind::MatMul && node.has_input(bias_index)) {
       ValueId bias = node.inputs[bias_index];
-      if (kind == Kind::Conv) {
-        const std::optional<Tensor> bc = constant_copy(node, bias_index);
-        if (!bc) return false;  // checked before anything is emitted
-        bias = constant(node.name + "_bias",
-                        bc->reshaped(channel_shape(kind, bc->numel(), graph_.type(acc).rank())));
-      }
+      const int64_t filters = graph_.type(bias).numel();
+      if (kind == Kind::Conv && filters > 1)
+        bias = nodes_.reshape(node.name + "_bias_per_channel", bias,
+                              channel_shape(kind, filters, out_rank), "_c");
       acc = nodes_.append(node.name + "_bias", "Add", {acc, bias}, {}, "_biased");
     }
-    ValueId f = scaled(node, acc, scale, kind, !ys);
-    if (!ys) return true;
+    Attributes to;
+    to.set("to", int64_t{1});  // float32
+    ValueId f = nodes_.append(node.name + "_to_float", "Cast", {acc}, to, "_f");
+    if (!quantized_output) {
+      finish(node, "Mul", {f, scale});
+      return true;
+    }
+    f = nodes_.append(node.name + "_scale", "Mul", {f, scale}, {}, "_scaled");
     ValueId one = constant(node.name + "_unit_scale", Tensor::scalar<float>(1.0f));
     finish(node, "QuantizeLinear", {f, one, node.inputs[yzp_index]});
     return true;
