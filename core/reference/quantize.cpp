@@ -245,7 +245,7 @@ void qlinear_add(KernelContext& ctx) {
   const Tensor& a = ctx.input(ia);
   const Tensor& b = ctx.input(ib);
   const float sa = float_at(ctx.input(ia + 1), 0), sb = float_at(ctx.input(ib + 1), 0);
-  const int32_t za = int_at(&ctx.input(ia + 2), 0), zb = int_at(&ctx.input(ib + 2), 0);
+  const int32_t za = int_at(optional(ctx, ia + 2), 0), zb = int_at(optional(ctx, ib + 2), 0);
   const float sc = float_at(ctx.input(6), 0);
   const int32_t zc = int_at(optional(ctx, 7), 0);
   Tensor& y = ctx.output(0);
@@ -278,7 +278,7 @@ void qlinear_mul(KernelContext& ctx) {
   const Tensor& b = ctx.input(3);
   const float ratio =
       float_at(ctx.input(1), 0) * float_at(ctx.input(4), 0) / float_at(ctx.input(6), 0);
-  const int32_t za = int_at(&ctx.input(2), 0), zb = int_at(&ctx.input(5), 0);
+  const int32_t za = int_at(optional(ctx, 2), 0), zb = int_at(optional(ctx, 5), 0);
   const int32_t zc = int_at(optional(ctx, 7), 0);
   Tensor& y = ctx.output(0);
   const quant::QRange range = quant::range_of(y.dtype());
@@ -309,7 +309,7 @@ void qlinear_global_average_pool(KernelContext& ctx) {
   const int64_t image = x.numel() / (batch * channels);
   const float scale =
       float_at(ctx.input(1), 0) / (float_at(ctx.input(3), 0) * static_cast<float>(image));
-  const int32_t zx = int_at(&ctx.input(2), 0), zy = int_at(&ctx.input(4), 0);
+  const int32_t zx = int_at(optional(ctx, 2), 0), zy = int_at(optional(ctx, 4), 0);
   const quant::QRange range = quant::range_of(y.dtype());
   dispatch_types<int8_t, uint8_t>(x.dtype(), "QLinearGlobalAveragePool", [&](auto tag) {
     using T = decltype(tag);

@@ -712,6 +712,66 @@ class TestNewerOpsets : public QObject {
     QVERIFY2(error.find("Swish from opset 24") != std::string::npos, error.c_str());
   }
 
+  // QuantizeLinear and DequantizeLinear of opsets 19 and 21 in their int8
+  // forms (21's output_dtype picks the type when no zero point is given);
+  // blocked quantization (21's block_size) is refused by name.
+  void quantizeLinearOfOpsets19And21() {
+    for (int opset : {19, 21}) {
+      ModelWriter w(opset);
+      w.input("x", {4});
+      w.output("y", 1);
+      w.floats("s", {0.5f}, {1});
+      onnx::NodeProto* q = w.node("QuantizeLinear", {"x", "s"}, {"q"});
+      if (opset == 21) set_int(q, "output_dtype", onnx::TensorProto::INT8);
+      w.node("DequantizeLinear", {"q", "s"}, {"y"});
+      const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "m.onnx", ".");
+      QCOMPARE(g.value(g.nodes[0].outputs[0]).type.dtype, opset == 21 ? DType::Int8 : DType::UInt8);
+      // x / 0.5 = [0.5, 1.5, -3, 300]: [0, 2, -3 or 0 (uint8), 127 or 255], times 0.5.
+      const Tensor x = Tensor::from_vector<float>({0.25f, 0.75f, -1.5f, 150.0f}, {4});
+      const std::vector<float> want = opset == 21 ? std::vector<float>{0.0f, 1.0f, -1.5f, 63.5f}
+                                                  : std::vector<float>{0.0f, 1.0f, 0.0f, 127.5f};
+      const Tensor expected = Tensor::from_vector<float>(want, {4});
+      expect_close(run_reference(g, {{"x", x}})[0], expected, 0.0, "reference");
+      expect_close(run_compiled(g, {{"x", x}})[0], expected, 0.0, "compiled");
+    }
+    ModelWriter b(21);
+    b.input("x", {4, 4});
+    b.output("y", 2);
+    b.floats("s", {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f}, {4, 2});
+    set_int(b.node("QuantizeLinear", {"x", "s"}, {"y"}), "block_size", 2);
+    const std::string error = import_error(b.bytes());
+    QVERIFY2(error.find("blocked quantization (block_size, opset 21) is not supported") !=
+                 std::string::npos,
+             error.c_str());
+  }
+
+  // ONNX Runtime's contrib ops of the QOperator form import under their
+  // domain; the ones Lathe lacks are refused by name and domain.
+  void contribQuantizedOpsByDomain() {
+    ModelWriter w(17);
+    w.input("a", {2}, onnx::TensorProto::UINT8);
+    w.output("y", 1, onnx::TensorProto::UINT8);
+    w.floats("s", {0.5f}, {});
+    onnx::NodeProto* add = w.node("QLinearAdd", {"a", "s", "", "a", "s", "", "s"}, {"y"});
+    add->set_domain("com.microsoft");
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "m.onnx", ".");
+    QCOMPARE(g.nodes[0].op, std::string("com.microsoft.QLinearAdd"));
+    // (a + a) * 0.5 / 0.5: [3, 200] -> [6, 255 (saturated)].
+    const Tensor a = Tensor::from_vector<uint8_t>({3, 200}, {2});
+    const Tensor y = run_reference(g, {{"a", a}})[0];
+    QCOMPARE(std::vector<uint8_t>(y.data<uint8_t>(), y.data<uint8_t>() + 2),
+             (std::vector<uint8_t>{6, 255}));
+
+    ModelWriter v(17);
+    v.input("a", {2}, onnx::TensorProto::UINT8);
+    v.output("y", 1, onnx::TensorProto::UINT8);
+    v.floats("s", {0.5f}, {});
+    v.node("QLinearSigmoid", {"a", "s", "", "s"}, {"y"})->set_domain("com.microsoft");
+    const std::string error = import_error(v.bytes());
+    QVERIFY2(error.find("unsupported op com.microsoft.QLinearSigmoid") != std::string::npos,
+             error.c_str());
+  }
+
   // Nodes whose meaning did not change since opset 17 are still checked by
   // libonnx's schema in a newer model.
   void unchangedNodesAreStillChecked() {

@@ -228,8 +228,9 @@ void infer_qlinear_binary(InferContext& ctx) {
   ctx.check_dtype(0, kQuantTypes);
   LATHE_CHECK(ctx.input(3).dtype == ctx.input(0).dtype, "A ", ctx.input(0).to_string(), " and B ",
               ctx.input(3).to_string(), " must have the same dtype");
-  for (size_t i : {1, 2, 4, 5, 6}) check_scalar_param(ctx, i, "scale or zero point");
-  if (ctx.has_input(7)) check_scalar_param(ctx, 7, "C_zero_point");
+  // The zero points (2, 5, 7) are optional.
+  for (size_t i : {1, 2, 4, 5, 6, 7})
+    if (ctx.has_input(i)) check_scalar_param(ctx, i, "scale or zero point");
   ctx.set_output(0, {ctx.input(0).dtype, broadcast_shapes(ctx.input(0).shape, ctx.input(3).shape)});
 }
 
@@ -239,7 +240,8 @@ void infer_qlinear_global_average_pool(InferContext& ctx) {
   const TensorType& x = ctx.input(0);
   LATHE_CHECK(x.rank() >= 3, "QLinearGlobalAveragePool input must be N x C x spatial, got ",
               x.to_string());
-  for (size_t i : {1, 2, 3, 4}) check_scalar_param(ctx, i, "scale or zero point");
+  for (size_t i : {1, 2, 3, 4})
+    if (ctx.has_input(i)) check_scalar_param(ctx, i, "scale or zero point");
   const bool channels_last = ctx.attrs().get_int("channels_last", 0) != 0;
   Shape out = x.shape;
   for (size_t d = channels_last ? 1 : 2; d < out.size() - (channels_last ? 1 : 0); ++d) out[d] = 1;
