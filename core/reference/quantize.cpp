@@ -271,15 +271,16 @@ void qlinear_add(KernelContext& ctx) {
   });
 }
 
-// QLinearMul: (a - A_zp) * (b - B_zp) scaled by A_scale * B_scale / C_scale,
-// requantized to C.
+// QLinearMul as ORT's SSE2 kernel (the one x86 runs): the exact int32
+// product (a - A_zp) * (b - B_zp), times (A_scale * B_scale) / C_scale, plus
+// C_zp in float, rounded half to even, then saturated.
 void qlinear_mul(KernelContext& ctx) {
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(3);
   const float ratio =
       float_at(ctx.input(1), 0) * float_at(ctx.input(4), 0) / float_at(ctx.input(6), 0);
   const int32_t za = int_at(optional(ctx, 2), 0), zb = int_at(optional(ctx, 5), 0);
-  const int32_t zc = int_at(optional(ctx, 7), 0);
+  const float zc = static_cast<float>(int_at(optional(ctx, 7), 0));
   Tensor& y = ctx.output(0);
   const quant::QRange range = quant::range_of(y.dtype());
   std::array<std::vector<int64_t>, 2> strides = {broadcast_strides(a.shape(), y.shape()),
@@ -290,9 +291,10 @@ void qlinear_mul(KernelContext& ctx) {
     const T* pb = b.data<T>();
     T* py = y.data<T>();
     for_each_broadcast(y.shape(), strides, [&](int64_t i, const std::array<int64_t, 2>& off) {
-      const float va = static_cast<float>(static_cast<int32_t>(pa[off[0]]) - za);
-      const float vb = static_cast<float>(static_cast<int32_t>(pb[off[1]]) - zb);
-      py[i] = static_cast<T>(quant::saturate_round(va * vb * ratio, zc, range));
+      const int32_t p =
+          (static_cast<int32_t>(pa[off[0]]) - za) * (static_cast<int32_t>(pb[off[1]]) - zb);
+      const float v = static_cast<float>(p) * ratio + zc;
+      py[i] = static_cast<T>(std::clamp(quant::round_even(v), range.min, range.max));
     });
   });
 }

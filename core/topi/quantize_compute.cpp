@@ -222,6 +222,8 @@ std::vector<te::Tensor> qlinear_add(const ComputeContext& ctx) {
       ctx.name(), {}, "elemwise")};
 }
 
+// QLinearMul as the reference: round(float(int32 product) * ratio + C_zp),
+// saturated. (The back end may contract the multiply-add into an FMA.)
 std::vector<te::Tensor> qlinear_mul(const ComputeContext& ctx) {
   const float ratio = scalar_constant(ctx, 1, "A_scale") * scalar_constant(ctx, 4, "B_scale") /
                       scalar_constant(ctx, 6, "C_scale");
@@ -230,16 +232,17 @@ std::vector<te::Tensor> qlinear_mul(const ComputeContext& ctx) {
   const te::Tensor& a = ctx.input(0);
   const te::Tensor& b = ctx.input(3);
   const DType out = ctx.output_type(0).dtype;
+  const quant::QRange r = quant::range_of(out);
   return {te::compute(
       detail::out_shape(ctx),
       [&](const std::vector<Var>& i) {
         std::vector<Expr> index = as_exprs(i);
-        Expr va =
-            te::cast(kF32, te::cast(kI32, broadcast_read(a, index)) - te::make_const(kI32, za));
-        Expr vb =
-            te::cast(kF32, te::cast(kI32, broadcast_read(b, index)) - te::make_const(kI32, zb));
-        Expr q = saturate_round(va * vb * te::make_const(kF32, ratio), te::make_const(kI32, zc),
-                                quant::range_of(out));
+        Expr va = te::cast(kI32, broadcast_read(a, index)) - te::make_const(kI32, za);
+        Expr vb = te::cast(kI32, broadcast_read(b, index)) - te::make_const(kI32, zb);
+        Expr v = te::cast(kF32, va * vb) * te::make_const(kF32, ratio) +
+                 te::make_const(kF32, static_cast<double>(zc));
+        Expr q = te::cast(kI32, te::round(v));
+        q = te::min(te::max(q, te::make_const(kI32, r.min)), te::make_const(kI32, r.max));
         return te::cast(te_dtype(out), q);
       },
       ctx.name(), {}, "elemwise")};

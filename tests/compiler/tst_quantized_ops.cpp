@@ -3,7 +3,7 @@
 // the scale, round half to even, saturation; requantize as
 // float(acc + bias) * (x_scale * w_scale / y_scale)): QuantizeLinear,
 // DequantizeLinear per channel, QLinearConv, QGemm, MatMulInteger,
-// QLinearAdd, QLinearGlobalAveragePool. A QDQ Conv region is canonicalized
+// QLinearAdd, QLinearMul, QLinearGlobalAveragePool. A QDQ Conv region is canonicalized
 // into ConvInteger and agrees with the float reference within one
 // quantization step; ONNX's node tests for these ops run in
 // tst_onnx_conformance.
@@ -187,6 +187,25 @@ class TestQuantizedOps : public QObject {
     const Outputs out = run_both(b.finish({y}), {tensor<uint8_t>({100, 101, 110, 250}, {4}),
                                                  tensor<uint8_t>({50, 50, 51, 110}, {4})});
     const std::vector<uint8_t> expected = {0, 1, 12, 255};
+    QCOMPARE(values<uint8_t>(out.reference), expected);
+    QCOMPARE(values<uint8_t>(out.compiled), expected);
+  }
+
+  // (a - 10) * (b - 1) = [0, 40, 10], times 0.5 * 0.25 / 0.5 = 0.25, + 3 in
+  // float (as ORT's kernel adds the zero point before rounding): [3, 13, 5.5
+  // -> 6]; rounding before adding it would give 2 + 3 = 5.
+  void qlinearMulAddsZeroPointBeforeRounding() {
+    lathe::testing::GraphBuilder b;
+    const ValueId a = b.input("a", {3}, DType::UInt8);
+    const ValueId c = b.input("b", {3}, DType::UInt8);
+    const ValueId y = b.node(
+        "com.microsoft.QLinearMul", "qmul",
+        {a, b.constant("as", Tensor::scalar(0.5f)), b.constant("azp", Tensor::scalar<uint8_t>(10)),
+         c, b.constant("bs", Tensor::scalar(0.25f)), b.constant("bzp", Tensor::scalar<uint8_t>(1)),
+         b.constant("cs", Tensor::scalar(0.5f)), b.constant("czp", Tensor::scalar<uint8_t>(3))});
+    const Outputs out = run_both(
+        b.finish({y}), {tensor<uint8_t>({10, 20, 15}, {3}), tensor<uint8_t>({3, 5, 3}, {3})});
+    const std::vector<uint8_t> expected = {3, 13, 6};
     QCOMPARE(values<uint8_t>(out.reference), expected);
     QCOMPARE(values<uint8_t>(out.compiled), expected);
   }
