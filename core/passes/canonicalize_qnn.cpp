@@ -232,6 +232,11 @@ class QnnCanonicalizer {
     p.w = dequantized(node.inputs[1]);
     if (!p.x || !p.w || !p.w->data_constant.defined() || p.x->scale_constant.numel() != 1)
       return std::nullopt;
+    // Int8 activations stay float, as ONNX Runtime keeps them on x86
+    // (QDQIsInt8Allowed() is false off ARM): its results then match, and
+    // vpdpbusd multiplies uint8 by int8, so an int8 activation would need
+    // shifting by 128 first.
+    if (graph_.type(p.x->data).dtype != DType::UInt8) return std::nullopt;
     if (p.x->zero_point != kNoValue && !graph_.value(p.x->zero_point).is_constant())
       return std::nullopt;
     if (p.w->zero_point != kNoValue && !graph_.value(p.w->zero_point).is_constant())
