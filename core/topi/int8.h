@@ -48,6 +48,14 @@ struct Int8Kernel {
 Int8Kernel conv2d_integer_nchwc(const QuantOperand& x, const QuantOperand& w, const Conv2dParams& p,
                                 int64_t ic_block = 16, const std::string& name = "conv_integer");
 
+// The tensorized stage alone, on operands already packed as
+// conv2d_integer_nchwc packs them: data [N, C/ib, H + pads, W + pads, ib]
+// uint8 (`p`'s padding already in it: only strides and dilations are read),
+// weights [OC/16, C/ib, KH, KW, ib/4, 16, 4] int8; the result
+// [N, OC/16, OH, OW, 16] int32, tagged "conv2d_NCHWc_int8".
+Tensor conv2d_nchwc_int8(const Tensor& data, const Tensor& weights, const Conv2dParams& p,
+                         const std::string& name = "conv_int8");
+
 // Depthwise ConvInteger (groups == C == OC, w [C, 1, KH, KW]): no channel
 // reduction for vpdpbusd to take, so an int32 multiply-add of widened
 // operands, vectorized over output columns. Returns [N, C, OH, OW] int32.

@@ -124,24 +124,13 @@ Int8Kernel conv2d_integer_nchwc(const QuantOperand& x, const QuantOperand& w, co
                           name + "_weights",
                           {"oc_chunk", "ic_chunk", "kh", "kw", "ic_quad", "oc_block", "ic_lane"});
 
-  IterVar rco = te::reduce_axis(cb, "rco"), ry = te::reduce_axis(kh, "ry"),
-          rx = te::reduce_axis(kw, "rx"), rcq = te::reduce_axis(ib / kGroup, "rcq"),
-          rcl = te::reduce_axis(kGroup, "rcl");
+  k.product = conv2d_nchwc_int8(k.data, k.weights, p, name + "_product");
   auto y_at = [&](const Expr& y, const IterVar& r) {
     return y * te::make_int(p.stride_h) + r.var() * te::make_int(p.dilation_h);
   };
   auto x_at = [&](const Expr& xx, const IterVar& r) {
     return xx * te::make_int(p.stride_w) + r.var() * te::make_int(p.dilation_w);
   };
-  k.product = te::compute(
-      {n, ocb, oh, ow, kLanes},
-      [&](const std::vector<Var>& i) {
-        Expr a = k.data(i[0], rco.var(), y_at(i[2], ry), x_at(i[3], rx),
-                        rcq.var() * te::make_int(kGroup) + rcl.var());
-        Expr b = k.weights(i[1], rco.var(), ry.var(), rx.var(), rcq.var(), i[4], rcl.var());
-        return te::sum(te::cast(kI32, a) * te::cast(kI32, b), {rco, ry, rx, rcq, rcl});
-      },
-      name + "_product", {"n", "oc_chunk", "oh", "ow", "oc_block"}, "conv2d_NCHWc_int8");
 
   // The zero points' terms: which sums they need.
   Var probe("oc");
@@ -185,6 +174,34 @@ Int8Kernel conv2d_integer_nchwc(const QuantOperand& x, const QuantOperand& w, co
       },
       name, {"n", "oc", "oh", "ow"}, "conv_integer");
   return k;
+}
+
+Tensor conv2d_nchwc_int8(const Tensor& data, const Tensor& weights, const Conv2dParams& p,
+                         const std::string& name) {
+  LATHE_CHECK(data.ndim() == 5 && weights.ndim() == 7 && data.dtype() == DataType::UInt(8) &&
+                  weights.dtype() == DataType::Int(8) && weights.shape()[5] == kLanes &&
+                  weights.shape()[6] == kGroup && data.shape()[4] == weights.shape()[4] * kGroup,
+              "conv2d_nchwc_int8: needs uint8 data [N, C/ib, H, W, ib] and int8 weights ",
+              "[OC/16, C/ib, KH, KW, ib/4, 16, 4]");
+  const auto& ds = data.shape();
+  const auto& ws = weights.shape();
+  const int64_t kh = ws[2], kw = ws[3];
+  const int64_t oh = (ds[2] - p.dilation_h * (kh - 1) - 1) / p.stride_h + 1;
+  const int64_t ow = (ds[3] - p.dilation_w * (kw - 1) - 1) / p.stride_w + 1;
+  IterVar rco = te::reduce_axis(ds[1], "rco"), ry = te::reduce_axis(kh, "ry"),
+          rx = te::reduce_axis(kw, "rx"), rcq = te::reduce_axis(ws[4], "rcq"),
+          rcl = te::reduce_axis(kGroup, "rcl");
+  return te::compute(
+      {ds[0], ws[0], oh, ow, kLanes},
+      [&](const std::vector<Var>& i) {
+        Expr a = data(i[0], rco.var(),
+                      i[2] * te::make_int(p.stride_h) + ry.var() * te::make_int(p.dilation_h),
+                      i[3] * te::make_int(p.stride_w) + rx.var() * te::make_int(p.dilation_w),
+                      rcq.var() * te::make_int(kGroup) + rcl.var());
+        Expr b = weights(i[1], rco.var(), ry.var(), rx.var(), rcq.var(), i[4], rcl.var());
+        return te::sum(te::cast(kI32, a) * te::cast(kI32, b), {rco, ry, rx, rcq, rcl});
+      },
+      name, {"n", "oc_chunk", "oh", "ow", "oc_block"}, "conv2d_NCHWc_int8");
 }
 
 Tensor depthwise_conv2d_integer(const QuantOperand& x, const QuantOperand& w, const Conv2dParams& p,

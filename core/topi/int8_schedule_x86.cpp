@@ -22,6 +22,7 @@ constexpr int64_t kMaxAccumulators = 24;  // leaving registers for weights and b
 // where its innermost axis allows.
 void schedule_around(Schedule& s, const Int8Kernel& k) {
   auto parallel_outer = [&](const Tensor& t, size_t fuse_count) {
+    if (!t.defined() || !t.op().as_compute()) return;  // given packed: an input
     Stage st = s[t];
     std::vector<IterVar> ax = st.axis();
     fuse_count = std::min(fuse_count, ax.size());
@@ -33,6 +34,7 @@ void schedule_around(Schedule& s, const Int8Kernel& k) {
   parallel_outer(k.data, k.data.ndim() == 5 ? 3 : 1);
   parallel_outer(k.weights, 2);
   if (k.data_sum.defined()) parallel_outer(k.data_sum, k.data_sum.ndim() == 3 ? 2 : 1);
+  if (k.output.same_as(k.product)) return;  // the tensorized stage alone
   Stage out = s[k.output];
   std::vector<IterVar> ax = out.axis();
   const int64_t last = k.output.shape().back();
