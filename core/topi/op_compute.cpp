@@ -94,6 +94,7 @@ OpStrategyRegistry& OpStrategyRegistry::global() {
     register_nn_computes(r);
     register_layout_computes(r);
     register_extra_computes(r);
+    register_int8_computes(r);
     return r;
   }();
   return registry;

@@ -17,6 +17,7 @@
 #include "te/tensor_intrinsic.h"
 #include "tir/lower.h"
 #include "topi/int8.h"
+#include "topi/op_compute.h"
 
 using namespace lathe;
 using te::DataType;
@@ -269,6 +270,81 @@ class TestInt8Kernels : public QObject {
       space.apply(s, space.default_config);
     });
     compare(got, reference_matmul(a, b, zero_points ? &az : nullptr, zero_points ? &bz : nullptr));
+  }
+
+  // The graph compiler's path: the op's registered compute and the template
+  // of the group it anchors, with an elementwise epilogue (here + 3) that
+  // the template inlines into the group's output.
+  void graphStrategy_data() {
+    QTest::addColumn<QString>("op");
+    QTest::newRow("ConvInteger") << "ConvInteger";
+    QTest::newRow("depthwise ConvInteger") << "depthwise";
+    QTest::newRow("MatMulInteger") << "MatMulInteger";
+  }
+
+  void graphStrategy() {
+    QFETCH(QString, op);
+    const bool depthwise = op == "depthwise", matmul = op == "MatMulInteger";
+    std::mt19937 rng(9);
+    const DataType u8 = DataType::UInt(8), s8 = DataType::Int(8);
+    Node node;
+    node.name = "q";
+    node.op = matmul ? "MatMulInteger" : "ConvInteger";
+    topi::Conv2dParams p;
+    std::vector<int64_t> xs, ws, ys;
+    if (matmul) {
+      xs = {2, 5, 24};
+      ws = {24, 32};
+      ys = {2, 5, 32};
+    } else {
+      p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
+      p.groups = depthwise ? 8 : 1;
+      xs = {1, 8, 10, 10};
+      ws = {depthwise ? 8 : 32, depthwise ? 1 : 8, 3, 3};
+      ys = {1, ws[0], 10, 10};
+      node.attrs.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+      node.attrs.set("group", p.groups);
+    }
+    Array x = random_array(u8, xs, rng), wa = random_array(s8, ws, rng);
+    Array xz = random_array(u8, {1}, rng);
+    std::vector<te::Tensor> inputs = {te::placeholder(xs, u8, "x"), te::placeholder(ws, s8, "w"),
+                                      te::placeholder({1}, u8, "x_zero_point")};
+    topi::ComputeContext ctx(node, inputs, {nullptr, nullptr, nullptr},
+                             {{DType::UInt8, xs}, {DType::Int8, ws}, {DType::UInt8, {1}}},
+                             {{DType::Int32, ys}}, "q");
+    const topi::OpStrategy* strategy = topi::OpStrategyRegistry::global().find(node.op);
+    QVERIFY(strategy && strategy->compute && strategy->tuning_template);
+    te::Tensor anchor = strategy->compute(ctx)[0];
+    te::Tensor out = te::compute(
+        anchor.shape(),
+        [&](const std::vector<te::Var>& i) {
+          return anchor(std::vector<te::Expr>(i.begin(), i.end())) + 3;
+        },
+        "q_epilogue", {}, "elemwise");
+    topi::SearchSpace space =
+        strategy->tuning_template(anchor, {out}, codegen::Target::host().vector_unit());
+    const codegen::Target host = codegen::Target::host();
+    if (QString why = unrunnable(host); !why.isEmpty() && !depthwise) QSKIP(qPrintable(why));
+    std::vector<int32_t> got = run(host, inputs, {x, wa, xz}, out, [&](schedule::Schedule& s) {
+      space.apply(s, space.default_config);
+    });
+    std::vector<int32_t> want;
+    if (matmul) {
+      want = reference_matmul(x, wa, &xz, nullptr);
+    } else if (depthwise) {
+      for (int64_t ch = 0; ch < 8; ++ch) {
+        Array xc{u8, {1, 1, 10, 10}, {}}, wc{s8, {1, 1, 3, 3}, {}};
+        xc.values.assign(x.values.begin() + ch * 100, x.values.begin() + (ch + 1) * 100);
+        wc.values.assign(wa.values.begin() + ch * 9, wa.values.begin() + (ch + 1) * 9);
+        topi::Conv2dParams pc = p;
+        pc.groups = 1;
+        for (int32_t v : reference_conv(xc, wc, &xz, nullptr, pc)) want.push_back(v);
+      }
+    } else {
+      want = reference_conv(x, wa, &xz, nullptr, p);
+    }
+    for (int32_t& v : want) v += 3;
+    compare(got, want);
   }
 
   void depthwise() {
