@@ -8,6 +8,7 @@
 
 #include "schedule/schedule_json.h"
 #include "schedule/schedule_text.h"
+#include "tir/analysis/flop_count.h"
 #include "tir/lower.h"
 #include "tir/printer.h"
 
@@ -89,6 +90,9 @@ class TestTensorize : public QObject {
     const std::string ir = tir::to_string(f.func);
     QVERIFY2(ir.find("T.dot_16x4_u8s8(Q[") != std::string::npos, ir.c_str());
     QVERIFY2(ir.find("for kl") == std::string::npos, ir.c_str());
+    // What the roofline counts: 2 M N K int8 operations, none of them FLOPs.
+    QCOMPARE(tir::count_int8_ops(f.func), 2.0 * 8 * 32 * 32);
+    QCOMPARE(tir::count_flops(f.func), 0.0);
   }
 
   void mismatches_data() {
