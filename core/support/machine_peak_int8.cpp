@@ -25,27 +25,27 @@ typedef int Vec8i __attribute__((vector_size(32)));
 
 // Twelve independent accumulators, each updated by STEP(c) per iteration
 // (a macro: a lambda would not inherit the function's target attribute).
-#define LATHE_DOT_LOOP(Vec, STEP)                                                               \
-  Vec c0 = a, c1 = a, c2 = a, c3 = a, c4 = a, c5 = a, c6 = a, c7 = a, c8 = a, c9 = a, c10 = a, \
-      c11 = a;                                                                                  \
-  for (long i = 0; i < kIterations; ++i) {                                                      \
-    c0 = STEP(c0);                                                                              \
-    c1 = STEP(c1);                                                                              \
-    c2 = STEP(c2);                                                                              \
-    c3 = STEP(c3);                                                                              \
-    c4 = STEP(c4);                                                                              \
-    c5 = STEP(c5);                                                                              \
-    c6 = STEP(c6);                                                                              \
-    c7 = STEP(c7);                                                                              \
-    c8 = STEP(c8);                                                                              \
-    c9 = STEP(c9);                                                                              \
-    c10 = STEP(c10);                                                                            \
-    c11 = STEP(c11);                                                                            \
-    asm volatile(""                                                                             \
-                 : "+x"(c0), "+x"(c1), "+x"(c2), "+x"(c3), "+x"(c4), "+x"(c5), "+x"(c6),        \
-                   "+x"(c7), "+x"(c8), "+x"(c9), "+x"(c10), "+x"(c11));                          \
-  }                                                                                             \
-  Vec s = c0 ^ c1 ^ c2 ^ c3 ^ c4 ^ c5 ^ c6 ^ c7 ^ c8 ^ c9 ^ c10 ^ c11;                           \
+#define LATHE_DOT_LOOP(Vec, STEP)                                                                  \
+  Vec c0 = a, c1 = a, c2 = a, c3 = a, c4 = a, c5 = a, c6 = a, c7 = a, c8 = a, c9 = a, c10 = a,     \
+      c11 = a;                                                                                     \
+  for (long i = 0; i < kIterations; ++i) {                                                         \
+    c0 = STEP(c0);                                                                                 \
+    c1 = STEP(c1);                                                                                 \
+    c2 = STEP(c2);                                                                                 \
+    c3 = STEP(c3);                                                                                 \
+    c4 = STEP(c4);                                                                                 \
+    c5 = STEP(c5);                                                                                 \
+    c6 = STEP(c6);                                                                                 \
+    c7 = STEP(c7);                                                                                 \
+    c8 = STEP(c8);                                                                                 \
+    c9 = STEP(c9);                                                                                 \
+    c10 = STEP(c10);                                                                               \
+    c11 = STEP(c11);                                                                               \
+    asm volatile(""                                                                                \
+                 : "+x"(c0), "+x"(c1), "+x"(c2), "+x"(c3), "+x"(c4), "+x"(c5), "+x"(c6), "+x"(c7), \
+                   "+x"(c8), "+x"(c9), "+x"(c10), "+x"(c11));                                      \
+  }                                                                                                \
+  Vec s = c0 ^ c1 ^ c2 ^ c3 ^ c4 ^ c5 ^ c6 ^ c7 ^ c8 ^ c9 ^ c10 ^ c11;                             \
   return s[0]
 
 __attribute__((target("avx512f,avx512vnni"), noinline)) int vnni512_loop(int seed) {
@@ -72,10 +72,10 @@ __attribute__((target("avx2"), noinline)) int avx2_loop(int seed) {
   const __m256i ones = _mm256_set1_epi16(1), weight = _mm256_set1_epi16(128);
   const __m256i low = _mm256_and_si256((__m256i)a, _mm256_set1_epi8(0x7f));
   const __m256i high = _mm256_and_si256(_mm256_srli_epi32((__m256i)a, 7), _mm256_set1_epi8(1));
-#define LATHE_STEP(c)                                                                      \
-  (Vec8i) _mm256_add_epi32(                                                                \
-      (__m256i)(c),                                                                        \
-      _mm256_add_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(low, (__m256i)b), ones),    \
+#define LATHE_STEP(c)                                                                  \
+  (Vec8i) _mm256_add_epi32(                                                            \
+      (__m256i)(c),                                                                    \
+      _mm256_add_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(low, (__m256i)b), ones), \
                        _mm256_madd_epi16(_mm256_maddubs_epi16(high, (__m256i)b), weight)))
   LATHE_DOT_LOOP(Vec8i, LATHE_STEP);
 #undef LATHE_STEP
