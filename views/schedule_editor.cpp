@@ -15,6 +15,7 @@
 #include <QToolTip>
 #include <algorithm>
 
+#include "driver/schedule_names.h"
 #include "views/schedule_editor_highlighter.h"
 
 namespace lathe::views {
@@ -308,6 +309,12 @@ void ScheduleEditor::fillCompletionModel(CompletionContext::Kind kind) {
   }
   add(QStringLiteral("te.create_schedule"), QStringLiteral("te.create_schedule(ops) → s"),
       QString());
+  // tensorize's second argument: the declared intrinsics, quoted.
+  for (const driver::TensorIntrinsicName& t : driver::tensor_intrinsic_names()) {
+    const QString name = QString::fromStdString(t.name);
+    add(QStringLiteral("\"%1\"").arg(name), name + QStringLiteral("  (tensor intrinsic)"),
+        QString::fromStdString(t.summary));
+  }
 }
 
 bool ScheduleEditor::showCompletions(bool forced) {

@@ -551,6 +551,7 @@ llvm::Value* CodeGenLLVM::emit_select(const te::SelectNode* n) {
 llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
   const DataType t = n->type;
   if (n->op == te::Intrinsic::Prefetch) return emit_prefetch(n);
+  if (n->op == te::Intrinsic::TensorIntrinsic) return emit_tensor_intrinsic(n);
   std::vector<llvm::Value*> args;
   for (const Expr& a : n->args) {
     if (a.type().element_of() != t.element_of())
@@ -635,6 +636,7 @@ llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
       return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
     }
     case te::Intrinsic::Prefetch:
+    case te::Intrinsic::TensorIntrinsic:
       break;  // handled before the arguments are evaluated
   }
   fail_at(str("unknown intrinsic ", te::intrinsic_name(n->op)));

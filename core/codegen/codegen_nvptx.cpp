@@ -152,6 +152,12 @@ void CodeGenNVPTX::emit_barrier() {
   builder_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
 }
 
+llvm::Value* CodeGenNVPTX::emit_tensor_intrinsic(const te::CallNode*) {
+  fail_at(
+      "tensorize: the declared tensor intrinsics are x86's int8 dot products; the cuda target "
+      "implements none of them");
+}
+
 llvm::Value* CodeGenNVPTX::emit_prefetch(const te::CallNode*) {
   fail_at(
       "prefetch is a CPU schedule primitive; on a GPU stage the data through shared memory "

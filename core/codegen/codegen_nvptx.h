@@ -21,6 +21,7 @@ class CodeGenNVPTX final : public CodeGenLLVM {
   void emit_allocate(const tir::AllocateNode* n) override;
   void emit_barrier() override;
   llvm::Value* emit_prefetch(const te::CallNode* n) override;
+  llvm::Value* emit_tensor_intrinsic(const te::CallNode* n) override;
   llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name,
                                   llvm::Value* x) override;
   llvm::Value* emit_target_math(te::Intrinsic op, te::DataType t,

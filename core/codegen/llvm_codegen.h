@@ -77,6 +77,8 @@ class CodeGenLLVM {
   // The "storage_sync" attribute (tir/transform/inject_storage_sync.h).
   virtual void emit_barrier() = 0;
   virtual llvm::Value* emit_prefetch(const te::CallNode* n) = 0;
+  // A tensorized region's call (te/tensor_intrinsic.h).
+  virtual llvm::Value* emit_tensor_intrinsic(const te::CallNode* n) = 0;
   // A math function without an LLVM instruction (tan, asin ...), lane by lane.
   virtual llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name,
                                           llvm::Value* x) = 0;
@@ -177,6 +179,8 @@ class CodeGenCPU final : public CodeGenLLVM {
   void emit_allocate(const tir::AllocateNode* n) override;
   void emit_barrier() override;
   llvm::Value* emit_prefetch(const te::CallNode* n) override;
+  // The x86 implementations (tensor_intrinsic_x86.cpp).
+  llvm::Value* emit_tensor_intrinsic(const te::CallNode* n) override;
   llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name,
                                   llvm::Value* x) override;
 

@@ -40,13 +40,29 @@ std::vector<int64_t> cache_capacities(const VectorUnit& registers, const Machine
   return capacities;
 }
 
+// A kernel's operations and the peak they run against: an int8 kernel's
+// (tensorized dot products) are its int8 operations under the int8 peak,
+// where the machine has one measured; any other's its FLOPs under the FMA peak.
+struct KernelWork {
+  double operations = 0;
+  double peak = 0;
+};
+
+KernelWork kernel_work(const tir::PrimFunc& func, const MachineRoof& machine) {
+  const double flops = tir::count_flops(func);
+  const double int8 = tir::count_int8_ops(func);
+  if (int8 > flops && machine.peak_int8_gops > 0) return {int8, machine.peak_int8_gops};
+  return {flops, machine.peak_gflops};
+}
+
 }  // namespace
 
 Roofline kernel_roof(const tir::PrimFunc& func, const VectorUnit& registers,
                      const MachineRoof& machine) {
-  return classify_roofline(tir::count_flops(func),
+  const KernelWork work = kernel_work(func, machine);
+  return classify_roofline(work.operations,
                            tir::memory_traffic(func, cache_capacities(registers, machine)),
-                           machine.peak_gflops, machine.bandwidth);
+                           work.peak, machine.bandwidth);
 }
 
 std::vector<KernelRoofline> kernel_rooflines(const CompiledGraph& compiled,
@@ -57,14 +73,17 @@ std::vector<KernelRoofline> kernel_rooflines(const CompiledGraph& compiled,
   // The model's view of each function, computed once however many groups run it.
   struct KernelModel {
     const KernelTask* task;
-    double flops;
+    double flops;  // or int8 operations, against `peak`
+    double peak;
     std::vector<LevelTraffic> traffic;
   };
   std::map<std::string, KernelModel> by_func;
-  for (size_t i = 0; i < compiled.tasks.size(); ++i)
+  for (size_t i = 0; i < compiled.tasks.size(); ++i) {
+    const KernelWork work = kernel_work(compiled.funcs[i], machine);
     by_func.emplace(compiled.tasks[i].func_name,
-                    KernelModel{&compiled.tasks[i], tir::count_flops(compiled.funcs[i]),
+                    KernelModel{&compiled.tasks[i], work.operations, work.peak,
                                 tir::memory_traffic(compiled.funcs[i], capacities)});
+  }
   // The profile names each run by its group (the graph JSON's node).
   std::map<std::string, int> group_by_name;
   for (const FusedGroup& g : compiled.optimized.groups) group_by_name.emplace(g.name, g.id);
@@ -81,8 +100,7 @@ std::vector<KernelRoofline> kernel_rooflines(const CompiledGraph& compiled,
       row.task = model.task->id;
       row.workload = task_workload_id(*model.task);
       row.flops = model.flops;
-      row.roof =
-          classify_roofline(model.flops, model.traffic, machine.peak_gflops, machine.bandwidth);
+      row.roof = classify_roofline(model.flops, model.traffic, model.peak, machine.bandwidth);
       row.hints = what_if_hints(compiled.optimized, row.group, row.roof, machine.bandwidth);
       const double seconds = p.time_us * 1e-6;
       if (seconds > 0) {

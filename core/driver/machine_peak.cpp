@@ -20,4 +20,13 @@ double machine_peak_gflops() {
   return peak;
 }
 
+double machine_peak_int8_gops() {
+  static std::mutex mutex;
+  static double peak = 0;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const int trials = peak > 0 ? 1 : 3;
+  peak = std::max(peak, measure_peak_int8(runtime::default_num_threads(), trials).gops_all_cores);
+  return peak;
+}
+
 }  // namespace lathe::driver

@@ -12,4 +12,8 @@ namespace lathe::driver {
 // thread. Safe to call from several threads.
 double machine_peak_gflops();
 
+// The same for int8 operations (support/machine_peak.h's measure_peak_int8):
+// what the roofline of an int8 kernel is drawn against.
+double machine_peak_int8_gops();
+
 }  // namespace lathe::driver

@@ -56,6 +56,7 @@ nlohmann::json to_json(const MachineRoof& roof) {
           {"caches", caches},
           {"measured_at", roof.measured_at},
           {"peak_gflops", roof.peak_gflops},
+          {"peak_int8_gops", roof.peak_int8_gops},
           {"bandwidth",
            {{"threads", roof.bandwidth.threads},
             {"vector_bits", roof.bandwidth.vector_bits},
@@ -83,6 +84,9 @@ MachineRoof measure_machine_roof(const MachineIdentity& machine) {
   roof.peak_gflops = machine.threads == runtime::default_num_threads()
                          ? machine_peak_gflops()
                          : measure_peak_flops(machine.threads).gflops_all_cores;
+  roof.peak_int8_gops = machine.threads == runtime::default_num_threads()
+                            ? machine_peak_int8_gops()
+                            : measure_peak_int8(machine.threads).gops_all_cores;
   roof.bandwidth = measure_memory_bandwidth(machine.threads);
   roof.measured_at = tune::utc_timestamp();
   return roof;
@@ -115,6 +119,7 @@ std::optional<MachineRoof> read_machine_roof(const std::filesystem::path& file,
     roof.from_cache = true;
     roof.measured_at = j.at("measured_at").get<std::string>();
     roof.peak_gflops = j.at("peak_gflops").get<double>();
+    roof.peak_int8_gops = j.value("peak_int8_gops", 0.0);
     const nlohmann::json& bw = j.at("bandwidth");
     roof.bandwidth.threads = bw.at("threads").get<int>();
     roof.bandwidth.vector_bits = bw.at("vector_bits").get<int>();
@@ -154,6 +159,7 @@ void write_machine_roof(const std::filesystem::path& file, const MachineRoof& ro
 
 void keep_best_of(MachineRoof& roof, const MachineRoof& kept) {
   roof.peak_gflops = std::max(roof.peak_gflops, kept.peak_gflops);
+  roof.peak_int8_gops = std::max(roof.peak_int8_gops, kept.peak_int8_gops);
   for (BandwidthLevel& level : roof.bandwidth.levels)
     for (const BandwidthLevel& before : kept.bandwidth.levels)
       if (before.name == level.name && before.capacity_bytes == level.capacity_bytes) {

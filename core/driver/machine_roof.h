@@ -33,7 +33,10 @@ MachineIdentity this_machine();
 
 struct MachineRoof {
   MachineIdentity machine;
-  double peak_gflops = 0;     // support/machine_peak's FMA microkernel on machine.threads
+  double peak_gflops = 0;  // support/machine_peak's FMA microkernel on machine.threads
+  // Its int8 dot product (measure_peak_int8), the roof of int8 kernels; 0
+  // where the CPU has none or a file kept from before it was measured.
+  double peak_int8_gops = 0;
   MemoryBandwidth bandwidth;  // every level, on machine.threads
   std::string measured_at;    // UTC, ISO 8601
   bool from_cache = false;    // read from the file rather than measured by this call

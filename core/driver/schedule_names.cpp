@@ -1,6 +1,7 @@
 #include "driver/schedule_names.h"
 
 #include "schedule/primitives.h"
+#include "te/tensor_intrinsic.h"
 
 namespace lathe::driver {
 
@@ -9,6 +10,12 @@ std::vector<ScheduleMethod> schedule_methods() {
   for (const schedule::MethodSignature& m : schedule::method_signatures())
     methods.push_back({m.method, m.signature, m.receiver == schedule::Receiver::Schedule});
   return methods;
+}
+
+std::vector<TensorIntrinsicName> tensor_intrinsic_names() {
+  std::vector<TensorIntrinsicName> names;
+  for (const te::TensorIntrinsic& t : te::tensor_intrinsics()) names.push_back({t.name, t.summary});
+  return names;
 }
 
 ScheduleNames schedule_names(const tune::GroupComputation& computation) {

@@ -34,6 +34,13 @@ struct ScheduleMethod {
 };
 std::vector<ScheduleMethod> schedule_methods();
 
+// A tensor intrinsic tensorize may name (te/tensor_intrinsic.h).
+struct TensorIntrinsicName {
+  std::string name;     // "dot_16x4_u8s8"
+  std::string summary;  // what it computes
+};
+std::vector<TensorIntrinsicName> tensor_intrinsic_names();
+
 // Touches only the computation's immutable tensors, so it may run beside a
 // lowering of the same computation.
 ScheduleNames schedule_names(const tune::GroupComputation& computation);

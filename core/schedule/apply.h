@@ -29,6 +29,10 @@ AppliedStep pragma(Schedule&, Stage, const std::vector<Argument>&, const std::ve
 AppliedStep prefetch(Schedule&, Stage, const std::vector<Argument>&,
                      const std::vector<std::string>&);
 
+// ---- tensor intrinsics (apply_tensorize.cpp) ----
+AppliedStep tensorize(Schedule&, Stage, const std::vector<Argument>&,
+                      const std::vector<std::string>&);
+
 // ---- placement and storage (apply_placement.cpp) ----
 AppliedStep compute_at(Schedule&, Stage, const std::vector<Argument>&,
                        const std::vector<std::string>&);

@@ -76,12 +76,16 @@ const std::vector<Primitive> kPrimitives = {
     {"set_scope", "set_scope", R::Stage,
      {{"scope", K::String}},
      Returns::Nothing, {}, apply::set_scope},
+    // The intrinsic by its declared name (te/tensor_intrinsic.h), where TVM
+    // passes a TensorIntrin object.
+    {"tensorize", "tensorize", R::Stage,
+     {{"var", K::Axis}, {"tensor_intrin", K::String}},
+     Returns::Nothing, {}, apply::tensorize},
 };
 // clang-format on
 
 // TVM methods the text may name that Lathe refuses, each with the reason.
 const std::vector<RejectedMethod> kRejected = {
-    {"tensorize", R::Stage, "no tensor intrinsics are declared for the llvm target"},
     {"double_buffer", R::Stage, "there are no asynchronous copies on the CPU for it to overlap"},
     {"env_threads", R::Stage, "it binds GPU threads"},
     {"set_store_predicate", R::Stage, "it is not implemented"},

@@ -133,6 +133,10 @@ void Stage::pragma(const IterVar& var, const std::string& key, const Expr& value
   run(*owner_, "pragma", *this, {{.axis = var}, {.text = key}, {.integer = *v}});
 }
 
+void Stage::tensorize(const IterVar& var, const std::string& intrinsic) {
+  run(*owner_, "tensorize", *this, {{.axis = var}, {.text = intrinsic}});
+}
+
 void Stage::prefetch(const Tensor& tensor, const IterVar& var, int64_t offset) {
   run(*owner_, "prefetch", *this, {{.tensor = tensor}, {.axis = var}, {.integer = offset}});
 }

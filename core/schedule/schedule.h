@@ -41,7 +41,8 @@ struct FuseRelation {
 
 using IterVarRelation = std::variant<SplitRelation, FuseRelation>;
 
-enum class LoopAnnotation : uint8_t { None, Parallel, Vectorize, Unroll, Bind };
+// Tensorize: the loop and those inside it are one tensor intrinsic's call.
+enum class LoopAnnotation : uint8_t { None, Parallel, Vectorize, Unroll, Bind, Tensorize };
 
 // s[C].prefetch(tensor, var, offset): while iteration v of var runs, the
 // elements of `tensor` that iteration v + offset reads are fetched into cache.
@@ -53,6 +54,7 @@ struct PrefetchSpec {
 struct IterVarAttr {
   LoopAnnotation annotation = LoopAnnotation::None;
   std::string thread_tag;                             // for Bind
+  std::string tensor_intrin;                          // for Tensorize: te/tensor_intrinsic.h's name
   std::vector<std::pair<std::string, Expr>> pragmas;  // ("auto_unroll_max_step", 16)
   std::vector<PrefetchSpec> prefetches;
 };
@@ -114,6 +116,9 @@ class Stage {
   void unroll(const IterVar& var);
   void bind(const IterVar& var, const std::string& thread_tag);
   void pragma(const IterVar& var, const std::string& key, const Expr& value);
+  // The loops from `var` inward become one call of the tensor intrinsic so
+  // named (te/tensor_intrinsic.h), which they must match.
+  void tensorize(const IterVar& var, const std::string& intrinsic);
   // Fetches `tensor`'s elements read `offset` iterations of `var` ahead; the
   // tensor must be an input (a placeholder) the stage reads.
   void prefetch(const Tensor& tensor, const IterVar& var, int64_t offset);

@@ -6,6 +6,7 @@
 #include "support/error.h"
 #include "support/float16.h"
 #include "support/int_math.h"
+#include "te/tensor_intrinsic.h"
 
 namespace lathe::te {
 
@@ -26,17 +27,17 @@ const char* kind_name(ExprKind k) {
 }
 
 const char* intrinsic_name(Intrinsic op) {
-  static const char* names[] = {"exp",        "log",         "sqrt",    "tanh",  "erf",   "sigmoid",
-                                "pow",        "floor",       "ceil",    "abs",   "fma",   "sin",
-                                "cos",        "tan",         "asin",    "acos",  "atan",  "sinh",
-                                "cosh",       "asinh",       "acosh",   "atanh", "round", "fmod",
-                                "shift_left", "shift_right", "prefetch"};
+  static const char* names[] = {
+      "exp",   "log",   "sqrt", "tanh",       "erf",         "sigmoid",  "pow",
+      "floor", "ceil",  "abs",  "fma",        "sin",         "cos",      "tan",
+      "asin",  "acos",  "atan", "sinh",       "cosh",        "asinh",    "acosh",
+      "atanh", "round", "fmod", "shift_left", "shift_right", "prefetch", "tensor_intrinsic"};
   return names[static_cast<int>(op)];
 }
 
 bool intrinsic_takes_integers(Intrinsic op) {
   return op == Intrinsic::Abs || op == Intrinsic::ShiftLeft || op == Intrinsic::ShiftRight ||
-         op == Intrinsic::Prefetch;
+         op == Intrinsic::Prefetch || op == Intrinsic::TensorIntrinsic;
 }
 
 int intrinsic_arity(Intrinsic op) {
@@ -48,6 +49,8 @@ int intrinsic_arity(Intrinsic op) {
       return 2;
     case Intrinsic::Fma:
       return 3;
+    case Intrinsic::TensorIntrinsic:
+      return -1;
     default:
       return 1;
   }
@@ -229,6 +232,11 @@ Expr max(Expr a, Expr b) {
 }
 
 Expr call(Intrinsic op, std::vector<Expr> args) {
+  if (op == Intrinsic::TensorIntrinsic) {
+    const int64_t* id = args.empty() ? nullptr : as_const_int(args[0]);
+    LATHE_CHECK(id, "tensor_intrinsic takes the intrinsic's id first");
+    return tensor_intrinsic_call(static_cast<int>(*id), {args.begin() + 1, args.end()});
+  }
   LATHE_CHECK(static_cast<int>(args.size()) == intrinsic_arity(op), intrinsic_name(op), " takes ",
               intrinsic_arity(op), " arguments");
   if (op == Intrinsic::Prefetch) return prefetch(std::move(args[0]));

@@ -182,9 +182,13 @@ enum class Intrinsic : uint8_t {
   // flattening, Load after) whose element's cache line is fetched ahead of
   // use. Codegen emits llvm.prefetch of the element's address and no load.
   Prefetch,
+  // A tensorized region (te/tensor_intrinsic.h): its first argument is the
+  // intrinsic's id, the others loads of the first elements of its output and
+  // inputs. Evaluated for effect: it updates the output's region in place.
+  TensorIntrinsic,
 };
 const char* intrinsic_name(Intrinsic op);  // "exp", "fma" ...
-int intrinsic_arity(Intrinsic op);
+int intrinsic_arity(Intrinsic op);         // -1: any (TensorIntrinsic)
 bool intrinsic_takes_integers(Intrinsic op);
 
 struct CallNode : ExprNode {

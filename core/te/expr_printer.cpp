@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "te/tensor_intrinsic.h"
+
 namespace lathe::te {
 namespace {
 
@@ -124,6 +126,13 @@ class Printer {
         return "T.Cast(\"" + e.type().to_string() + "\", " + print(e.as<CastNode>()->value) + ")";
       case ExprKind::Call: {
         const auto* n = e.as<CallNode>();
+        if (n->op == Intrinsic::TensorIntrinsic) {
+          // T.dot_16x4_u8s8(C[..], a[..], b[..]): the intrinsic by name, without its id.
+          const int64_t* id = as_const_int(n->args[0]);
+          std::vector<Expr> operands(n->args.begin() + 1, n->args.end());
+          return "T." + (id ? tensor_intrinsic_by_id(static_cast<int>(*id)).name : "?") + "(" +
+                 list(operands) + ")";
+        }
         return std::string("T.") + intrinsic_name(n->op) + "(" + list(n->args) + ")";
       }
       case ExprKind::ProducerLoad: {

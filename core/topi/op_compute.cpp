@@ -95,6 +95,7 @@ OpStrategyRegistry& OpStrategyRegistry::global() {
     register_layout_computes(r);
     register_extra_computes(r);
     register_quantize_computes(r);
+    register_int8_computes(r);
     return r;
   }();
   return registry;

@@ -1,20 +1,21 @@
 // Compute definitions of the quantized ops that stay in a graph after
 // canonicalize_qnn (core/passes): QuantizeLinear, DequantizeLinear,
-// DynamicQuantizeLinear, ConvInteger, MatMulInteger, and the com.microsoft
-// elementwise ops QLinearAdd, QLinearMul and QLinearGlobalAveragePool.
+// DynamicQuantizeLinear and the com.microsoft elementwise ops QLinearAdd,
+// QLinearMul and QLinearGlobalAveragePool; and the generic ConvInteger and
+// MatMulInteger for the shapes int8_strategy.cpp's packed kernels do not take.
 // QLinearConv, QLinearMatMul and QGemm have none: the pass rewrites them
 // into ConvInteger/MatMulInteger and a requantize epilogue.
 //
 // The float steps are those of ir/quant_arith.h, in the same order (a
 // division by the scale, MAXPS/MINPS clamps, round half to even), so that a
 // compiled kernel gives the reference's bits. ConvInteger and MatMulInteger
-// are Conv's and MatMul's computes on operands shifted into int32 by their
-// zero points: correct for any target; faster templates register under the
-// same op names.
+// generic ones are Conv's and MatMul's computes on operands shifted into
+// int32 by their zero points: correct for any target and shape.
 #include <string>
 
 #include "ir/quant_arith.h"
 #include "topi/compute_util.h"
+#include "topi/int8.h"
 
 namespace lathe::topi {
 namespace {
@@ -168,15 +169,6 @@ std::vector<te::Tensor> integer_product(const ComputeContext& ctx, const char* o
   return OpStrategyRegistry::global().find(op)->compute(inner);
 }
 
-std::vector<te::Tensor> conv_integer(const ComputeContext& ctx) {
-  return integer_product(ctx, "Conv", shifted(ctx, 0, 2, 0, "x"), shifted(ctx, 1, 3, 0, "w"));
-}
-
-std::vector<te::Tensor> matmul_integer(const ComputeContext& ctx) {
-  const int last = ctx.input_type(1).rank() - 1;
-  return integer_product(ctx, "MatMul", shifted(ctx, 0, 2, 0, "a"), shifted(ctx, 1, 3, last, "b"));
-}
-
 float scalar_constant(const ComputeContext& ctx, size_t i, const char* what) {
   return static_cast<float>(ctx.require_constant(i, what).element_as_double(0));
 }
@@ -285,12 +277,19 @@ std::vector<te::Tensor> qlinear_global_average_pool(const ComputeContext& ctx) {
 
 }  // namespace
 
+std::vector<te::Tensor> generic_conv_integer(const ComputeContext& ctx) {
+  return integer_product(ctx, "Conv", shifted(ctx, 0, 2, 0, "x"), shifted(ctx, 1, 3, 0, "w"));
+}
+
+std::vector<te::Tensor> generic_matmul_integer(const ComputeContext& ctx) {
+  const int last = ctx.input_type(1).rank() - 1;
+  return integer_product(ctx, "MatMul", shifted(ctx, 0, 2, 0, "a"), shifted(ctx, 1, 3, last, "b"));
+}
+
 void register_quantize_computes(OpStrategyRegistry& r) {
   r.define_compute("QuantizeLinear", quantize_linear);
   r.define_compute("DequantizeLinear", dequantize_linear);
   r.define_compute("DynamicQuantizeLinear", dynamic_quantize_linear);
-  r.define_compute("ConvInteger", conv_integer);
-  r.define_compute("MatMulInteger", matmul_integer);
   r.define_compute("com.microsoft.QLinearAdd", qlinear_add);
   r.define_compute("com.microsoft.QLinearMul", qlinear_mul);
   r.define_compute("com.microsoft.QLinearGlobalAveragePool", qlinear_global_average_pool);

@@ -27,7 +27,19 @@ Env matmul_env(int64_t n = 64) {
                              "C", {"i", "j"});
   te::Tensor D = te::compute(
       {n, n}, [&](const std::vector<te::Var>& v) { return C(v[0], v[1]) + 1.0f; }, "D", {"i", "j"});
-  return {{"A", A}, {"B", B}, {"C", C}, {"D", D}};
+  // An int8 product whose inner loops are dot_16x4_u8s8's, once reordered.
+  te::Tensor X = te::placeholder({8, 32}, te::DataType::UInt(8), "X");
+  te::Tensor W = te::placeholder({2, 8, 16, 4}, te::DataType::Int(8), "W");
+  te::IterVar kq = te::reduce_axis(8, "kq"), kl = te::reduce_axis(4, "kl");
+  te::Tensor Q = te::compute({8, 2, 16},
+                             [&](const std::vector<te::Var>& v) {
+                               const te::DataType i32 = te::DataType::Int(32);
+                               return te::sum(te::cast(i32, X(v[0], kq.var() * 4 + kl.var())) *
+                                                  te::cast(i32, W(v[1], kq.var(), v[2], kl.var())),
+                                              {kq, kl});
+                             },
+                             "Q", {"m", "nb", "ni"});
+  return {{"A", A}, {"B", B}, {"C", C}, {"D", D}, {"X", X}, {"W", W}, {"Q", Q}};
 }
 
 // One use of each primitive, its statement last, on s = te.create_schedule(D.op).
@@ -57,10 +69,16 @@ const std::map<std::string, std::string> kSamples = {
     {"prefetch", "s[C].prefetch(B, C.op.axis[0], 1)"},
     {"bind", "s[C].bind(C.op.axis[0], te.thread_axis(\"blockIdx.x\"))"},
     {"set_scope", "s[C].set_scope(\"local\")"},
+    {"tensorize",
+     "s[Q].reorder(Q.op.axis[0], Q.op.axis[1], Q.op.reduce_axis[0], Q.op.axis[2], "
+     "Q.op.reduce_axis[1])\n"
+     "s[Q].tensorize(Q.op.axis[2], \"dot_16x4_u8s8\")"},
 };
 
 std::string sample_text(const std::string& primitive) {
-  return "s = te.create_schedule(D.op)\n" + kSamples.at(primitive) + "\n";
+  const char* head = primitive == "tensorize" ? "s = te.create_schedule(Q.op)\n"
+                                              : "s = te.create_schedule(D.op)\n";
+  return head + kSamples.at(primitive) + "\n";
 }
 
 }  // namespace
@@ -167,8 +185,8 @@ class TestPrimitiveTable : public QObject {
     QTest::newRow("readers")
         << "AA = s.cache_read(A, \"local\", [C, 3])" << 31
         << "cache_read() expects tensors or operations here, got the integer 3";
-    QTest::newRow("rejected") << "s[C].tensorize(C.op.axis[0], None)" << 6
-                              << "Stage.tensorize is not supported by Lathe: no tensor intrinsics";
+    QTest::newRow("rejected") << "s[C].double_buffer()" << 6
+                              << "Stage.double_buffer is not supported by Lathe: there are no";
     QTest::newRow("set_scope of an output")
         << "s[D].set_scope(\"local\")" << 1 << "set_scope: 'D' is an output";
     QTest::newRow("set_scope unknown")

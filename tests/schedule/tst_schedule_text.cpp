@@ -477,9 +477,8 @@ class TestScheduleText : public QObject {
         << 2 << 1 << "only its inputs (placeholders) can be prefetched";
     QTest::newRow("prefetch offset") << "matmul" << head + "s[C].prefetch(B, C.op.axis[0], 0)\n"
                                      << 2 << 1 << "must be at least 1, got 0";
-    QTest::newRow("unsupported primitive")
-        << "matmul" << head + "s[C].tensorize(C.op.axis[0], intrin)\n"
-        << 2 << 6 << "not supported by Lathe";
+    QTest::newRow("unsupported primitive") << "matmul" << head + "s[C].double_buffer()\n"
+                                           << 2 << 6 << "not supported by Lathe";
     QTest::newRow("no schedule") << "matmul"
                                  << "bn = 32\n"
                                  << 1 << 1 << "never creates a schedule";

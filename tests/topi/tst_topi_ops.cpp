@@ -511,7 +511,9 @@ const std::set<std::string> kNoCompute = {};
 
 // Ops whose cases live in another test executable.
 const std::set<std::string> kTestedElsewhere = {
-    "TopK",  // tst_topi_extra, with the losses and the 1-D/3-D windows
+    "TopK",           // tst_topi_extra, with the losses and the 1-D/3-D windows
+    "ConvInteger",    // tst_int8_kernels, against exact references, on each ISA
+    "MatMulInteger",  // tst_int8_kernels
 };
 
 }  // namespace

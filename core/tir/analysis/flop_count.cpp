@@ -1,6 +1,7 @@
 #include "tir/analysis/flop_count.h"
 
 #include "te/expr_functor.h"
+#include "te/tensor_intrinsic.h"
 #include "tir/analysis/trip_count.h"
 
 namespace lathe::tir {
@@ -42,43 +43,56 @@ double operations_of(const Expr& e) {
 }
 
 // One execution of `s`, each store's value measured by `of`.
+// `evaluates`: whether `of` measures Evaluate statements too (tensor
+// intrinsics' calls), else they count nothing.
 template <typename Measure>
-double count(const Stmt& s, const Measure& of) {
+double count(const Stmt& s, const Measure& of, bool evaluates = false) {
   if (!s.defined()) return 0;
   switch (s.kind()) {
     case StmtKind::For: {
       const auto* f = s.as<ForNode>();
-      return static_cast<double>(trip_count(f->extent)) * count(f->body, of);
+      return static_cast<double>(trip_count(f->extent)) * count(f->body, of, evaluates);
     }
     case StmtKind::Store:
       return of(s.as<StoreNode>()->value);
     case StmtKind::ProducerStore:
       return of(s.as<ProducerStoreNode>()->value);
     case StmtKind::ProducerRealize:
-      return count(s.as<ProducerRealizeNode>()->body, of);
+      return count(s.as<ProducerRealizeNode>()->body, of, evaluates);
     case StmtKind::Allocate:
-      return count(s.as<AllocateNode>()->body, of);
+      return count(s.as<AllocateNode>()->body, of, evaluates);
     case StmtKind::Seq: {
       double total = 0;
-      for (const Stmt& c : s.as<SeqNode>()->seq) total += count(c, of);
+      for (const Stmt& c : s.as<SeqNode>()->seq) total += count(c, of, evaluates);
       return total;
     }
     case StmtKind::IfThenElse: {
       // Guards of ragged tiles are almost always true: count the larger branch.
       const auto* i = s.as<IfThenElseNode>();
-      return std::max(count(i->then_case, of), count(i->else_case, of));
+      return std::max(count(i->then_case, of, evaluates), count(i->else_case, of, evaluates));
     }
     case StmtKind::LetStmt:
-      return count(s.as<LetStmtNode>()->body, of);
+      return count(s.as<LetStmtNode>()->body, of, evaluates);
     case StmtKind::AttrStmt:
-      return count(s.as<AttrStmtNode>()->body, of);
+      return count(s.as<AttrStmtNode>()->body, of, evaluates);
     case StmtKind::Evaluate:
-      return 0;
+      return evaluates ? of(s.as<EvaluateNode>()->value) : 0;
   }
   return 0;
 }
 
 }  // namespace
+
+double count_int8_ops(const PrimFunc& func) {
+  auto of = [](const Expr& e) {
+    const auto* call = e.as<te::CallNode>();
+    if (!call || call->op != te::Intrinsic::TensorIntrinsic) return 0.0;
+    const int64_t* id = te::as_const_int(call->args[0]);
+    return id ? static_cast<double>(te::tensor_intrinsic_by_id(static_cast<int>(*id)).operations)
+              : 0.0;
+  };
+  return count(func.body, of, true);
+}
 
 double count_flops(const PrimFunc& func) {
   return count(func.body, flops_of);

@@ -13,6 +13,11 @@ double count_flops(const PrimFunc& func);
 // One execution of `s` (a loop counts its own trips, not its enclosing loops').
 double count_flops(const Stmt& s);
 
+// The int8 operations of a kernel's tensorized regions (te/tensor_intrinsic.h):
+// each call's multiply-adds counting two, times the trip counts around it.
+// What an int8 kernel's roofline counts against the machine's int8 peak.
+double count_int8_ops(const PrimFunc& func);
+
 // The instructions one execution of `s` issues for its work, roughly: each
 // float operation, load, select and store, a vector one counting once, and
 // each integer division or modulo as four (other index arithmetic left out).

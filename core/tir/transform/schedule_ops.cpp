@@ -2,8 +2,10 @@
 
 #include <unordered_set>
 
+#include "schedule/tensorize_match.h"
 #include "support/error.h"
 #include "te/expr_functor.h"
+#include "te/tensor_intrinsic.h"
 #include "tir/arith/prove.h"
 #include "tir/transform/inject_prefetch.h"
 
@@ -74,6 +76,7 @@ class NestBuilder {
           kind = ForKind::ThreadBinding;
           tag = attr->thread_tag;
           break;
+        case LoopAnnotation::Tensorize:  // only the init's loops over it are made
         case LoopAnnotation::None:
           break;
       }
@@ -193,6 +196,8 @@ class NestBuilder {
 
     te::DataType t = stage->op->dtype;
     Stmt init = make_producer_store(stage->op, te::reducer_identity(reduce->combiner, t), index);
+    if (const IterVar* at = tensorized_leaf(stage))
+      return tensorized_nest(info, *at, roots, guards, index, init, first_reduce);
     init = nest(stage, init_loops, guard(guards.data, init), false);
 
     Expr source = te::substitute(reduce->source, roots);
@@ -204,6 +209,63 @@ class NestBuilder {
     if (reduce->condition.defined()) conditions.push_back(te::substitute(reduce->condition, roots));
     update = nest(stage, inner, guard(conditions, update), true);
     return nest(stage, outer, make_seq({init, update}), true);
+  }
+
+  // The loop a tensorize attribute marks, if any.
+  static const IterVar* tensorized_leaf(const StageRef& stage) {
+    for (const IterVar& leaf : stage->leaf_iter_vars)
+      if (auto it = stage->attrs.find(leaf);
+          it != stage->attrs.end() && it->second.annotation == LoopAnnotation::Tensorize)
+        return &leaf;
+    return nullptr;
+  }
+
+  // A reduction whose loops from `at` inward are one tensor intrinsic's call
+  // (schedule/tensorize_match.h), on the first elements of the regions the
+  // loops would have covered. When the region holds the reduction's first
+  // loop, the init of the region's outputs goes just before the call.
+  Stmt tensorized_nest(const StageInfo& info, const IterVar& at, const te::VarMap<Expr>& roots,
+                       const SplitGuards& guards, const std::vector<Expr>& index,
+                       const Stmt& init_store, size_t first_reduce) {
+    const StageRef& stage = info.stage;
+    const std::string& name = stage->attrs.at(at).tensor_intrin;
+    const te::TensorIntrinsic* intrinsic = te::find_tensor_intrinsic(name);
+    LATHE_CHECK(intrinsic, "no tensor intrinsic '", name, "'");
+    const schedule::TensorizeMatch match =
+        schedule::match_tensorize(*stage, at, *intrinsic, info.body, ranges_);
+    te::VarMap<Expr> first;  // the region's loops at their first iteration
+    for (const IterVar& v : match.region) first[v.var()] = te::make_int(0, v.var().type());
+    auto at_first = [&](const Expr& e) { return te::substitute(te::substitute(e, roots), first); };
+    std::vector<Expr> operands;
+    std::vector<Expr> out_index;
+    for (const Expr& i : index) out_index.push_back(te::substitute(i, first));
+    operands.push_back(Tensor(stage->op)(out_index));
+    for (const Expr& load : match.input_loads) operands.push_back(at_first(load));
+    std::vector<Expr> conditions = guards.data;
+    conditions.insert(conditions.end(), guards.reduce.begin(), guards.reduce.end());
+    Stmt call = guard(conditions, make_evaluate(te::tensor_intrinsic_call(
+                                      te::tensor_intrinsic_id(*intrinsic), operands)));
+
+    const std::vector<IterVar>& leaves = stage->leaf_iter_vars;
+    const size_t t = static_cast<size_t>(&at - leaves.data());
+    std::vector<IterVar> outer(leaves.begin(), leaves.begin() + static_cast<long>(t));
+    if (t < first_reduce) {
+      std::vector<IterVar> region_data;
+      for (const IterVar& v : match.region)
+        if (v->kind != te::IterVarKind::CommReduce) region_data.push_back(v);
+      Stmt init = nest(stage, region_data, guard(guards.data, init_store), false);
+      return nest(stage, outer, make_seq({init, call}), true);
+    }
+    std::vector<IterVar> init_loops;
+    for (size_t i = first_reduce; i < leaves.size(); ++i)
+      if (leaves[i]->kind != te::IterVarKind::CommReduce) init_loops.push_back(leaves[i]);
+    Stmt init = nest(stage, init_loops, guard(guards.data, init_store), false);
+    std::vector<IterVar> reduce_outer(leaves.begin() + static_cast<long>(first_reduce),
+                                      leaves.begin() + static_cast<long>(t));
+    std::vector<IterVar> data_outer(leaves.begin(),
+                                    leaves.begin() + static_cast<long>(first_reduce));
+    Stmt update = nest(stage, reduce_outer, call, true);
+    return nest(stage, data_outer, make_seq({init, update}), true);
   }
 
   using Tensor = te::Tensor;

@@ -1,0 +1,105 @@
+// Integer convolution and matrix multiplication (ONNX's ConvInteger and
+// MatMulInteger: uint8 or int8 operands with optional zero points, int32
+// results, exact), computed with the int8 dot product of x86 — vpdpbusd
+// (te/tensor_intrinsic.h) — as TVM's conv2d_NCHWc_int8 and dense_vnni and
+// oneDNN do:
+//   - activations in uint8: an int8 one is shifted by +128 (its zero point
+//     too), so that the dot product's unsigned operand holds it;
+//   - weights in int8: a uint8 one is shifted by -128 (its zero point too);
+//   - the input channels (the reduction) packed four to a 32-bit lane, the
+//     weights as [OC/16, C/ib, KH, KW, ib/4, 16, 4] (dense: [N/16, K/4, 16, 4]);
+//   - the zero points applied after the int8 products, from sums:
+//       sum (x - xz)(w - wz) = sum x w - wz sum x - xz sum w + K xz wz
+//     with sum w per output channel and sum x per output pixel (only where
+//     the weights' zero point is not zero). The spatial padding holds the
+//     activation's zero point, so that a padded tap adds zero, as ONNX
+//     Runtime pads; the padding of the channels to a whole block holds zero
+//     in both operands.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topi/nn.h"
+#include "topi/op_compute.h"
+
+namespace lathe::topi {
+
+// ConvInteger and MatMulInteger for any shape (quantize_compute.cpp): the
+// operands shifted into int32 by their zero points, then Conv's and MatMul's
+// computes. What the graph compiler uses where the packed kernels below do
+// not apply (grouped convolutions that are not depthwise, a batched B).
+std::vector<te::Tensor> generic_conv_integer(const ComputeContext& ctx);
+std::vector<te::Tensor> generic_matmul_integer(const ComputeContext& ctx);
+
+// An operand and its zero point: undefined for none, else a tensor of one
+// element ([] or [1]) or, for weights, one per output channel.
+struct QuantOperand {
+  Tensor value;
+  Tensor zero_point;
+};
+
+// The stages of one integer kernel, for schedules and tests.
+struct Int8Kernel {
+  Tensor output;       // int32, the op's layout ([N, OC, OH, OW]; [..., M, N])
+  Tensor data;         // the activations packed to uint8 (padded, blocked)
+  Tensor weights;      // the weights packed to int8 for vpdpbusd
+  Tensor product;      // the int32 sums of products: the tensorized stage
+  Tensor data_sum;     // sum of activations per output point; undefined when unneeded
+  Tensor weight_sum;   // sum of weights per output channel; undefined when unneeded
+  int64_t lanes = 16;  // output channels per dot-product call
+};
+
+// ConvInteger (groups == 1): x [N, C, H, W], w [OC, C, KH, KW], uint8 or
+// int8 each. `ic_block` is the input channels per block, a multiple of 4
+// (rounded up to one); channels are padded to whole blocks.
+Int8Kernel conv2d_integer_nchwc(const QuantOperand& x, const QuantOperand& w, const Conv2dParams& p,
+                                int64_t ic_block = 16, const std::string& name = "conv_integer");
+
+// The tensorized stage alone, on operands already packed as
+// conv2d_integer_nchwc packs them: data [N, C/ib, H + pads, W + pads, ib]
+// uint8 (`p`'s padding already in it: only strides and dilations are read),
+// weights [OC/16, C/ib, KH, KW, ib/4, 16, 4] int8; the result
+// [N, OC/16, OH, OW, 16] int32, tagged "conv2d_NCHWc_int8".
+Tensor conv2d_nchwc_int8(const Tensor& data, const Tensor& weights, const Conv2dParams& p,
+                         const std::string& name = "conv_int8");
+
+// Depthwise ConvInteger (groups == C == OC, w [C, 1, KH, KW]): no channel
+// reduction for vpdpbusd to take, so an int32 multiply-add of widened
+// operands, vectorized over output columns. Returns [N, C, OH, OW] int32.
+Tensor depthwise_conv2d_integer(const QuantOperand& x, const QuantOperand& w, const Conv2dParams& p,
+                                const std::string& name = "depthwise_conv_integer");
+
+// MatMulInteger with a 2-D B: a [..., M, K], b [K, N]; the result [..., M, N].
+Int8Kernel matmul_integer(const QuantOperand& a, const QuantOperand& b,
+                          const std::string& name = "matmul_integer");
+
+}  // namespace lathe::topi
+
+#include "topi/config_space.h"
+
+namespace lathe::topi {
+
+// x86 templates of the integer kernels, their tensorized stage on the
+// dot-product intrinsic `intrinsic` (default "dot_16x4_u8s8"; its
+// implementation — vpdpbusd, AVX-VNNI or AVX2 — is the target's, chosen by
+// the code generator). The packing, sum and output stages run in parallel
+// at the root.
+// ConvInteger ("conv2d_int8.x86"):
+//   tile_ow    [outer, reg_n] of the output row: reg_n pixels per
+//              micro-kernel, each an accumulator of 16 output channels that
+//              one 64-byte weight load serves
+//   unroll_kw  unroll the kernel-width loop
+// MatMulInteger ("dense_int8.x86"):
+//   tile_y     [outer, rows] rows per register tile
+//   tile_x     [outer, chunks] 16-column chunks per register tile
+//   (rows x chunks accumulators: at most 24)
+SearchSpace conv2d_int8_template(const Int8Kernel& kernel,
+                                 const std::string& intrinsic = "dot_16x4_u8s8");
+SearchSpace matmul_int8_template(const Int8Kernel& kernel,
+                                 const std::string& intrinsic = "dot_16x4_u8s8");
+// Depthwise ConvInteger: channels in parallel, output columns in vectors.
+void schedule_depthwise_conv2d_integer_x86(schedule::Schedule& s, const Tensor& output,
+                                           int64_t vector_lanes = 16);
+
+}  // namespace lathe::topi

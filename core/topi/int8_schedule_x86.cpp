@@ -1,0 +1,142 @@
+// The x86 templates of topi/int8.h: TVM's conv2d_NCHWc_int8 and dense_vnni
+// schedules, the dot product tensorized (schedule/tensorize_match.h).
+#include <algorithm>
+
+#include "support/error.h"
+#include "topi/int8.h"
+
+namespace lathe::topi {
+namespace {
+
+using schedule::Schedule;
+using schedule::Stage;
+using te::IterVar;
+
+constexpr int64_t kMaxRegN = 28;          // accumulators of one conv micro-kernel
+constexpr int64_t kMaxDenseRows = 8;      // rows of one dense register tile
+constexpr int64_t kMaxDenseChunks = 4;    // 16-column chunks of one dense register tile
+constexpr int64_t kMaxAccumulators = 24;  // leaving registers for weights and broadcasts
+
+// The root stages around a tensorized kernel: packing in parallel over
+// their outer axes, sums at the root, the output in parallel and vectorized
+// where its innermost axis allows.
+void schedule_around(Schedule& s, const Int8Kernel& k) {
+  auto parallel_outer = [&](const Tensor& t, size_t fuse_count) {
+    if (!t.defined() || !t.op().as_compute()) return;  // given packed: an input
+    Stage st = s[t];
+    std::vector<IterVar> ax = st.axis();
+    fuse_count = std::min(fuse_count, ax.size());
+    IterVar outer = ax[0];
+    if (fuse_count > 1) outer = st.fuse(outer, ax[1]);
+    for (size_t i = 2; i < fuse_count; ++i) outer = st.fuse(outer, ax[i]);
+    st.parallel(outer);
+  };
+  parallel_outer(k.data, k.data.ndim() == 5 ? 3 : 1);
+  parallel_outer(k.weights, 2);
+  if (k.data_sum.defined()) parallel_outer(k.data_sum, k.data_sum.ndim() == 3 ? 2 : 1);
+  if (k.output.same_as(k.product)) return;  // the tensorized stage alone
+  Stage out = s[k.output];
+  std::vector<IterVar> ax = out.axis();
+  const int64_t last = k.output.shape().back();
+  if (ax.size() >= 2) {
+    // The axes but the last in parallel; the last in vectors.
+    IterVar outer = ax[0];
+    for (size_t i = 1; i + 1 < ax.size(); ++i) outer = out.fuse(outer, ax[i]);
+    out.parallel(outer);
+  }
+  if (last % 16 == 0) {
+    auto [o, i] = out.split(ax.back(), 16);
+    out.vectorize(i);
+  } else if (last <= 16 && ax.size() >= 2) {
+    out.vectorize(ax.back());
+  }
+}
+
+}  // namespace
+
+SearchSpace conv2d_int8_template(const Int8Kernel& k, const std::string& intrinsic) {
+  const int64_t ow = k.product.shape()[3];
+  SearchSpace space;
+  space.name = "conv2d_int8.x86";
+  space.knobs = {split_knob("tile_ow", ow, 2, kMaxRegN), choice_knob("unroll_kw", {0, 1})};
+  const std::vector<int64_t> divs = divisors(ow, kMaxRegN);
+  space.default_config =
+      require_config(space, {{"tile_ow", {ow / divs.back(), divs.back()}}, {"unroll_kw", {0}}});
+  const std::vector<Knob> knobs = space.knobs;
+  space.apply = [k, knobs, intrinsic](Schedule& s, const Config& config) {
+    const int64_t reg_n = knob_value(knobs, config, "tile_ow")[1];
+    const bool unroll_kw = knob_int(knobs, config, "unroll_kw") != 0;
+    schedule_around(s, k);
+    Stage conv = s[k.product];
+    std::vector<IterVar> ax = conv.axis(), r = conv.reduce_axis();
+    // ax: n, oc_chunk, oh, ow, oc_block; r: rco, ry, rx, rcq, rcl.
+    auto [ow_outer, ow_inner] = conv.split(ax[3], reg_n, "ow_outer", "ow_inner");
+    conv.reorder({ax[0], ax[1], ax[2], ow_outer, r[0], r[1], r[2], r[3], ow_inner, ax[4], r[4]});
+    conv.tensorize(ax[4], intrinsic);
+    conv.unroll(ow_inner);
+    if (unroll_kw) conv.unroll(r[2]);
+    IterVar rows = conv.fuse(conv.fuse(ax[0], ax[1]), ax[2]);
+    conv.parallel(rows);
+  };
+  return space;
+}
+
+SearchSpace matmul_int8_template(const Int8Kernel& k, const std::string& intrinsic) {
+  const int64_t rows = k.product.shape()[0], chunks = k.product.shape()[1];
+  SearchSpace space;
+  space.name = "dense_int8.x86";
+  space.knobs = {split_knob("tile_y", rows, 2, kMaxDenseRows),
+                 split_knob("tile_x", chunks, 2, kMaxDenseChunks)};
+  const int64_t y = divisors(rows, kMaxDenseRows).back();
+  int64_t x = 1;
+  for (int64_t d : divisors(chunks, kMaxDenseChunks))
+    if (d * y <= kMaxAccumulators) x = d;
+  space.default_config =
+      require_config(space, {{"tile_y", {rows / y, y}}, {"tile_x", {chunks / x, x}}});
+  const std::vector<Knob> knobs = space.knobs;
+  space.constraint = [knobs](const Config& c) {
+    return knob_value(knobs, c, "tile_y")[1] * knob_value(knobs, c, "tile_x")[1] <=
+           kMaxAccumulators;
+  };
+  space.apply = [k, knobs, intrinsic](Schedule& s, const Config& config) {
+    const int64_t ty = knob_value(knobs, config, "tile_y")[1];
+    const int64_t tx = knob_value(knobs, config, "tile_x")[1];
+    schedule_around(s, k);
+    Stage dense = s[k.product];
+    std::vector<IterVar> ax = dense.axis(), r = dense.reduce_axis();
+    // ax: row, n_chunk, n_block; r: rkq, rkl.
+    auto [yo, yi] = dense.split(ax[0], ty, "row_outer", "row_inner");
+    auto [xo, xi] = dense.split(ax[1], tx, "chunk_outer", "chunk_inner");
+    dense.reorder({yo, xo, r[0], yi, xi, ax[2], r[1]});
+    dense.tensorize(ax[2], intrinsic);
+    dense.unroll(yi);
+    dense.unroll(xi);
+    dense.parallel(dense.fuse(yo, xo));
+  };
+  return space;
+}
+
+void schedule_depthwise_conv2d_integer_x86(Schedule& s, const Tensor& output,
+                                           int64_t vector_lanes) {
+  const te::ComputeOpNode* c = output.op().as_compute();
+  LATHE_CHECK(c && !c->reduce_axis.empty(), "schedule_depthwise_conv2d_integer_x86: not a conv");
+  Tensor padded = output.op().input_tensors()[0];
+  for (const Tensor& t : output.op().input_tensors())
+    if (t.op().as_compute()) padded = t;
+  Stage pad = s[padded];
+  std::vector<IterVar> pa = pad.axis();
+  pad.parallel(pad.fuse(pa[0], pa[1]));
+  Stage conv = s[output];
+  std::vector<IterVar> ax = conv.axis(), r = conv.reduce_axis();
+  const int64_t ow = output.shape()[3];
+  IterVar rows = conv.fuse(ax[0], ax[1]);
+  conv.parallel(rows);
+  if (ow >= vector_lanes) {
+    auto [xo, xi] = conv.split(ax[3], vector_lanes, "ow_outer", "ow_inner");
+    conv.reorder({rows, ax[2], xo, r[0], r[1], xi});
+    conv.unroll(r[1]);
+    conv.vectorize(xi);
+  }
+}
+
+}  // namespace lathe::topi
