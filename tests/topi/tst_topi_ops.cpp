@@ -337,6 +337,24 @@ std::vector<Case> shape_cases() {
                    "linear u8"});
   cases.push_back(
       {"Resize", {}, {in(kBool, {2, 3}), omitted(), scales({2, 2})}, 1, "nearest bool"});
+  // antialias (opset 18): the filter widened by 1 / scale when downscaling.
+  for (const char* mode : {"linear", "cubic"})
+    cases.push_back({"Resize",
+                     attrs({{"mode", std::string(mode)}, {"antialias", int64_t{1}}}),
+                     {f32({1, 2, 9, 11}), omitted(), scales({1, 1, 0.4f, 0.7f})},
+                     1,
+                     std::string(mode) + " antialias"});
+  // GridSample: every mode and padding, grid points reaching past the edges.
+  int corners = 0;
+  for (const char* mode : {"nearest", "linear", "cubic"})
+    for (const char* padding : {"zeros", "border", "reflection"})
+      cases.push_back({"GridSample",
+                       attrs({{"mode", std::string(mode)},
+                              {"padding_mode", std::string(padding)},
+                              {"align_corners", int64_t{corners++ % 2}}}),
+                       {f32({2, 3, 5, 7}), f32({2, 4, 6, 2}, -1.4, 1.4)},
+                       1,
+                       std::string(mode) + " " + padding});
   return cases;
 }
 
