@@ -49,8 +49,8 @@ struct GraphNode {
   std::string external_params;
   // Host control flow: "If" or "Loop", and its graphs (then and else, or the
   // body) as indices into GraphModuleDesc::subgraphs. Empty for a kernel call.
-  std::string control_flow;
-  std::vector<uint32_t> subgraphs;
+  std::string control_flow = {};
+  std::vector<uint32_t> subgraphs = {};
   bool is_op() const { return op == "tvm_op"; }
 };
 
@@ -65,8 +65,8 @@ struct GraphModuleDesc {
   // The graphs control-flow nodes run, each a description of its own with
   // its own memory plan; `name` ("If_25/then") is a subgraph's, and prefixes
   // its parameters' names ("If_25/then/w") in the package's parameters.
-  std::string name;
-  std::vector<GraphModuleDesc> subgraphs;
+  std::string name = {};
+  std::vector<GraphModuleDesc> subgraphs = {};
 
   uint32_t entry_id(const GraphEntryRef& e) const { return node_row_ptr[e.node_id] + e.index; }
   uint32_t entry_id(uint32_t node_id, uint32_t index) const {
