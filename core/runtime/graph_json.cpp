@@ -267,8 +267,14 @@ ordered_json desc_to_json(const GraphModuleDesc& desc) {
   return root;
 }
 
+// Deeper nesting than any model has; a file that claims more is refused
+// before the recursion could exhaust the stack.
+constexpr int kMaxSubgraphDepth = 64;
+
 // One description and its subgraphs, not yet validated.
-GraphModuleDesc parse_desc(const json& root) {
+GraphModuleDesc parse_desc(const json& root, int depth) {
+  if (depth > kMaxSubgraphDepth)
+    bad("subgraphs", "nested deeper than " + std::to_string(kMaxSubgraphDepth) + " levels");
   if (!root.is_object()) bad("top level", "expected an object");
   GraphModuleDesc desc;
   if (root.contains("name")) desc.name = as_string(root["name"], "name");
@@ -318,7 +324,7 @@ GraphModuleDesc parse_desc(const json& root) {
     const json& subgraphs = as_array(root["subgraphs"], "subgraphs");
     for (size_t k = 0; k < subgraphs.size(); ++k) {
       try {
-        desc.subgraphs.push_back(parse_desc(subgraphs[k]));
+        desc.subgraphs.push_back(parse_desc(subgraphs[k], depth + 1));
       } catch (const Error& e) {
         throw Error("subgraph " + std::to_string(k) + ": " + e.what());
       }
@@ -341,7 +347,7 @@ GraphModuleDesc parse_graph_json(const std::string& text) {
     // parse_error, and out_of_range for a number past double's range.
     throw Error(std::string("graph JSON: not valid JSON: ") + e.what());
   }
-  GraphModuleDesc desc = parse_desc(root);
+  GraphModuleDesc desc = parse_desc(root, 0);
   validate(desc);
   return desc;
 }
