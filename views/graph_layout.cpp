@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "ir/control_flow.h"
 #include "ir/op_registry.h"
 #include "support/error.h"
 #include "support/program_files.h"
@@ -137,7 +138,9 @@ std::vector<std::string> constant_lines(const Graph& graph, const Node& node, Op
 struct EdgeSpec {
   int from;
   int to;
-  ValueId value;
+  ValueId value;      // in the model's graph; kNoValue inside a subgraph
+  std::string label;  // the tensor's shape; empty for an edge into a subgraph
+  bool dashed = false;
 };
 
 // Everything to_dot decides, kept so the layout can map Graphviz's ids back.
@@ -145,6 +148,9 @@ struct DotGraph {
   std::string text;
   std::vector<LayoutNode> nodes;
   std::vector<EdgeSpec> edges;
+  // The subgraphs' clusters by path; a subgraph node's cluster is
+  // cluster_<groups + k> for subgraphs[k].
+  std::vector<std::string> subgraphs;
   LayoutEffort effort = LayoutEffort::Detailed;
 };
 
@@ -174,9 +180,16 @@ int64_t spanned_ranks(size_t nodes, const std::vector<EdgeSpec>& edges) {
   return spans;
 }
 
-DotGraph build_dot(const Graph& graph, const std::vector<driver::FusedGroup>& groups) {
-  DotGraph dot;
+// Adds `graph`'s nodes, inputs, outputs and edges to `dot`: the model's graph
+// (`path` empty, node ids "n3", "in0", "out0") or a subgraph at `path`
+// (ids prefixed "s<k>_"), then each control-flow node's subgraphs. Returns
+// the index in dot.nodes of each graph input's node.
+std::vector<int> add_graph(DotGraph& dot, const Graph& graph,
+                           const std::vector<driver::FusedGroup>& groups, const std::string& path) {
+  const std::string prefix =
+      path.empty() ? "" : "s" + std::to_string(dot.subgraphs.size() - 1) + "_";
   const int n = static_cast<int>(graph.nodes.size());
+  const int first = static_cast<int>(dot.nodes.size());
   std::vector<int> group_of(graph.nodes.size(), -1);
   for (size_t g = 0; g < groups.size(); ++g)
     for (int node : groups[g].nodes)
@@ -185,7 +198,7 @@ DotGraph build_dot(const Graph& graph, const std::vector<driver::FusedGroup>& gr
   for (int i = 0; i < n; ++i) {
     const Node& node = graph.nodes[static_cast<size_t>(i)];
     LayoutNode ln;
-    ln.id = "n" + std::to_string(i);
+    ln.id = prefix + "n" + std::to_string(i);
     ln.name = node.name;
     ln.op = node.op;
     ln.category = op_category(node.op);
@@ -193,47 +206,77 @@ DotGraph build_dot(const Graph& graph, const std::vector<driver::FusedGroup>& gr
     for (std::string& line : attribute_lines(node)) ln.label.push_back(std::move(line));
     for (std::string& line : constant_lines(graph, node, ln.category))
       ln.label.push_back(std::move(line));
-    ln.graph_node = i;
+    ln.graph_node = path.empty() ? i : -1;
     ln.group = group_of[static_cast<size_t>(i)];
+    ln.subgraph = path;
     dot.nodes.push_back(std::move(ln));
   }
-  std::vector<int> input_node(graph.values.size(), -1);
+  std::vector<int> input_node(graph.values.size(), -1), inputs;
   for (size_t k = 0; k < graph.inputs.size(); ++k) {
     const Value& v = graph.value(graph.inputs[k]);
     LayoutNode ln;
-    ln.id = "in" + std::to_string(k);
-    ln.name = v.name;
+    ln.id = prefix + "in" + std::to_string(k);
+    ln.name = path.empty() ? v.name : path + "/" + v.name;
     ln.category = OpCategory::GraphInput;
     ln.label = {v.name, v.type.to_string()};
+    ln.subgraph = path;
     input_node[static_cast<size_t>(graph.inputs[k])] = static_cast<int>(dot.nodes.size());
+    inputs.push_back(static_cast<int>(dot.nodes.size()));
     dot.nodes.push_back(std::move(ln));
   }
   // The node a value comes from: its producer or the graph input node.
   auto source_of = [&](ValueId id) {
     const Value& v = graph.value(id);
-    if (v.producer >= 0) return v.producer;
+    if (v.producer >= 0) return first + v.producer;
     return input_node[static_cast<size_t>(id)];
+  };
+  auto add_edge = [&](int from, int to, ValueId id) {
+    dot.edges.push_back(
+        {from, to, path.empty() ? id : kNoValue, shape_to_string(graph.type(id).shape)});
   };
   for (int i = 0; i < n; ++i) {
     const Node& node = graph.nodes[static_cast<size_t>(i)];
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       if (!node.has_input(k) || graph.value(node.inputs[k]).is_constant()) continue;
       const int from = source_of(node.inputs[k]);
-      if (from >= 0) dot.edges.push_back({from, i, node.inputs[k]});
+      if (from >= 0) add_edge(from, first + i, node.inputs[k]);
     }
   }
   for (size_t k = 0; k < graph.outputs.size(); ++k) {
     const Value& v = graph.value(graph.outputs[k]);
     LayoutNode ln;
-    ln.id = "out" + std::to_string(k);
-    ln.name = v.name;
+    ln.id = prefix + "out" + std::to_string(k);
+    ln.name = path.empty() ? v.name : path + "/" + v.name;
     ln.category = OpCategory::GraphOutput;
     ln.label = {v.name, v.type.to_string()};
+    ln.subgraph = path;
     const int index = static_cast<int>(dot.nodes.size());
     dot.nodes.push_back(std::move(ln));
     const int from = source_of(graph.outputs[k]);
-    if (from >= 0) dot.edges.push_back({from, index, graph.outputs[k]});
+    if (from >= 0) add_edge(from, index, graph.outputs[k]);
   }
+  for (int i = 0; i < n; ++i) {
+    const Node& node = graph.nodes[static_cast<size_t>(i)];
+    if (!is_control_flow(node)) continue;
+    for (size_t k = 0; k < node.subgraphs.size(); ++k) {
+      const std::string sub_path =
+          (path.empty() ? "" : path + "/") + node.name + "/" + subgraph_role(node, k);
+      dot.subgraphs.push_back(sub_path);
+      const int sub_first = static_cast<int>(dot.nodes.size());
+      std::vector<int> sub_inputs = add_graph(dot, *node.subgraphs[k], {}, sub_path);
+      // The node hands its inputs to the subgraph's: a dashed edge to each,
+      // or to the subgraph's first node when it takes none.
+      if (sub_inputs.empty() && static_cast<int>(dot.nodes.size()) > sub_first)
+        sub_inputs.push_back(sub_first);
+      for (int to : sub_inputs) dot.edges.push_back({first + i, to, kNoValue, "", true});
+    }
+  }
+  return inputs;
+}
+
+DotGraph build_dot(const Graph& graph, const std::vector<driver::FusedGroup>& groups) {
+  DotGraph dot;
+  add_graph(dot, graph, groups, "");
 
   dot.effort =
       spanned_ranks(dot.nodes.size(), dot.edges) + static_cast<int64_t>(dot.nodes.size()) <=
@@ -260,13 +303,21 @@ DotGraph build_dot(const Graph& graph, const std::vector<driver::FusedGroup>& gr
       if (ln.group == static_cast<int>(g)) write_node(ln, "    ");
     os << "  }\n";
   }
+  for (size_t k = 0; k < dot.subgraphs.size(); ++k) {
+    os << "  subgraph " << quoted("cluster_" + std::to_string(groups.size() + k)) << " {\n"
+       << "    label=" << quoted(dot.subgraphs[k])
+       << "; style=\"rounded,dashed\"; color=\"#7f7f7f\"; fontsize=9;\n";
+    for (const LayoutNode& ln : dot.nodes)
+      if (ln.subgraph == dot.subgraphs[k]) write_node(ln, "    ");
+    os << "  }\n";
+  }
   for (const LayoutNode& ln : dot.nodes)
-    if (ln.group < 0) write_node(ln, "  ");
+    if (ln.group < 0 && ln.subgraph.empty()) write_node(ln, "  ");
   for (size_t e = 0; e < dot.edges.size(); ++e) {
     const EdgeSpec& spec = dot.edges[e];
     os << "  " << quoted(dot.nodes[static_cast<size_t>(spec.from)].id) << " -> "
-       << quoted(dot.nodes[static_cast<size_t>(spec.to)].id) << " [id=\"e" << e
-       << "\", xlabel=" << quoted(shape_to_string(graph.type(spec.value).shape)) << "];\n";
+       << quoted(dot.nodes[static_cast<size_t>(spec.to)].id) << " [id=\"e" << e << "\""
+       << (spec.dashed ? ", style=dashed" : "") << ", xlabel=" << quoted(spec.label) << "];\n";
   }
   os << "}\n";
   dot.text = os.str();
@@ -427,7 +478,7 @@ GraphLayout layout_graph(const Graph& graph, const std::vector<driver::FusedGrou
     le.from = spec.from;
     le.to = spec.to;
     le.value = spec.value;
-    le.label = shape_to_string(graph.type(spec.value).shape);
+    le.label = spec.label;
     for (const DotPoint& p : edge.points) le.points.push_back(point(p));
     le.has_arrow = edge.has_arrow;
     if (edge.has_arrow) le.arrow_tip = point(edge.arrow_tip);
@@ -435,10 +486,12 @@ GraphLayout layout_graph(const Graph& graph, const std::vector<driver::FusedGrou
   }
 
   for (const DotGeometry::Cluster& c : geometry.clusters) {
-    if (c.group < 0 || c.group >= static_cast<int>(groups.size())) continue;
+    const int subgraph = c.group - static_cast<int>(groups.size());
+    if (c.group < 0 || subgraph >= static_cast<int>(dot.subgraphs.size())) continue;
     LayoutCluster cluster;
-    cluster.name = groups[static_cast<size_t>(c.group)].name;
-    cluster.group = c.group;
+    cluster.name = subgraph < 0 ? groups[static_cast<size_t>(c.group)].name
+                                : dot.subgraphs[static_cast<size_t>(subgraph)];
+    cluster.group = subgraph < 0 ? c.group : -1;
     const LayoutPoint top_left = point({c.lower_left.x, c.upper_right.y});
     cluster.box = {top_left.x, top_left.y, c.upper_right.x - c.lower_left.x,
                    c.upper_right.y - c.lower_left.y};

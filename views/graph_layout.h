@@ -58,6 +58,9 @@ struct LayoutNode {
   LayoutRect box;
   int graph_node = -1;  // index into graph.nodes; -1 for graph inputs/outputs
   int group = -1;       // index into the groups laid out as clusters, or -1
+  // Inside a control-flow node's subgraph: its path ("If_25/then"); such a
+  // node, input or output has graph_node -1 and no group.
+  std::string subgraph;
 };
 
 struct LayoutEdge {
@@ -73,8 +76,8 @@ struct LayoutEdge {
 };
 
 struct LayoutCluster {
-  std::string name;  // the fused group's name
-  int group = -1;    // index into the groups passed in
+  std::string name;  // the fused group's name, or the subgraph's ("If_25/then")
+  int group = -1;    // index into the groups passed in; -1 for a subgraph
   LayoutRect box;
   LayoutPoint label_pos;  // centre of the label
 };
@@ -100,8 +103,11 @@ struct GraphLayout {
 };
 
 // The graph as DOT: constants fold into their readers' labels; graph inputs
-// and outputs are nodes; each group (when given) becomes a cluster. Node
-// names appear as tooltips, so the DOT names every node.
+// and outputs are nodes; each group (when given) becomes a cluster. Each
+// subgraph of a control-flow node (If, Loop) is drawn whole in a cluster of
+// its own beside it, with dashed edges from the node to the subgraph's
+// inputs; subgraphs within subgraphs too. Node names appear as tooltips, so
+// the DOT names every node.
 std::string to_dot(const Graph& graph, const std::vector<driver::FusedGroup>& groups = {});
 
 // Thrown by layout_graph when its cancel flag was set.

@@ -78,16 +78,18 @@ int compile(const Args& args) {
   // shared-mime-info can tell from other tars (packaging/desktop/lathe.xml).
   std::string output = args.get("output", "module.lathe.tar");
   double llvm_ms = driver::export_package(compiled, options.target, output);
+  // Subgraphs' kernels too, named after the subgraph they are in.
+  const std::vector<driver::KernelTask> tasks = driver::all_tasks(compiled);
   std::cout << "compiled " << args.positional() << " for " << options.target.to_string() << ": "
-            << compiled.optimized.groups.size() << " fused groups, " << compiled.tasks.size()
-            << " kernels, " << compiled.params.size() << " parameters\n"
+            << compiled.optimized.groups.size() << " fused groups, " << tasks.size() << " kernels, "
+            << compiled.params.size() << " parameters\n"
             << "  graph passes " << compiled.passes_ms << " ms, lowering " << compiled.lower_ms
             << " ms, LLVM " << llvm_ms << " ms, total " << total.milliseconds() << " ms\n"
             << "wrote " << output << "\n";
   if (args.has("print-tasks")) {
-    print_task_list(std::cout, compiled.tasks, {}, tuned);
+    print_task_list(std::cout, tasks, {}, tuned);
   } else {
-    print_fallbacks(std::cout, compiled.tasks);
+    print_fallbacks(std::cout, tasks);
   }
   if (records) {
     std::cout << "tuning records: " << tuned.size() << " of " << compiled.tasks.size()

@@ -139,7 +139,7 @@ int run(const Args& args) {
   compile.target = target_of(args);
   compile.passes.record_snapshots = false;
   driver::CompiledGraph compiled = driver::compile_graph(graph, compile);
-  if (args.has("print-tasks")) print_task_list(std::cout, compiled.tasks);
+  if (args.has("print-tasks")) print_task_list(std::cout, driver::all_tasks(compiled));
   driver::JitGraphModule module(compiled, compile.target);
   std::vector<std::string> names;
   for (ValueId v : graph.outputs) names.push_back(graph.value(v).name);

@@ -11,7 +11,7 @@ namespace lathe::driver {
 
 JitGraphModule::JitGraphModule(const CompiledGraph& compiled, const codegen::Target& target) {
   Timer timer;
-  module_ = codegen::jit_compile(compiled.funcs, target);
+  module_ = codegen::jit_compile(all_funcs(compiled), target);
   jit_ms_ = timer.milliseconds();
   const codegen::CompiledModule& module = module_;
   // External codegens' tables from their runtime libraries, which the
@@ -51,7 +51,7 @@ std::vector<Tensor> run_compiled(const Graph& graph, const std::map<std::string,
 double export_package(const CompiledGraph& compiled, const codegen::Target& target,
                       const std::string& path) {
   Timer timer;
-  std::vector<char> object = codegen::emit_object(compiled.funcs, target);
+  std::vector<char> object = codegen::emit_object(all_funcs(compiled), target);
   double ms = timer.milliseconds();
   // The package names the CPU it was built for even when the target said
   // "the host", so a load elsewhere can say which CPU it needs.

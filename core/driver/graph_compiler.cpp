@@ -1,11 +1,13 @@
 #include "driver/graph_compiler.h"
 
+#include <cctype>
 #include <cstring>
 #include <map>
 #include <memory>
 
 #include "driver/gpu_module.h"
 #include "driver/graph_module_description.h"
+#include "ir/control_flow.h"
 #include "passes/external_codegen.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
@@ -102,8 +104,19 @@ tir::PrimFunc task_kernel(KernelTask& task, const tune::GroupComputation& comput
 
 }  // namespace
 
-CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
+namespace {
+
+// "If_25/then" -> "If_25_then_": a prefix that keeps kernel symbols C names.
+std::string symbol_prefix(const std::string& name) {
+  std::string prefix;
+  for (char c : name) prefix += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return prefix + "_";
+}
+
+CompiledGraph compile_named_graph(const Graph& graph, const CompileOptions& options,
+                                  const std::string& name) {
   CompiledGraph result;
+  result.name = name;
   Timer timer;
   passes::PassOptions pass_options = options.passes;
   pass_options.vector_unit = options.target.vector_unit();
@@ -114,6 +127,8 @@ CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
   const Graph& g = result.optimized.graph;
   const std::vector<passes::FusedGroup>& groups = result.optimized.groups;
   result.tasks = tune::extract_tasks(g, groups);
+  if (!name.empty())
+    for (KernelTask& task : result.tasks) task.func_name = symbol_prefix(name) + task.func_name;
 
   // One kernel per task; every group's computation gives its parameter order.
   timer.restart();
@@ -127,14 +142,70 @@ CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
   }
   result.lower_ms = timer.milliseconds();
 
-  GraphModuleDescription description = describe_graph_module(g, groups, result.tasks, computations);
+  // Each control-flow node's graphs, compiled as graphs of their own.
+  std::map<int, std::vector<uint32_t>> subgraphs_of_node;
+  for (size_t n = 0; n < g.nodes.size(); ++n) {
+    const Node& node = g.nodes[n];
+    if (!is_control_flow(node)) continue;
+    for (size_t i = 0; i < node.subgraphs.size(); ++i) {
+      const std::string sub_name =
+          (name.empty() ? "" : name + "/") + node.name + "/" + subgraph_role(node, i);
+      subgraphs_of_node[static_cast<int>(n)].push_back(
+          static_cast<uint32_t>(result.subgraphs.size()));
+      try {
+        result.subgraphs.push_back(compile_named_graph(*node.subgraphs[i], options, sub_name));
+      } catch (const UnsupportedError& e) {
+        throw UnsupportedError(str("subgraph '", sub_name, "': ", e.what()));
+      } catch (const Error& e) {
+        throw Error(str("subgraph '", sub_name, "': ", e.what()));
+      }
+    }
+  }
+
+  GraphModuleDescription description =
+      describe_graph_module(g, groups, result.tasks, computations, subgraphs_of_node);
   result.desc = std::move(description.desc);
   result.params = std::move(description.params);
+  for (const CompiledGraph& sub : result.subgraphs) {
+    // A subgraph's name is its path from the model's graph; the executor
+    // finds it (and its parameters) by the part below this graph.
+    runtime::GraphModuleDesc desc = sub.desc;
+    const std::string local = name.empty() ? sub.name : sub.name.substr(name.size() + 1);
+    desc.name = local;
+    result.desc.subgraphs.push_back(std::move(desc));
+    for (const auto& [param, value] : sub.params) result.params.emplace(local + "/" + param, value);
+    for (const auto& library : sub.external_libraries) result.external_libraries.insert(library);
+    result.passes_ms += sub.passes_ms;
+    result.lower_ms += sub.lower_ms;
+  }
   for (const Node& node : g.nodes)
     if (node.op == passes::kExternalCallOp)
       result.external_libraries[node.attrs.get_string("function", "")] =
           node.attrs.get_string("library", "");
   return result;
+}
+
+}  // namespace
+
+CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options) {
+  return compile_named_graph(graph, options, "");
+}
+
+std::vector<tir::PrimFunc> all_funcs(const CompiledGraph& compiled) {
+  std::vector<tir::PrimFunc> funcs = compiled.funcs;
+  for (const CompiledGraph& sub : compiled.subgraphs)
+    for (tir::PrimFunc& f : all_funcs(sub)) funcs.push_back(std::move(f));
+  return funcs;
+}
+
+std::vector<KernelTask> all_tasks(const CompiledGraph& compiled) {
+  std::vector<KernelTask> tasks = compiled.tasks;
+  for (const CompiledGraph& sub : compiled.subgraphs)
+    for (KernelTask& task : all_tasks(sub)) {
+      task.id = static_cast<int>(tasks.size());
+      tasks.push_back(std::move(task));
+    }
+  return tasks;
 }
 
 }  // namespace lathe::driver

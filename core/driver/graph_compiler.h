@@ -30,6 +30,10 @@ struct CompileOptions {
 };
 
 struct CompiledGraph {
+  // A subgraph's name: its control-flow node's and its role ("If_25/then");
+  // empty for the model's graph. Its kernels' names begin with it, made a
+  // symbol ("If_25_then_fused_conv2d").
+  std::string name;
   passes::OptimizedGraph optimized;
   std::vector<KernelTask> tasks;
   std::vector<tir::PrimFunc> funcs;  // funcs[i] implements tasks[i]
@@ -38,10 +42,22 @@ struct CompiledGraph {
   // External codegens' runtime libraries, by the symbol of their table
   // (what the graph's external nodes name as func_name).
   std::map<std::string, std::string> external_libraries;
+  // The graphs of the control-flow nodes (ir/control_flow.h), each compiled
+  // as a graph of its own, in the order of desc.subgraphs; their kernels are
+  // not in `tasks` and `funcs` but in theirs.
+  std::vector<CompiledGraph> subgraphs;
   double passes_ms = 0, lower_ms = 0;
 };
 
-// Runs the graph passes, then builds, schedules and lowers every task. Throws
+// Every kernel of the graph and of its subgraphs, at any depth: what one
+// module must hold to run it.
+std::vector<tir::PrimFunc> all_funcs(const CompiledGraph& compiled);
+// The graph's tasks, then its subgraphs' (whose names say which subgraph
+// they are in), numbered in that order: the task table of the whole model.
+std::vector<KernelTask> all_tasks(const CompiledGraph& compiled);
+
+// Runs the graph passes, then builds, schedules and lowers every task, and
+// compiles each control-flow node's subgraphs the same way. Throws
 // UnsupportedError naming the first node without a compiled kernel, and
 // ScheduleTextError for bad schedule text (naming the task).
 CompiledGraph compile_graph(const Graph& graph, const CompileOptions& options = {});

@@ -36,7 +36,8 @@ std::vector<int> topological_group_order(const std::vector<passes::FusedGroup>& 
 GraphModuleDescription describe_graph_module(
     const Graph& g, const std::vector<passes::FusedGroup>& groups,
     const std::vector<tune::KernelTask>& tasks,
-    const std::vector<tune::GroupComputation>& computations) {
+    const std::vector<tune::GroupComputation>& computations,
+    const std::map<int, std::vector<uint32_t>>& subgraphs_of_node) {
   std::vector<int> task_of_group(groups.size(), -1);
   for (const tune::KernelTask& task : tasks)
     for (int gi : task.groups) task_of_group[static_cast<size_t>(gi)] = task.id;
@@ -61,13 +62,14 @@ GraphModuleDescription describe_graph_module(
     add_null_node(v);
   };
   for (ValueId v : g.inputs) add_null_node(v);
-  // A group without a task is one external call (passes/partition_external):
-  // its kernel's arguments are the call's inputs and output.
+  // A group without a task is one external call (passes/partition_external)
+  // or one control-flow node: its arguments are the node's inputs and outputs.
   auto external_call = [&](size_t gi) -> const Node* {
     if (task_of_group[gi] >= 0) return nullptr;
     const Node& node = g.nodes[static_cast<size_t>(groups[gi].nodes.front())];
-    LATHE_CHECK(groups[gi].nodes.size() == 1 && node.op == passes::kExternalCallOp, "fused group ",
-                groups[gi].name, " has no kernel");
+    LATHE_CHECK(groups[gi].nodes.size() == 1 && (node.op == passes::kExternalCallOp ||
+                                                 subgraphs_of_node.count(groups[gi].nodes.front())),
+                "fused group ", groups[gi].name, " has no kernel");
     return &node;
   };
   auto input_values = [&](size_t gi) {
@@ -85,7 +87,13 @@ GraphModuleDescription describe_graph_module(
     runtime::GraphNode node;
     node.op = "tvm_op";
     node.name = groups[group].name;
-    if (call) {
+    if (auto sub = subgraphs_of_node.find(groups[group].nodes.front());
+        call && sub != subgraphs_of_node.end()) {
+      // Host control flow: the executor runs the node's subgraphs.
+      node.func_name = call->op;
+      node.control_flow = call->op;
+      node.subgraphs = sub->second;
+    } else if (call) {
       node.func_name = call->attrs.get_string("function", "");
       node.external = true;
       node.external_params = call->attrs.get_string("params", "");

@@ -23,11 +23,14 @@ struct GraphModuleDescription {
 
 // `computations[g]` is group g's computation, whose input and output values
 // give its kernel's parameter order; `tasks` say which function runs each
-// group; a group no task runs is one external call, whose node gives both.
+// group; a group no task runs is one external call, whose node gives both,
+// or one control-flow node, whose graphs `subgraphs_of_node` gives (by node
+// index, as indices into the description's subgraphs, which the caller adds).
 // Throws when the groups form a cycle or a value has no producer.
 GraphModuleDescription describe_graph_module(
     const Graph& graph, const std::vector<passes::FusedGroup>& groups,
     const std::vector<tune::KernelTask>& tasks,
-    const std::vector<tune::GroupComputation>& computations);
+    const std::vector<tune::GroupComputation>& computations,
+    const std::map<int, std::vector<uint32_t>>& subgraphs_of_node = {});
 
 }  // namespace lathe::driver

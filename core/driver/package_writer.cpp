@@ -147,6 +147,18 @@ void write_tar(const std::string& tar_path,
   check(archive_write_close(a), "close");
 }
 
+// The graph that takes parameter `name` (the model's or a subgraph's, whose
+// parameters are named with its name and "/" first) and its name there.
+std::pair<const runtime::GraphModuleDesc*, std::string> parameter_owner(
+    const runtime::GraphModuleDesc& graph, const std::string& name) {
+  for (const runtime::GraphModuleDesc& sub : graph.subgraphs) {
+    const std::string prefix = sub.name + "/";
+    if (name.compare(0, prefix.size(), prefix) == 0)
+      return parameter_owner(sub, name.substr(prefix.size()));
+  }
+  return {&graph, name};
+}
+
 }  // namespace
 
 void write_package(const std::string& tar_path, const std::vector<char>& object,
@@ -167,15 +179,16 @@ void write_package(const std::string& tar_path, const std::vector<char>& object,
   // take, or one of another shape or type.
   for (const auto& [name, value] : params) {
     bool found = false;
-    for (uint32_t node_id : graph.arg_nodes) {
-      if (graph.nodes[node_id].name != name) continue;
-      const uint32_t e = graph.entry_id(node_id, 0);
-      LATHE_CHECK(value.defined() && value.shape() == graph.shape[e] &&
-                      value.dtype().to_string() == graph.dltype[e],
+    const auto [owner, local] = parameter_owner(graph, name);
+    for (uint32_t node_id : owner->arg_nodes) {
+      if (owner->nodes[node_id].name != local) continue;
+      const uint32_t e = owner->entry_id(node_id, 0);
+      LATHE_CHECK(value.defined() && value.shape() == owner->shape[e] &&
+                      value.dtype().to_string() == owner->dltype[e],
                   "write_package: parameter '", name, "' is ",
                   value.defined() ? value.dtype().to_string() : std::string("empty"),
-                  runtime::shape_to_string(value.shape()), "; the graph expects ", graph.dltype[e],
-                  runtime::shape_to_string(graph.shape[e]));
+                  runtime::shape_to_string(value.shape()), "; the graph expects ", owner->dltype[e],
+                  runtime::shape_to_string(owner->shape[e]));
       found = true;
     }
     LATHE_CHECK(found, "write_package: parameter '", name, "' is not an argument of the graph");

@@ -108,6 +108,14 @@ void Graph::verify() const {
                   "' has another producer");
       available[static_cast<size_t>(out)] = true;
     }
+    for (const auto& sub : n.subgraphs) {
+      LATHE_CHECK(sub, where, ": has an empty subgraph");
+      try {
+        sub->verify();
+      } catch (const Error& e) {
+        fail(str(where, ", subgraph '", sub->name, "': ", e.what()));
+      }
+    }
   }
   for (ValueId out : outputs) {
     check_id(out, "graph output");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "ir/tensor.h"
 
 namespace lathe {
+
+class Graph;
 
 using ValueId = int32_t;
 constexpr ValueId kNoValue = -1;  // an omitted optional input
@@ -30,6 +33,10 @@ struct Node {
   std::vector<ValueId> inputs;   // kNoValue marks an omitted optional input
   std::vector<ValueId> outputs;  // kNoValue marks an omitted optional output
   Attributes attrs;
+  // The graphs a control-flow node runs (If: then, else; Loop: the body;
+  // ir/control_flow.h says how their inputs and outputs line up with the
+  // node's). Shared and never changed: copying a node or its graph is cheap.
+  std::vector<std::shared_ptr<const Graph>> subgraphs = {};
 
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != kNoValue; }
 };
@@ -59,7 +66,8 @@ class Graph {
   std::vector<int> use_counts() const;
   // Drops values that no node, graph input or output refers to, renumbering ids.
   void remove_unused_values();
-  // Throws when ids dangle, a node reads a value produced after it, or names clash.
+  // Throws when ids dangle, a node reads a value produced after it, or names
+  // clash, here or in a subgraph.
   void verify() const;
 };
 

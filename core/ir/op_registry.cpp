@@ -83,6 +83,7 @@ OpRegistry& OpRegistry::global() {
     register_loss_ops(*r);
     register_layout_ops(*r);
     register_quantize_ops(*r);
+    register_control_flow_ops(*r);
     return r;
   }();
   return *registry;

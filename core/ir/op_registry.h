@@ -118,6 +118,7 @@ std::vector<TensorType> infer_node_types(const OpDef& op, const Graph& graph, co
 void register_elementwise_ops(OpRegistry& registry);
 void register_nn_ops(OpRegistry& registry);
 void register_shape_ops(OpRegistry& registry);
+void register_control_flow_ops(OpRegistry& registry);
 void register_reduce_ops(OpRegistry& registry);
 void register_indexing_ops(OpRegistry& registry);
 void register_loss_ops(OpRegistry& registry);

@@ -15,6 +15,7 @@ OpRegistry& kernel_registry() {
     register_loss_kernels(*r);
     register_layout_kernels(*r);
     register_quantize_kernels(*r);
+    register_control_flow_kernels(*r);
     return r;
   }();
   return *registry;

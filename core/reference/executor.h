@@ -42,5 +42,6 @@ void register_indexing_kernels(OpRegistry& registry);
 void register_loss_kernels(OpRegistry& registry);
 void register_layout_kernels(OpRegistry& registry);
 void register_quantize_kernels(OpRegistry& registry);
+void register_control_flow_kernels(OpRegistry& registry);
 
 }  // namespace lathe::reference

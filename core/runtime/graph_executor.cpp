@@ -87,14 +87,31 @@ GraphExecutor::GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
     entries_[e].copy_from(value.data(), value.nbytes());
     bound.insert(node.name);
   }
+  // Each subgraph gets the parameters named with its name and "/" first.
+  for (const GraphModuleDesc& sub : desc_.subgraphs) {
+    const std::string prefix = sub.name + "/";
+    std::map<std::string, NDArray> own;
+    for (const auto& [name, value] : params)
+      if (name.compare(0, prefix.size(), prefix) == 0) {
+        own.emplace(name.substr(prefix.size()), value);
+        bound.insert(name);
+      }
+    try {
+      subgraphs_.push_back(std::make_unique<GraphExecutor>(sub, lookup, own, external));
+    } catch (const Error& e) {
+      throw Error("subgraph '" + sub.name + "': " + e.what());
+    }
+  }
   for (const auto& [name, value] : params)
     if (!bound.count(name)) throw Error("parameter '" + name + "' is not an argument of the graph");
 
   for (uint32_t node_id = 0; node_id < desc_.nodes.size(); ++node_id) {
     const GraphNode& node = desc_.nodes[node_id];
     if (!node.is_op()) continue;
-    Step step{node_id, nullptr, {}, nullptr, nullptr};
-    if (node.external)
+    Step step{node_id, nullptr, {}, {}, nullptr, nullptr};
+    if (!node.control_flow.empty())
+      bind_control_flow(step, node);
+    else if (node.external)
       bind_external(step, node, external);
     else if (!(step.function = lookup ? lookup(node.func_name) : nullptr))
       throw Error("kernel '" + node.func_name + "' of " + node_label(desc_, node_id) +

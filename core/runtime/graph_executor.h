@@ -4,6 +4,9 @@
 // copied into their storage once, at construction; each kernel is called as
 // `void f(void** args)` with its input entries' pointers, then its outputs'
 // (an external codegen's kernel as run(kernel, args), runtime/external_abi.h).
+// A control-flow node (If, Loop) runs on the host over executors of its
+// subgraphs, each with its own memory plan; values are copied only where
+// they cross into or out of a subgraph (graph_executor_control_flow.cpp).
 #pragma once
 
 #include <cstddef>
@@ -45,7 +48,8 @@ class GraphExecutor {
   // Resolves every kernel and binds the parameters (arg nodes named in
   // `params`). Throws Error for a missing kernel (naming it), a parameter
   // whose shape, type or name does not match the graph, or storage shared
-  // by an input or parameter with another entry.
+  // by an input or parameter with another entry. A subgraph's parameters
+  // are those named with its name and "/" first.
   // External nodes are built through `external` (their tables' create),
   // which throws naming the node when it fails.
   GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
@@ -80,7 +84,8 @@ class GraphExecutor {
   size_t num_storages() const { return pools_.size(); }
 
   // Runs the graph `repeat` times timing every kernel call; one row per
-  // kernel node in node order with its mean time.
+  // kernel node in node order with its mean time (a control-flow node's row
+  // holds the time of its subgraphs' runs, which it includes).
   std::vector<KernelProfile> profile(int repeat = 1);
   // TVM's debug-executor table: Node Name, Ops, Time(us), Time(%), Shape,
   // sorted by time descending, then a Total_time row.
@@ -93,12 +98,16 @@ class GraphExecutor {
     uint32_t node_id;
     KernelFunction function;
     std::vector<void*> args;
+    // A control-flow node: run by the executor itself (run_control_flow).
+    std::function<void()> host;
     // An external node's table and kernel instead of `function`; the
     // kernel is destroyed with the step, also when a later node fails to bind.
     const LatheExternalFunctions* external = nullptr;
     std::shared_ptr<void> external_kernel;
     void call() {
-      if (external)
+      if (host)
+        host();
+      else if (external)
         external->run(external_kernel.get(), args.data());
       else
         function(args.data());
@@ -111,6 +120,16 @@ class GraphExecutor {
   const Port& input_port(int index) const;
   // Builds an external node's kernel into `step`; throws naming the node.
   void bind_external(Step& step, const GraphNode& node, const ExternalLookup& external);
+  // Checks that a control-flow node's inputs and outputs fit its subgraphs'
+  // (throws naming both) and makes its step run them.
+  void bind_control_flow(Step& step, const GraphNode& node);
+  void run_if(const GraphNode& node);
+  void run_loop(const GraphNode& node);
+  NDArray& entry(const GraphEntryRef& ref) { return entries_[desc_.entry_id(ref)]; }
+  NDArray& output_entry(uint32_t node_id, uint32_t k) {
+    return entries_[desc_.entry_id(node_id, k)];
+  }
+  NDArray& input_entry(int index) { return entries_[inputs_[static_cast<size_t>(index)].entry]; }
 
   GraphModuleDesc desc_;
   std::vector<NDArray> pools_;    // by storage_id
@@ -118,6 +137,7 @@ class GraphExecutor {
   std::vector<Step> steps_;
   std::vector<Port> inputs_;
   std::vector<NDArray> outputs_;
+  std::vector<std::unique_ptr<GraphExecutor>> subgraphs_;  // by GraphModuleDesc::subgraphs
 };
 
 // Runs `repeat` samples, each the mean of `number` runs, after one warm-up

@@ -109,6 +109,12 @@ GraphNode parse_node(const json& value, size_t i) {
     node.external = true;
     node.external_params = as_string(attrs["external_params"], aw + ".external_params");
   }
+  if (attrs.contains("control_flow")) {
+    node.control_flow = as_string(attrs["control_flow"], aw + ".control_flow");
+    const json& subgraphs = as_array(member(attrs, "subgraphs", aw), aw + ".subgraphs");
+    for (size_t k = 0; k < subgraphs.size(); ++k)
+      node.subgraphs.push_back(as_u32(subgraphs[k], aw + ".subgraphs[" + std::to_string(k) + "]"));
+  }
   return node;
 }
 
@@ -120,7 +126,45 @@ void finalize(GraphModuleDesc& desc) {
     desc.node_row_ptr.push_back(desc.node_row_ptr.back() + (node.is_op() ? node.num_outputs : 1));
 }
 
+namespace {
+
+// The control-flow node's op and subgraphs fit each other.
+void validate_control_flow(const GraphModuleDesc& desc, size_t i) {
+  const GraphNode& node = desc.nodes[i];
+  const std::string where = node_where(i, node.name);
+  const size_t expected = node.control_flow == "If" ? 2 : node.control_flow == "Loop" ? 1 : 0;
+  if (expected == 0)
+    bad(where, "control_flow is '" + node.control_flow + "'; expected \"If\" or \"Loop\"");
+  if (node.subgraphs.size() != expected)
+    bad(where, node.control_flow + " runs " + std::to_string(expected) + " subgraphs, it names " +
+                   std::to_string(node.subgraphs.size()));
+  for (uint32_t sub : node.subgraphs)
+    if (sub >= desc.subgraphs.size())
+      bad(where, "subgraph " + std::to_string(sub) + " does not exist");
+  if (node.control_flow == "Loop" && node.num_inputs < 2 + node.num_outputs)
+    bad(where, "a Loop takes M, cond and its " + std::to_string(node.num_outputs) +
+                   " loop-carried values");
+  if (node.control_flow == "If" && node.num_inputs < 1) bad(where, "an If takes its condition");
+}
+
+void validate_graph(const GraphModuleDesc& desc);
+
+}  // namespace
+
 void validate(const GraphModuleDesc& desc) {
+  validate_graph(desc);
+  for (const GraphModuleDesc& sub : desc.subgraphs) {
+    try {
+      validate(sub);
+    } catch (const Error& e) {
+      throw Error("subgraph '" + sub.name + "': " + e.what());
+    }
+  }
+}
+
+namespace {
+
+void validate_graph(const GraphModuleDesc& desc) {
   if (desc.node_row_ptr.size() != desc.nodes.size() + 1)
     bad("node_row_ptr", "has " + std::to_string(desc.node_row_ptr.size()) + " values for " +
                             std::to_string(desc.nodes.size()) + " nodes (expected nodes + 1)");
@@ -134,6 +178,7 @@ void validate(const GraphModuleDesc& desc) {
                                         " but it has " + std::to_string(node.inputs.size()) +
                                         " inputs");
     if (node.is_op() && node.func_name.empty()) bad(node_where(i, node.name), "empty func_name");
+    if (!node.control_flow.empty()) validate_control_flow(desc, i);
     for (const GraphEntryRef& e : node.inputs) {
       if (e.node_id >= i)
         bad(node_where(i, node.name), "input [" + std::to_string(e.node_id) + ", " +
@@ -179,8 +224,9 @@ void validate(const GraphModuleDesc& desc) {
   }
 }
 
-std::string to_json(const GraphModuleDesc& desc) {
+ordered_json desc_to_json(const GraphModuleDesc& desc) {
   ordered_json root;
+  if (!desc.name.empty()) root["name"] = desc.name;
   ordered_json nodes = ordered_json::array();
   for (const GraphNode& node : desc.nodes) {
     ordered_json j;
@@ -192,6 +238,10 @@ std::string to_json(const GraphModuleDesc& desc) {
                     {"num_outputs", std::to_string(node.num_outputs)},
                     {"flatten_data", node.flatten_data ? "1" : "0"}};
       if (node.external) j["attrs"]["external_params"] = node.external_params;
+      if (!node.control_flow.empty()) {
+        j["attrs"]["control_flow"] = node.control_flow;
+        j["attrs"]["subgraphs"] = node.subgraphs;
+      }
     }
     ordered_json inputs = ordered_json::array();
     for (const GraphEntryRef& e : node.inputs) inputs.push_back({e.node_id, e.index, e.version});
@@ -209,19 +259,25 @@ std::string to_json(const GraphModuleDesc& desc) {
                    {"storage_id", {"list_int", desc.storage_id}},
                    {"shape", {"list_shape", shapes}}};
   root["node_row_ptr"] = desc.node_row_ptr;
-  return root.dump(2);
+  if (!desc.subgraphs.empty()) {
+    ordered_json subgraphs = ordered_json::array();
+    for (const GraphModuleDesc& sub : desc.subgraphs) subgraphs.push_back(desc_to_json(sub));
+    root["subgraphs"] = subgraphs;
+  }
+  return root;
 }
 
-GraphModuleDesc parse_graph_json(const std::string& text) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::exception& e) {
-    // parse_error, and out_of_range for a number past double's range.
-    throw Error(std::string("graph JSON: not valid JSON: ") + e.what());
-  }
+// Deeper nesting than any model has; a file that claims more is refused
+// before the recursion could exhaust the stack.
+constexpr int kMaxSubgraphDepth = 64;
+
+// One description and its subgraphs, not yet validated.
+GraphModuleDesc parse_desc(const json& root, int depth) {
+  if (depth > kMaxSubgraphDepth)
+    bad("subgraphs", "nested deeper than " + std::to_string(kMaxSubgraphDepth) + " levels");
   if (!root.is_object()) bad("top level", "expected an object");
   GraphModuleDesc desc;
+  if (root.contains("name")) desc.name = as_string(root["name"], "name");
   const json& nodes = as_array(member(root, "nodes", "top level"), "nodes");
   for (size_t i = 0; i < nodes.size(); ++i) desc.nodes.push_back(parse_node(nodes[i], i));
   const json& args = as_array(member(root, "arg_nodes", "top level"), "arg_nodes");
@@ -264,6 +320,34 @@ GraphModuleDesc parse_graph_json(const std::string& text) {
     }
     desc.shape.push_back(std::move(dims));
   }
+  if (root.contains("subgraphs")) {
+    const json& subgraphs = as_array(root["subgraphs"], "subgraphs");
+    for (size_t k = 0; k < subgraphs.size(); ++k) {
+      try {
+        desc.subgraphs.push_back(parse_desc(subgraphs[k], depth + 1));
+      } catch (const Error& e) {
+        throw Error("subgraph " + std::to_string(k) + ": " + e.what());
+      }
+    }
+  }
+  return desc;
+}
+
+}  // namespace
+
+std::string to_json(const GraphModuleDesc& desc) {
+  return desc_to_json(desc).dump(2);
+}
+
+GraphModuleDesc parse_graph_json(const std::string& text) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number past double's range.
+    throw Error(std::string("graph JSON: not valid JSON: ") + e.what());
+  }
+  GraphModuleDesc desc = parse_desc(root, 0);
   validate(desc);
   return desc;
 }

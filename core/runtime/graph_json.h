@@ -13,6 +13,13 @@
 //              "storage_id": ["list_int", [0, 1, 2]],
 //              "shape": ["list_shape", [[1, 4], ...]]},
 //    "node_row_ptr": [0, 1, 2, 3]}
+//
+// Lathe adds host control flow (ir/control_flow.h), which TVM ran in its VM:
+// a node whose attrs have "control_flow": "If" or "Loop" is run by the
+// executor itself, over the graphs that "subgraphs" (indices into the
+// top-level "subgraphs" array of nested descriptions, each with its "name")
+// lists. Its func_name is the op's name; its inputs and outputs are the
+// control-flow node's, in ir/control_flow.h's order.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +47,10 @@ struct GraphNode {
   // these are the parameters its create() gets.
   bool external = false;
   std::string external_params;
+  // Host control flow: "If" or "Loop", and its graphs (then and else, or the
+  // body) as indices into GraphModuleDesc::subgraphs. Empty for a kernel call.
+  std::string control_flow = {};
+  std::vector<uint32_t> subgraphs = {};
   bool is_op() const { return op == "tvm_op"; }
 };
 
@@ -51,6 +62,11 @@ struct GraphModuleDesc {
   std::vector<std::string> dltype;          // per entry
   std::vector<std::vector<int64_t>> shape;  // per entry
   std::vector<int32_t> storage_id;          // per entry
+  // The graphs control-flow nodes run, each a description of its own with
+  // its own memory plan; `name` ("If_25/then") is a subgraph's, and prefixes
+  // its parameters' names ("If_25/then/w") in the package's parameters.
+  std::string name = {};
+  std::vector<GraphModuleDesc> subgraphs = {};
 
   uint32_t entry_id(const GraphEntryRef& e) const { return node_row_ptr[e.node_id] + e.index; }
   uint32_t entry_id(uint32_t node_id, uint32_t index) const {
@@ -64,7 +80,9 @@ void finalize(GraphModuleDesc& desc);
 
 // Checks what the executor relies on: inputs refer to earlier nodes' existing
 // outputs, arg_nodes are "null" nodes, heads exist, the per-entry attributes
-// have one value per entry, data types parse. Throws Error naming the node/key.
+// have one value per entry, data types parse, control-flow nodes name
+// subgraphs that exist, and the subgraphs are valid. Throws Error naming the
+// node/key (and the subgraph).
 void validate(const GraphModuleDesc& desc);
 
 // Pretty-printed JSON in TVM's layout (keys as TVM writes them).

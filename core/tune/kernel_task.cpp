@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 
+#include "ir/control_flow.h"
 #include "ir/node_cost.h"
 #include "passes/external_codegen.h"
 #include "support/error.h"
@@ -44,9 +45,10 @@ std::vector<KernelTask> extract_tasks(const Graph& graph,
   std::map<std::string, int> by_key;
   for (size_t g = 0; g < groups.size(); ++g) {
     const passes::FusedGroup& group = groups[g];
-    // An external codegen runs it: nothing to build, schedule or tune.
-    if (group.nodes.size() == 1 &&
-        graph.nodes[static_cast<size_t>(group.nodes[0])].op == passes::kExternalCallOp)
+    // An external codegen runs it, or the executor's host control flow
+    // (whose subgraphs have tasks of their own): nothing to build here.
+    const Node& first = graph.nodes[static_cast<size_t>(group.nodes[0])];
+    if (group.nodes.size() == 1 && (first.op == passes::kExternalCallOp || is_control_flow(first)))
       continue;
     std::string key = group_structure_key(graph, group);
     auto [it, fresh] = by_key.emplace(key, static_cast<int>(tasks.size()));

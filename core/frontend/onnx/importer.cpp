@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -16,6 +18,7 @@
 #include "frontend/onnx/storage_floats.h"
 #include "frontend/onnx/subgraph_copy.h"
 #include "frontend/onnx/tensor_proto.h"
+#include "ir/control_flow.h"
 #include "reference/executor.h"
 #include "support/error.h"
 
@@ -43,6 +46,12 @@ OnnxType onnx_type(const onnx::TypeProto& type) {
   return t;
 }
 
+Tensor bool_scalar(bool value) {
+  Tensor t(DType::Bool, {});
+  t.data<bool>()[0] = value;
+  return t;
+}
+
 // A small value as its elements ("16000", "[1, 0]"), a large one by its type.
 std::string value_text(const Tensor& t) {
   if (t.numel() > 8) return t.type().to_string();
@@ -62,13 +71,26 @@ std::string value_text(const Tensor& t) {
 
 class Importer {
  public:
+  // `freeze_conditions`: inputs that decide an If's or a Loop's condition are
+  // frozen to their given values (ImportOptions::shape_input_values).
   Importer(onnx::ModelProto& model, std::string source, std::string base_dir,
-           const ImportOptions& options)
+           const ImportOptions& options, bool freeze_conditions)
       : model_(model),
         source_(std::move(source)),
         base_dir_(std::move(base_dir)),
         options_(options),
-        registry_(reference::kernel_registry()) {}
+        registry_(reference::kernel_registry()),
+        freeze_conditions_(freeze_conditions) {}
+
+  // Whether an input with a given value that decides a condition was left
+  // an input (and the If or Loop it decides kept for the run time).
+  bool condition_inputs_left_open() const { return condition_inputs_left_open_; }
+  // Hands what the import assumed to ImportOptions::note.
+  void flush_notes() {
+    if (options_.note)
+      for (const std::string& text : notes_) options_.note(text);
+    notes_.clear();
+  }
 
   Graph run() {
     check_opset();
@@ -76,7 +98,7 @@ class Importer {
       sort_nodes_topologically(*model_.mutable_graph());
       apply_input_overrides();
       run_onnx_checker();
-      import_initializers();
+      import_initializers(model_.graph());
       import_inputs();
       for (int i = 0; i < model_.graph().node_size(); ++i) import_node(model_.graph().node(i), i);
       import_outputs();
@@ -131,8 +153,8 @@ class Importer {
     ResolvedInputShapes resolved = apply_input_shapes(*model_.mutable_graph(), given);
     for (Diagnostic& d : resolved.problems) diagnostics_.push_back(std::move(d));
     // What was assumed matters only to an import that can go on.
-    if (options_.note && resolved.problems.empty())
-      for (const std::string& note : resolved.notes) options_.note(note);
+    if (resolved.problems.empty())
+      for (const std::string& text : resolved.notes) note(text);
     open_inputs_ = std::move(resolved.open);
     for (const auto& [name, shape] : resolved.shapes) resolved_inputs_.insert(name);
   }
@@ -275,20 +297,23 @@ class Importer {
     return line.size() > 300 ? line.substr(0, 300) + "..." : line;
   }
 
-  void import_initializers() {
-    for (const auto& init : model_.graph().initializer()) {
-      std::string where = "initializer '" + init.name() + "'";
+  // The initializers of the model's graph or of a subgraph (`where` names it
+  // in diagnostics, empty for the model's).
+  void import_initializers(const onnx::GraphProto& proto, const std::string& where = "") {
+    for (const auto& init : proto.initializer()) {
+      std::string at = (where.empty() ? "" : where + " ") + "initializer '" + init.name() + "'";
       if (init.name().empty()) {
-        report(Kind::Invalid, where, "has no name");
+        report(Kind::Invalid, at, "has no name");
         continue;
       }
       try {
-        define(init.name(), storage_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
+        define(init.name(),
+               storage_->add_constant(init.name(), tensor_from_proto(init, base_dir_)));
       } catch (const UnsupportedError& e) {
-        report(Kind::Unsupported, where, e.what());
+        report(Kind::Unsupported, at, e.what());
         poison(init.name());
       } catch (const Error& e) {
-        report(Kind::Invalid, where, e.what());
+        report(Kind::Invalid, at, e.what());
         poison(init.name());
       }
     }
@@ -305,17 +330,23 @@ class Importer {
       }
       auto frozen = options_.frozen_inputs.find(name);
       if (frozen != options_.frozen_inputs.end()) {
-        define(name, storage_.add_constant(name, frozen->second));
+        define(name, storage_->add_constant(name, frozen->second));
         continue;
       }
+      // An input that decides only an If's branch or a Loop's length stays
+      // an input, and the If or Loop runs at run time; it is frozen only on
+      // the import that follows one where that could not be (import_model_bytes).
       auto shaping = options_.shape_input_values.find(name);
-      if (shaping != options_.shape_input_values.end() && decides_a_shape(name)) {
-        define(name, storage_.add_constant(name, shaping->second));
-        if (options_.note)
-          options_.note(
-              str("input '", name, "' decides ",
-                  decides_a_condition(name) ? "an If's branch or a Loop's length" : "a shape",
-                  "; the model is compiled for the value given, ", value_text(shaping->second)));
+      const bool given = shaping != options_.shape_input_values.end();
+      const bool decides_shape = given && decides_a_shape(name);
+      const bool decides_condition = given && decides_a_condition(name);
+      if (decides_condition && !decides_shape && !freeze_conditions_)
+        condition_inputs_left_open_ = true;
+      if (decides_shape || (decides_condition && freeze_conditions_)) {
+        define(name, storage_->add_constant(name, shaping->second));
+        note(str("input '", name, "' decides ",
+                 decides_shape ? "a shape" : "an If's branch or a Loop's length",
+                 "; the model is compiled for the value given, ", value_text(shaping->second)));
         continue;
       }
       if (!input.type().has_tensor_type()) {
@@ -337,7 +368,7 @@ class Importer {
       ValueId id = graph_.add_value(name, {*dtype, shape});
       graph_.inputs.push_back(id);
       // A float16 input is read as float32.
-      const ValueId read = storage_.widened(id);
+      const ValueId read = storage_->widened(id);
       if (read == kNoValue)
         poison(name);
       else
@@ -346,11 +377,8 @@ class Importer {
   }
 
   // Whether a node reads the value at one of its op's shape-deciding
-  // positions, or an If's condition or a Loop's trip count or condition
-  // depends on it: Lathe compiles the branch a known condition takes and
-  // unrolls a loop of known length.
+  // positions.
   bool decides_a_shape(const std::string& name) const {
-    if (decides_a_condition(name)) return true;
     for (const auto& node : model_.graph().node()) {
       const OpDef* op = registry_.find(node.op_type());
       std::vector<int> positions = op ? op->shape_inputs : legacy_shape_inputs(node.op_type());
@@ -360,7 +388,16 @@ class Importer {
     return false;
   }
 
-  bool decides_a_condition(const std::string& name) const {
+  // Whether an If's condition or a Loop's trip count or condition depends on
+  // the value.
+  bool decides_a_condition(const std::string& name) {
+    if (!condition_sources_) condition_sources_ = values_deciding_conditions();
+    return condition_sources_->count(name) > 0;
+  }
+
+  // Every value of the model's graph that an If's condition or a Loop's trip
+  // count or condition depends on, found once.
+  std::set<std::string> values_deciding_conditions() const {
     std::unordered_map<std::string, const onnx::NodeProto*> producer;
     std::vector<std::string> work;
     for (const auto& node : model_.graph().node()) {
@@ -374,11 +411,10 @@ class Importer {
       std::string v = std::move(work.back());
       work.pop_back();
       if (v.empty() || !seen.insert(v).second) continue;
-      if (v == name) return true;
       if (auto it = producer.find(v); it != producer.end())
         for (const std::string& in : it->second->input()) work.push_back(in);
     }
-    return false;
+    return seen;
   }
 
   std::string unique_node_name(const onnx::NodeProto& proto, int index) {
@@ -444,7 +480,7 @@ class Importer {
     if (usable) {
       try {
         node.attrs = convert_attributes(proto, opset_, base_dir_);
-        stored = storage_.prepare(node);
+        stored = storage_->prepare(node);
       } catch (const UnsupportedError& e) {
         report(Kind::Unsupported, where, e.what());
         usable = false;
@@ -472,7 +508,7 @@ class Importer {
     while (!node.outputs.empty() && node.outputs.back() == kNoValue) node.outputs.pop_back();
     if (node.op == "Constant") {
       import_constant(node, where);
-      if (stored && !node.outputs.empty()) storage_.note_constant(node.outputs[0], *stored);
+      if (stored && !node.outputs.empty()) storage_->note_constant(node.outputs[0], *stored);
       return;
     }
     // The rewritten nodes write the node's own output values.
@@ -491,13 +527,13 @@ class Importer {
         for (const std::string& out : proto.output()) poison(out);
         return;
       }
-      storage_.note_node(typed, stored);
+      storage_->note_node(typed, stored);
     }
     size_t k = 0;
     for (const std::string& out : proto.output())
       if (!poisoned_names_.count(out) && k < outputs.size() && !out.empty()) {
         // A Cast to float16 rounds; its readers read the rounded value widened.
-        const ValueId read = storage_.widened(outputs[k++]);
+        const ValueId read = storage_->widened(outputs[k++]);
         if (read == kNoValue)
           poison(out);
         else
@@ -507,9 +543,122 @@ class Importer {
       }
   }
 
+  // A one-element constant's value: a condition or trip count that folded.
+  // nullopt when it depends on run-time values.
+  std::optional<int64_t> folded_scalar(ValueId id) const {
+    const Value& v = graph_.value(id);
+    if (!v.is_constant() || v.constant.numel() != 1) return std::nullopt;
+    return v.constant.to_int64_vector()[0];
+  }
+
+  // The value `name` names here, or kNoValue after saying why there is none
+  // (nothing more when its producer already reported a problem).
+  ValueId lookup(const std::string& name, const std::string& where) {
+    if (poisoned_names_.count(name)) return kNoValue;
+    if (auto it = by_name_.find(name); it != by_name_.end()) return it->second;
+    report(Kind::Invalid, where, str("input '", name, "' is not produced by any earlier node"));
+    return kNoValue;
+  }
+
+  // Defines `out` as the one output of a new node: the Identity that hands a
+  // branch's value on under the If's output name, a Loop's stacked scans.
+  void define_by_node(const std::string& out, const std::string& node_name, const std::string& op,
+                      std::vector<ValueId> inputs, Attributes attrs = {}) {
+    Node node{node_name, op, std::move(inputs), {graph_.add_value(out, {})}, std::move(attrs)};
+    const ValueId id = node.outputs[0];
+    if (add_typed_node(std::move(node)))
+      define(out, id);
+    else
+      poison(out);
+  }
+
+  static const onnx::GraphProto* graph_attribute(const onnx::NodeProto& proto,
+                                                 const std::string& name) {
+    for (const auto& a : proto.attribute())
+      if (a.name() == name && a.has_g()) return &a.g();
+    return nullptr;
+  }
+
+  // The values of this scope that `subgraphs` read from outside themselves,
+  // by name; nullopt after reporting one that is missing.
+  std::optional<std::map<std::string, ValueId>> outer_reads(
+      const std::vector<const onnx::GraphProto*>& subgraphs, const std::string& where) {
+    std::map<std::string, ValueId> reads;
+    bool missing = false;
+    for (const onnx::GraphProto* g : subgraphs)
+      for (const std::string& name : outer_names_read(*g)) {
+        const ValueId id = lookup(name, where);
+        if (id == kNoValue)
+          missing = true;
+        else
+          reads.emplace(name, id);
+      }
+    if (missing) return std::nullopt;
+    return reads;
+  }
+
+  // The values a kept subgraph reads from this scope that are known only at
+  // run time: the control-flow node passes them in (ir/control_flow.h).
+  std::vector<std::pair<std::string, ValueId>> run_time_captures(
+      const std::map<std::string, ValueId>& reads) const {
+    std::vector<std::pair<std::string, ValueId>> captures;
+    for (const auto& [name, id] : reads)
+      if (!graph_.value(id).is_constant()) captures.emplace_back(name, id);
+    return captures;
+  }
+
+  // Imports `proto` as a graph of its own (an If's branch, a Loop's body).
+  // Its inputs are `formal` (the ONNX graph's own inputs, typed) followed by
+  // `captures`; the constants it reads from enclosing scopes are copied in,
+  // so it folds and compiles as any graph. nullptr after reporting problems.
+  std::shared_ptr<const Graph> import_subgraph(
+      const onnx::GraphProto& proto, const std::string& name, const std::vector<TensorType>& formal,
+      const std::vector<std::pair<std::string, ValueId>>& captures,
+      const std::map<std::string, ValueId>& reads) {
+    const size_t problems = diagnostics_.size();
+    Graph sub;
+    sub.name = name;
+    // What the subgraph sees from this scope, taken before switching to it.
+    std::vector<std::pair<std::string, Tensor>> constants;
+    for (const auto& [read, id] : reads)
+      if (graph_.value(id).is_constant()) constants.emplace_back(read, graph_.value(id).constant);
+    std::vector<std::pair<std::string, TensorType>> captured;
+    for (const auto& [read, id] : captures) captured.emplace_back(read, graph_.type(id));
+
+    std::swap(graph_, sub);
+    auto outer_names = std::exchange(by_name_, {});
+    auto outer_poisoned = std::exchange(poisoned_names_, {});
+    auto outer_storage = std::exchange(storage_, make_storage());
+    for (int i = 0; i < proto.input_size() && i < static_cast<int>(formal.size()); ++i) {
+      const ValueId id = graph_.add_value(proto.input(i).name(), formal[static_cast<size_t>(i)]);
+      graph_.inputs.push_back(id);
+      define(proto.input(i).name(), id);
+    }
+    for (const auto& [read, type] : captured) {
+      const ValueId id = graph_.add_value(read, type);
+      graph_.inputs.push_back(id);
+      define(read, id);
+    }
+    for (const auto& [read, value] : constants) define(read, graph_.add_constant(read, value));
+    import_initializers(proto, name);
+    for (int i = 0; i < proto.node_size(); ++i) import_node(proto.node(i), i);
+    for (const auto& out : proto.output()) {
+      const ValueId id = lookup(out.name(), str(name, " output '", out.name(), "'"));
+      if (id != kNoValue) graph_.outputs.push_back(id);
+    }
+    std::swap(graph_, sub);
+    by_name_ = std::move(outer_names);
+    poisoned_names_ = std::move(outer_poisoned);
+    storage_ = std::move(outer_storage);
+    if (diagnostics_.size() != problems) return nullptr;
+    sub.remove_unused_values();
+    return std::make_shared<const Graph>(std::move(sub));
+  }
+
   // An If whose condition folds to a constant is replaced by the branch it
   // takes: the branch's nodes are imported in its place, and its outputs
   // become the If's through Identity nodes (which simplification removes).
+  // Otherwise both branches become subgraphs of an If node, run at run time.
   void import_if(const onnx::NodeProto& proto, int index) {
     const std::string name = unique_node_name(proto, index);
     const std::string where = "node " + name + " (If)";
@@ -519,76 +668,89 @@ class Importer {
     };
     if (proto.input_size() != 1 || proto.input(0).empty())
       return give_up(Kind::Invalid, "If takes exactly one input, the condition");
-    const std::string& cond = proto.input(0);
-    if (poisoned_names_.count(cond)) return give_up(Kind::Invalid, "");
-    auto it = by_name_.find(cond);
-    if (it == by_name_.end())
-      return give_up(Kind::Invalid, str("input '", cond, "' is not produced by any earlier node"));
-    const Value& c = graph_.value(it->second);
-    if (!c.is_constant())
-      return give_up(Kind::Unsupported,
-                     str("its condition '", cond,
-                         "' depends on the model's inputs at run time; Lathe compiles an If only "
-                         "when the condition folds at compile time (give the inputs it depends "
-                         "on with --inputs, which freezes them)"));
-    if (c.constant.numel() != 1)
-      return give_up(Kind::Invalid, str("the condition '", cond, "' has ", c.constant.numel(),
-                                        " elements, not one"));
-    const bool taken = c.constant.to_int64_vector()[0] != 0;
-    const std::string branch_name = taken ? "then_branch" : "else_branch";
-    const onnx::GraphProto* branch = nullptr;
-    for (const auto& a : proto.attribute())
-      if (a.name() == branch_name && a.has_g()) branch = &a.g();
-    if (!branch) return give_up(Kind::Invalid, str("has no ", branch_name));
-    if (branch->output_size() != proto.output_size())
-      return give_up(Kind::Invalid, str(branch_name, " has ", branch->output_size(),
-                                        " outputs, the If ", proto.output_size()));
-    for (const auto& init : branch->initializer()) {
-      try {
-        define(init.name(), storage_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
-      } catch (const Error& e) {
-        report(Kind::Invalid, str(where, " ", branch_name, " initializer '", init.name(), "'"),
-               e.what());
-        poison(init.name());
-      }
+    const ValueId cond = lookup(proto.input(0), where);
+    if (cond == kNoValue) return give_up(Kind::Invalid, "");
+    const onnx::GraphProto* branches[2] = {graph_attribute(proto, "then_branch"),
+                                           graph_attribute(proto, "else_branch")};
+    const char* branch_names[2] = {"then_branch", "else_branch"};
+    for (int b = 0; b < 2; ++b) {
+      if (!branches[b]) return give_up(Kind::Invalid, str("has no ", branch_names[b]));
+      if (branches[b]->output_size() != proto.output_size())
+        return give_up(Kind::Invalid, str(branch_names[b], " has ", branches[b]->output_size(),
+                                          " outputs, the If ", proto.output_size()));
     }
-    for (int i = 0; i < branch->node_size(); ++i) import_node(branch->node(i), i);
+    if (graph_.type(cond).numel() != 1)
+      return give_up(Kind::Invalid, str("the condition '", proto.input(0), "' has ",
+                                        graph_.type(cond).numel(), " elements, not one"));
+    const std::optional<int64_t> folded = folded_scalar(cond);
+    if (!folded) return keep_if(proto, name, cond, branches);
+
+    const int taken = *folded != 0 ? 0 : 1;
+    const onnx::GraphProto& branch = *branches[taken];
+    import_initializers(branch, str(where, " ", branch_names[taken]));
+    for (int i = 0; i < branch.node_size(); ++i) import_node(branch.node(i), i);
     for (int k = 0; k < proto.output_size(); ++k) {
       const std::string& out = proto.output(k);
-      const std::string& from = branch->output(k).name();
       if (out.empty()) continue;
-      auto produced = by_name_.find(from);
-      if (poisoned_names_.count(from) || produced == by_name_.end()) {
-        if (!poisoned_names_.count(from))
-          report(Kind::Invalid, where, str(branch_name, " output '", from, "' is not produced"));
+      const std::string& from = branch.output(k).name();
+      const ValueId produced = lookup(from, str(where, " ", branch_names[taken], " output"));
+      if (produced == kNoValue)
         poison(out);
-        continue;
-      }
-      Node identity{str(name, "/", out), "Identity", {produced->second}, {}, {}};
-      identity.outputs = {graph_.add_value(out, {})};
-      const ValueId id = identity.outputs[0];
-      if (add_typed_node(std::move(identity)))
-        define(out, id);
       else
-        poison(out);
+        define_by_node(out, str(name, "/", out), "Identity", {produced});
     }
+  }
+
+  // An If on a run-time condition: both branches are imported as subgraphs,
+  // which must give the same output types.
+  void keep_if(const onnx::NodeProto& proto, const std::string& name, ValueId cond,
+               const onnx::GraphProto* const (&branches)[2]) {
+    const std::string where = "node " + name + " (If)";
+    auto give_up = [&] {
+      for (const std::string& out : proto.output()) poison(out);
+    };
+    const auto reads = outer_reads({branches[0], branches[1]}, where);
+    if (!reads) return give_up();
+    const auto captures = run_time_captures(*reads);
+    Node node{name, kIfOp, {cond}, {}, {}};
+    for (const auto& [read, id] : captures) node.inputs.push_back(id);
+    for (int b = 0; b < 2; ++b) {
+      const std::string role = b == 0 ? "then" : "else";
+      auto sub = import_subgraph(*branches[b], str(name, "/", role), {}, captures, *reads);
+      if (!sub) return give_up();
+      node.subgraphs.push_back(std::move(sub));
+    }
+    add_control_flow_node({proto.output().begin(), proto.output().end()}, std::move(node));
+  }
+
+  // Adds a kept If or Loop whose outputs the ONNX node names `names` (an
+  // omitted one, "", still gets a value).
+  void add_control_flow_node(const std::vector<std::string>& names, Node node) {
+    for (size_t k = 0; k < names.size(); ++k)
+      node.outputs.push_back(
+          graph_.add_value(names[k].empty() ? str(node.name, "/unused", k) : names[k], {}));
+    const std::vector<ValueId> outputs = node.outputs;
+    if (!add_typed_node(std::move(node))) {
+      for (const std::string& out : names) poison(out);
+      return;
+    }
+    for (size_t k = 0; k < names.size(); ++k)
+      if (!names[k].empty()) define(names[k], outputs[k]);
   }
 
   // A Loop whose trip count and condition fold is unrolled: its body is
   // imported once per iteration (each copy's names suffixed "@i"), the loop-
   // carried values threaded through, and each scan output stacked on a new
-  // first axis. The condition must fold in every iteration.
+  // first axis. When a condition does not fold, or the loop is too long to
+  // unroll, the Loop is kept and its body runs at run time.
   void import_loop(const onnx::NodeProto& proto, int index) {
-    static constexpr int64_t kMaxUnrolledNodes = 50000;
     const std::string name = unique_node_name(proto, index);
     const std::string where = "node " + name + " (Loop)";
     auto give_up = [&](Kind kind, std::string message) {
       if (!message.empty()) report(kind, where, std::move(message));
       for (const std::string& out : proto.output()) poison(out);
     };
-    const onnx::GraphProto* body = nullptr;
-    for (const auto& a : proto.attribute())
-      if (a.name() == "body" && a.has_g()) body = &a.g();
+    const onnx::GraphProto* body = graph_attribute(proto, "body");
     if (!body) return give_up(Kind::Invalid, "has no body");
     if (proto.input_size() < 2)
       return give_up(Kind::Invalid, "Loop takes M, cond and the loop-carried values");
@@ -598,111 +760,88 @@ class Importer {
       return give_up(Kind::Invalid,
                      str("the body has ", body->input_size(), " inputs and ", body->output_size(),
                          " outputs for ", carried, " loop-carried values"));
-    // A constant scalar input (M or cond) as an integer; nullopt when omitted.
-    auto folded = [&](const std::string& in, const char* what) -> std::optional<int64_t> {
-      if (in.empty()) return std::nullopt;
-      auto it = by_name_.find(in);
-      if (it == by_name_.end() || poisoned_names_.count(in)) throw Error("");
-      const Value& v = graph_.value(it->second);
-      if (!v.is_constant() || v.constant.numel() != 1)
-        throw UnsupportedError(str(what, " '", in,
-                                   "' depends on the model's inputs at run time; Lathe unrolls a "
-                                   "Loop only when its trip count and condition fold"));
-      return v.constant.to_int64_vector()[0];
-    };
-    std::optional<int64_t> trips, cond;
-    try {
-      trips = folded(proto.input(0), "the trip count");
-      cond = folded(proto.input(1), "the condition");
-    } catch (const UnsupportedError& e) {
-      return give_up(Kind::Unsupported, e.what());
-    } catch (const Error&) {
-      return give_up(Kind::Invalid, "");
-    }
-    if (!trips && !cond) return give_up(Kind::Invalid, "has neither a trip count nor a condition");
-    std::vector<ValueId> state;
-    for (int k = 0; k < carried; ++k) {
-      auto it = by_name_.find(proto.input(k + 2));
-      if (it == by_name_.end() || poisoned_names_.count(proto.input(k + 2)))
-        return give_up(Kind::Invalid, "");
-      state.push_back(it->second);
-    }
-    std::vector<std::vector<ValueId>> scanned(static_cast<size_t>(scans));
-    int64_t i = 0;
-    for (; (!trips || i < *trips) && cond.value_or(1) != 0; ++i) {
-      if ((i + 1) * std::max(body->node_size(), 1) > kMaxUnrolledNodes)
-        return give_up(Kind::Unsupported, str("runs more than ", i,
-                                              " iterations; Lathe unrolls a Loop at import, up "
-                                              "to ",
-                                              kMaxUnrolledNodes, " nodes"));
-      const std::string suffix = "@" + std::to_string(i);
-      const onnx::GraphProto step = renamed_copy(*body, suffix);
-      define(step.input(0).name(), graph_.add_constant(step.input(0).name(), Tensor::scalar(i)));
-      Tensor c(DType::Bool, {});
-      c.data<bool>()[0] = true;
-      define(step.input(1).name(), graph_.add_constant(step.input(1).name(), c));
-      for (int k = 0; k < carried; ++k) define(step.input(k + 2).name(), state[k]);
-      for (const auto& init : step.initializer()) {
-        try {
-          define(init.name(),
-                 storage_.add_constant(init.name(), tensor_from_proto(init, base_dir_)));
-        } catch (const Error& e) {
-          return give_up(Kind::Invalid, str("body initializer '", init.name(), "': ", e.what()));
-        }
+    // M and cond may be omitted (kNoValue); the rest must be there.
+    std::vector<ValueId> ins;
+    for (int k = 0; k < proto.input_size(); ++k) {
+      if (k < 2 && proto.input(k).empty()) {
+        ins.push_back(kNoValue);
+        continue;
       }
+      ins.push_back(lookup(proto.input(k), where));
+      if (ins.back() == kNoValue) return give_up(Kind::Invalid, "");
+    }
+    const ValueId trips_id = ins[0], cond_id = ins[1];
+    if (trips_id == kNoValue && cond_id == kNoValue)
+      return give_up(Kind::Invalid, "has neither a trip count nor a condition");
+    for (ValueId id : {trips_id, cond_id})
+      if (id != kNoValue && graph_.type(id).numel() != 1)
+        return give_up(Kind::Invalid, str("'", graph_.value(id).name, "' has ",
+                                          graph_.type(id).numel(), " elements, not one"));
+    const std::vector<ValueId> initial(ins.begin() + 2, ins.end());
+    const std::optional<int64_t> trips =
+        trips_id == kNoValue ? std::nullopt : folded_scalar(trips_id);
+    const std::optional<int64_t> cond = cond_id == kNoValue ? std::nullopt : folded_scalar(cond_id);
+    if ((trips_id == kNoValue || trips) && (cond_id == kNoValue || cond)) {
+      ImportState before = save_state();
+      if (unroll_loop(proto, name, *body, trips, cond, initial) == Unrolled::Done) return;
+      restore_state(std::move(before));
+    }
+    keep_loop(proto, name, *body, trips_id, cond_id, initial);
+  }
+
+  enum class Unrolled { Done, AtRunTime };
+
+  Unrolled unroll_loop(const onnx::NodeProto& proto, const std::string& name,
+                       const onnx::GraphProto& body, std::optional<int64_t> trips,
+                       std::optional<int64_t> cond, std::vector<ValueId> state) {
+    static constexpr int64_t kMaxUnrolledNodes = 50000;
+    const std::string where = "node " + name + " (Loop)";
+    auto give_up = [&](Kind kind, std::string message) {
+      if (!message.empty()) report(kind, where, std::move(message));
+      for (const std::string& out : proto.output()) poison(out);
+      return Unrolled::Done;
+    };
+    const size_t carried = state.size();
+    const size_t scans = static_cast<size_t>(body.output_size()) - 1 - carried;
+    std::vector<std::vector<ValueId>> scanned(scans);
+    for (int64_t i = 0; (!trips || i < *trips) && cond.value_or(1) != 0; ++i) {
+      if ((i + 1) * std::max(body.node_size(), 1) > kMaxUnrolledNodes) return Unrolled::AtRunTime;
+      const std::string suffix = "@" + std::to_string(i);
+      const onnx::GraphProto step = renamed_copy(body, suffix);
+      define(step.input(0).name(), graph_.add_constant(step.input(0).name(), Tensor::scalar(i)));
+      define(step.input(1).name(), graph_.add_constant(step.input(1).name(), bool_scalar(true)));
+      for (size_t k = 0; k < carried; ++k)
+        define(step.input(static_cast<int>(k) + 2).name(), state[k]);
+      import_initializers(step, str(where, " body"));
       for (int n = 0; n < step.node_size(); ++n) import_node(step.node(n), n);
       std::vector<ValueId> outs;
       for (const auto& out : step.output()) {
-        auto it = by_name_.find(out.name());
-        if (it == by_name_.end() || poisoned_names_.count(out.name()))
-          return give_up(Kind::Invalid,
-                         poisoned_names_.count(out.name())
-                             ? ""
-                             : str("body output '", out.name(), "' is not produced"));
-        outs.push_back(it->second);
+        outs.push_back(lookup(out.name(), str(where, " body output")));
+        if (outs.back() == kNoValue) return give_up(Kind::Invalid, "");
       }
-      const Value& next = graph_.value(outs[0]);
-      if (!next.is_constant() || next.constant.numel() != 1)
-        return give_up(Kind::Unsupported,
-                       str("the condition the body computes ('", step.output(0).name(),
-                           "') depends on run-time values; Lathe unrolls a Loop only when it "
-                           "folds"));
-      cond = next.constant.to_int64_vector()[0];
-      for (int k = 0; k < carried; ++k) state[k] = outs[static_cast<size_t>(k + 1)];
-      for (int k = 0; k < scans; ++k)
-        scanned[k].push_back(outs[static_cast<size_t>(1 + carried + k)]);
+      cond = folded_scalar(outs[0]);
+      if (!cond) return Unrolled::AtRunTime;
+      for (size_t k = 0; k < carried; ++k) state[k] = outs[1 + k];
+      for (size_t k = 0; k < scans; ++k) scanned[k].push_back(outs[1 + carried + k]);
     }
-    auto write = [&](const std::string& out, const std::string& op, std::vector<ValueId> inputs,
-                     Attributes attrs) {
-      Node node{str(name, "/", out),
-                op,
-                std::move(inputs),
-                {graph_.add_value(out, {})},
-                std::move(attrs)};
-      const ValueId id = node.outputs[0];
-      if (add_typed_node(std::move(node)))
-        define(out, id);
-      else
-        poison(out);
-    };
     for (int k = 0; k < proto.output_size(); ++k) {
       const std::string& out = proto.output(k);
       if (out.empty()) continue;
-      if (k < carried) {
-        write(out, "Identity", {state[k]}, {});
+      if (static_cast<size_t>(k) < carried) {
+        define_by_node(out, str(name, "/", out), "Identity", {state[static_cast<size_t>(k)]});
         continue;
       }
-      std::vector<ValueId> parts;
+      const std::vector<ValueId>& rows = scanned[static_cast<size_t>(k) - carried];
+      if (rows.empty())
+        return give_up(Kind::Unsupported,
+                       str("scan output '", out, "' of a loop that runs no iteration"));
       const ValueId axis =
           graph_.add_constant(out + "/axes", Tensor::from_vector(std::vector<int64_t>{0}, {1}));
-      if (scanned[k - carried].empty()) {
-        give_up(Kind::Unsupported, str("scan output '", out, "' of a loop that runs no iteration"));
-        return;
-      }
-      for (size_t it = 0; it < scanned[k - carried].size(); ++it) {
+      std::vector<ValueId> parts;
+      for (size_t it = 0; it < rows.size(); ++it) {
         Node unsqueeze{str(name, "/", out, "@", it),
                        "Unsqueeze",
-                       {scanned[k - carried][it], axis},
+                       {rows[it], axis},
                        {graph_.add_value(str(out, "@", it), {})},
                        {}};
         parts.push_back(unsqueeze.outputs[0]);
@@ -710,8 +849,78 @@ class Importer {
       }
       Attributes concat;
       concat.set("axis", int64_t{0});
-      write(out, "Concat", std::move(parts), std::move(concat));
+      define_by_node(out, str(name, "/", out), "Concat", std::move(parts), std::move(concat));
     }
+    return Unrolled::Done;
+  }
+
+  // A Loop whose length is known only at run time: its body becomes the
+  // subgraph of a Loop node. Scan outputs, which stack one row per
+  // iteration, would have no static shape.
+  void keep_loop(const onnx::NodeProto& proto, const std::string& name,
+                 const onnx::GraphProto& body, ValueId trips_id, ValueId cond_id,
+                 const std::vector<ValueId>& initial) {
+    const std::string where = "node " + name + " (Loop)";
+    auto give_up = [&](Kind kind, std::string message) {
+      if (!message.empty()) report(kind, where, std::move(message));
+      for (const std::string& out : proto.output()) poison(out);
+    };
+    const size_t carried = initial.size();
+    if (static_cast<size_t>(body.output_size()) > 1 + carried)
+      return give_up(Kind::Unsupported,
+                     str("its scan output '", body.output(static_cast<int>(1 + carried)).name(),
+                         "' stacks one row per iteration, and how many iterations run is known "
+                         "only at run time (Lathe unrolls a Loop whose trip count and condition "
+                         "fold; one it runs at run time must have no scan outputs)"));
+    if (trips_id == kNoValue)
+      trips_id =
+          graph_.add_constant(str(name, "/M"), Tensor::scalar(std::numeric_limits<int64_t>::max()));
+    if (cond_id == kNoValue) cond_id = graph_.add_constant(str(name, "/cond"), bool_scalar(true));
+    if (graph_.type(trips_id).dtype != DType::Int64)
+      return give_up(Kind::Invalid,
+                     str("the trip count '", graph_.value(trips_id).name, "' must be int64, got ",
+                         graph_.type(trips_id).to_string()));
+    const auto reads = outer_reads({&body}, where);
+    if (!reads) return give_up(Kind::Invalid, "");
+    const auto captures = run_time_captures(*reads);
+    std::vector<TensorType> formal = {{DType::Int64, {}}, graph_.type(cond_id)};
+    for (ValueId id : initial) formal.push_back(graph_.type(id));
+    Node node{name, kLoopOp, {trips_id, cond_id}, {}, {}};
+    node.inputs.insert(node.inputs.end(), initial.begin(), initial.end());
+    for (const auto& [read, id] : captures) node.inputs.push_back(id);
+    auto sub = import_subgraph(body, str(name, "/body"), formal, captures, *reads);
+    if (!sub) return give_up(Kind::Invalid, "");
+    node.subgraphs.push_back(std::move(sub));
+    // Its outputs are the carried values.
+    std::vector<std::string> names(proto.output().begin(), proto.output().end());
+    names.resize(carried);
+    add_control_flow_node(names, std::move(node));
+  }
+
+  // What an unroll attempt changes, so that a loop found to need the run
+  // time after all can be imported again from where it began.
+  struct ImportState {
+    Graph graph;
+    std::unordered_map<std::string, ValueId> by_name;
+    std::set<std::string> poisoned_names, node_names;
+    size_t diagnostics = 0;
+    std::unique_ptr<StorageFloats> storage;
+  };
+  ImportState save_state() const {
+    return {graph_,
+            by_name_,
+            poisoned_names_,
+            node_names_,
+            diagnostics_.size(),
+            std::make_unique<StorageFloats>(*storage_)};
+  }
+  void restore_state(ImportState state) {
+    graph_ = std::move(state.graph);
+    by_name_ = std::move(state.by_name);
+    poisoned_names_ = std::move(state.poisoned_names);
+    node_names_ = std::move(state.node_names);
+    diagnostics_.resize(state.diagnostics);
+    storage_ = std::move(state.storage);
   }
 
   UpgradeHooks hooks() {
@@ -851,7 +1060,8 @@ class Importer {
         continue;
       }
       try {
-        graph_.outputs.push_back(storage_.output(it->second, out.type().tensor_type().elem_type()));
+        graph_.outputs.push_back(
+            storage_->output(it->second, out.type().tensor_type().elem_type()));
       } catch (const Error& e) {
         report(Kind::Invalid, "output '" + out.name() + "'", e.what());
       }
@@ -860,6 +1070,14 @@ class Importer {
       report(Kind::Invalid, source_, "the graph has no outputs");
   }
 
+  // How the scope being imported carries storage floats (one per subgraph).
+  std::unique_ptr<StorageFloats> make_storage() {
+    return std::make_unique<StorageFloats>(
+        graph_, [this](Node node) { return add_typed_node(std::move(node)); },
+        [this](const std::string& base) { return unique_node_name(base); });
+  }
+
+  void note(std::string text) { notes_.push_back(std::move(text)); }
   void define(const std::string& name, ValueId id) { by_name_[name] = id; }
   void poison(const std::string& name) {
     if (!name.empty()) poisoned_names_.insert(name);
@@ -881,25 +1099,49 @@ class Importer {
   // Runtime inputs whose shapes are known in full, and those left open.
   std::set<std::string> resolved_inputs_;
   std::vector<DeclaredInput> open_inputs_;
-  StorageFloats storage_{graph_, [this](Node node) { return add_typed_node(std::move(node)); },
-                         [this](const std::string& base) { return unique_node_name(base); }};
+  bool freeze_conditions_ = false;
+  bool condition_inputs_left_open_ = false;
+  std::optional<std::set<std::string>> condition_sources_;
+  std::vector<std::string> notes_;
+  std::unique_ptr<StorageFloats> storage_ = make_storage();
 };
 
 }  // namespace
 
 Graph import_model_bytes(const std::string& bytes, const std::string& source,
                          const std::string& base_dir, const ImportOptions& options) {
-  onnx::ModelProto model;
-  if (bytes.empty())
-    throw DiagnosticError(str("cannot import ", source, ":"),
-                          {{Kind::Invalid, source, "the file is empty"}});
-  if (!model.ParseFromString(bytes) || !model.has_graph())
-    throw DiagnosticError(str("cannot import ", source, ":"),
-                          {{Kind::Invalid, source,
-                            "not an ONNX model (the protobuf does not parse as a ModelProto)"}});
-  Graph g = Importer(model, source, base_dir, options).run();
-  g.name = model.graph().name();
-  return g;
+  auto parse = [&] {
+    onnx::ModelProto model;
+    if (bytes.empty())
+      throw DiagnosticError(str("cannot import ", source, ":"),
+                            {{Kind::Invalid, source, "the file is empty"}});
+    if (!model.ParseFromString(bytes) || !model.has_graph())
+      throw DiagnosticError(str("cannot import ", source, ":"),
+                            {{Kind::Invalid, source,
+                              "not an ONNX model (the protobuf does not parse as a ModelProto)"}});
+    return model;
+  };
+  auto import = [&](bool freeze_conditions) {
+    onnx::ModelProto model = parse();
+    Importer importer(model, source, base_dir, options, freeze_conditions);
+    Graph g;
+    try {
+      g = importer.run();
+    } catch (const DiagnosticError&) {
+      // An If or Loop that cannot run at run time (branches of different
+      // types, scan outputs) may still compile for the condition's inputs
+      // as given: import again with them frozen.
+      if (!freeze_conditions && importer.condition_inputs_left_open())
+        return std::optional<Graph>();
+      importer.flush_notes();
+      throw;
+    }
+    importer.flush_notes();
+    g.name = model.graph().name();
+    return std::optional<Graph>(std::move(g));
+  };
+  if (std::optional<Graph> g = import(false)) return std::move(*g);
+  return std::move(*import(true));
 }
 
 std::vector<ModelInput> model_inputs(const std::string& path) {

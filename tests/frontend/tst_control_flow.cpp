@@ -1,0 +1,293 @@
+// If and Loop whose conditions are known only at run time: kept as control-
+// flow nodes over subgraphs, run by the reference executor, by the compiled
+// graph executor's host control flow and from a package, each against the
+// model's meaning computed here; and refused, naming the node, where a
+// static-shape IR cannot run them.
+#include <onnx/onnx_pb.h>
+
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+#include <map>
+
+#include "../graph_builder.h"
+#include "driver/compiled_module.h"
+#include "driver/graph_compiler.h"
+#include "frontend/onnx/onnx_import.h"
+#include "onnx_model_writer.h"
+#include "reference/executor.h"
+#include "runtime/package.h"
+#include "support/error.h"
+
+using namespace lathe;
+using namespace lathe::testing;
+
+namespace {
+
+using Inputs = std::map<std::string, Tensor>;
+
+Tensor truth(bool value) {
+  Tensor t(DType::Bool, {});
+  t.data<bool>()[0] = value;
+  return t;
+}
+
+void set_inputs(runtime::GraphExecutor& exec, const Inputs& inputs) {
+  for (const auto& [name, t] : inputs) exec.set_input(name, t.raw(), t.nbytes());
+}
+
+std::vector<Tensor> outputs_of(runtime::GraphExecutor& exec) {
+  std::vector<Tensor> outs;
+  for (int k = 0; k < exec.num_outputs(); ++k) outs.push_back(driver::from_ndarray(exec.output(k)));
+  return outs;
+}
+
+void expect_close(const Tensor& got, const Tensor& want, double tolerance, const QString& what) {
+  QVERIFY2(got.shape() == want.shape(), qPrintable(what + ": shape differs"));
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const double g = got.data<float>()[i], w = want.data<float>()[i];
+    QVERIFY2(
+        std::abs(g - w) <= tolerance,
+        qPrintable(QString("%1: element %2 is %3, expected %4").arg(what).arg(i).arg(g).arg(w)));
+  }
+}
+
+// y = flag ? (relu(x) + w) * k : -x, where relu(x) and the initializer w
+// come from the model's graph and k is the then branch's own initializer.
+std::string if_model() {
+  ModelWriter m(17, 8);
+  m.input("x", {2, 3});
+  m.input("flag", {}, onnx::TensorProto::BOOL);
+  m.output("y", 2);
+  m.floats("w", {0.5f, -1.f, 2.f});
+  m.node("Relu", {"x"}, {"rx"});
+  auto* node = m.node("If", {"flag"}, {"y"});
+  onnx::GraphProto* then_g = add_graph(node, "then_branch");
+  auto* k = then_g->add_initializer();
+  k->set_name("k");
+  k->set_data_type(onnx::TensorProto::FLOAT);
+  k->add_float_data(2.f);
+  m.node("Add", {"rx", "w"}, {"sum"}, then_g);
+  m.node("Mul", {"sum", "k"}, {"scaled"}, then_g);
+  then_g->add_output()->set_name("scaled");
+  onnx::GraphProto* else_g = add_graph(node, "else_branch");
+  m.node("Neg", {"x"}, {"negated"}, else_g);
+  else_g->add_output()->set_name("negated");
+  return m.bytes();
+}
+
+Tensor if_meaning(const Tensor& x, bool flag) {
+  const float w[3] = {0.5f, -1.f, 2.f};
+  Tensor y(DType::Float32, x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const float v = x.data<float>()[i];
+    y.data<float>()[i] = flag ? (std::max(v, 0.f) + w[i % 3]) * 2.f : -v;
+  }
+  return y;
+}
+
+// acc = x; for i in [0, n) while sum(acc) < 50: acc = 2 * acc + i + |x|.
+// The body reads |x| (a run-time value) and the limit (an initializer) from
+// the model's graph, and computes its own condition.
+std::string loop_model() {
+  ModelWriter m(17, 8);
+  m.input("n", {}, onnx::TensorProto::INT64);
+  m.input("x", {2});
+  m.output("acc", 1);
+  for (const auto& [name, value] : {std::pair{"limit", 50.f}, std::pair{"two", 2.f}}) {
+    auto* t = m.graph()->add_initializer();  // a scalar
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_float_data(value);
+  }
+  m.node("Abs", {"x"}, {"ax"});
+  auto* loop = m.node("Loop", {"n", "", "x"}, {"acc"});
+  onnx::GraphProto* body = add_graph(loop, "body");
+  ModelWriter::describe(body->add_input(), "i", {}, onnx::TensorProto::INT64);
+  ModelWriter::describe(body->add_input(), "c", {}, onnx::TensorProto::BOOL);
+  ModelWriter::describe(body->add_input(), "a", {2}, onnx::TensorProto::FLOAT);
+  set_int(m.node("Cast", {"i"}, {"fi"}, body), "to", onnx::TensorProto::FLOAT);
+  m.node("Mul", {"a", "two"}, {"a2"}, body);
+  m.node("Add", {"a2", "fi"}, {"a3"}, body);
+  m.node("Add", {"a3", "ax"}, {"next"}, body);
+  set_int(m.node("ReduceSum", {"next"}, {"total"}, body), "keepdims", 0);
+  m.node("Less", {"total", "limit"}, {"go"}, body);
+  ModelWriter::describe(body->add_output(), "go", {}, onnx::TensorProto::BOOL);
+  ModelWriter::describe(body->add_output(), "next", {2}, onnx::TensorProto::FLOAT);
+  return m.bytes();
+}
+
+Tensor loop_meaning(const Tensor& x, int64_t n) {
+  Tensor acc = x.clone();
+  float* a = acc.data<float>();
+  const float* v = x.data<float>();
+  bool go = true;
+  for (int64_t i = 0; i < n && go; ++i) {
+    for (int j = 0; j < 2; ++j) a[j] = 2 * a[j] + static_cast<float>(i) + std::abs(v[j]);
+    go = a[0] + a[1] < 50.f;
+  }
+  return acc;
+}
+
+std::string import_error(const std::string& bytes, const onnx_frontend::ImportOptions& options) {
+  try {
+    onnx_frontend::import_model_bytes(bytes, "m.onnx", ".", options);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+int count_ops(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const Node& node : g.nodes) n += node.op == op;
+  return n;
+}
+
+}  // namespace
+
+class TestControlFlow : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // The If stays, with both branches as subgraphs; the condition's input is
+  // not frozen even when its value is given; every executor takes the
+  // branch the condition says.
+  void ifOnARunTimeConditionRunsEitherBranch() {
+    onnx_frontend::ImportOptions options;
+    options.shape_input_values["flag"] = truth(true);
+    const Graph g = onnx_frontend::import_model_bytes(if_model(), "if.onnx", ".", options);
+    QCOMPARE(g.inputs.size(), size_t{2});
+    QCOMPARE(count_ops(g, "If"), 1);
+    const Tensor x = random_tensor({2, 3}, 11);
+    const driver::CompiledGraph compiled = driver::compile_graph(g);
+    driver::JitGraphModule module(compiled, codegen::Target::host());
+    for (bool flag : {true, false}) {
+      const Inputs inputs = {{"x", x}, {"flag", truth(flag)}};
+      const Tensor want = if_meaning(x, flag);
+      const QString which = flag ? "then" : "else";
+      expect_close(reference::Executor(g).run(inputs)[0], want, 1e-6, "reference, " + which);
+      set_inputs(module.executor(), inputs);
+      module.executor().run();
+      expect_close(outputs_of(module.executor())[0], want, 1e-6, "compiled, " + which);
+    }
+    // Each branch's kernels say which subgraph they are in.
+    bool then_kernel = false, else_kernel = false;
+    for (const driver::KernelTask& task : driver::all_tasks(compiled)) {
+      then_kernel |= task.func_name.rfind("y_node_then_", 0) == 0;
+      else_kernel |= task.func_name.rfind("y_node_else_", 0) == 0;
+    }
+    QVERIFY(then_kernel && else_kernel);
+  }
+
+  // A Loop whose length depends on an input and on what its body computes.
+  void loopOnARunTimeConditionCarriesItsValues() {
+    const Graph g = onnx_frontend::import_model_bytes(loop_model(), "loop.onnx", ".");
+    QCOMPARE(count_ops(g, "Loop"), 1);
+    const Tensor x = random_tensor({2}, 12);
+    driver::JitGraphModule module(driver::compile_graph(g), codegen::Target::host());
+    for (int64_t n : {0, 1, 3, 100}) {
+      const Inputs inputs = {{"n", Tensor::scalar(n)}, {"x", x}};
+      const Tensor want = loop_meaning(x, n);
+      const QString which = QString("n = %1").arg(n);
+      expect_close(reference::Executor(g).run(inputs)[0], want, 1e-4, "reference, " + which);
+      set_inputs(module.executor(), inputs);
+      module.executor().run();
+      expect_close(outputs_of(module.executor())[0], want, 1e-4, "compiled, " + which);
+    }
+  }
+
+  // lathe compile -> lathe run: the package carries the subgraphs, their
+  // kernels and parameters, and one build runs either branch.
+  void packagesRunControlFlow() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    struct Case {
+      std::string bytes;
+      std::vector<Inputs> inputs;
+      std::vector<Tensor> wants;
+    };
+    const Tensor x = random_tensor({2, 3}, 13), v = random_tensor({2}, 14);
+    const Case cases[] = {
+        {if_model(),
+         {{{"x", x}, {"flag", truth(true)}}, {{"x", x}, {"flag", truth(false)}}},
+         {if_meaning(x, true), if_meaning(x, false)}},
+        {loop_model(),
+         {{{"n", Tensor::scalar(int64_t{2})}, {"x", v}},
+          {{"n", Tensor::scalar(int64_t{50})}, {"x", v}}},
+         {loop_meaning(v, 2), loop_meaning(v, 50)}},
+    };
+    int index = 0;
+    for (const Case& c : cases) {
+      const Graph g = onnx_frontend::import_model_bytes(c.bytes, "m.onnx", ".");
+      const std::string tar = dir.filePath(QString("m%1.tar").arg(index++)).toStdString();
+      driver::export_package(driver::compile_graph(g), codegen::Target::host(), tar);
+      runtime::Package package(tar);
+      for (size_t k = 0; k < c.inputs.size(); ++k) {
+        set_inputs(package.executor(), c.inputs[k]);
+        package.executor().run();
+        expect_close(outputs_of(package.executor())[0], c.wants[k], 1e-4,
+                     QString("package %1, run %2").arg(index).arg(k));
+      }
+    }
+  }
+
+  // Branches that give different shapes cannot follow one static-shape
+  // graph: refused naming the node and the output. Given the condition's
+  // value, the model is compiled for it instead, and says so.
+  void branchesOfDifferentTypesAreRefused() {
+    ModelWriter m(17, 8);
+    m.input("x", {2, 3});
+    m.input("flag", {}, onnx::TensorProto::BOOL);
+    m.output("y", 2);
+    auto* node = m.node("If", {"flag"}, {"y"});
+    onnx::GraphProto* then_g = add_graph(node, "then_branch");
+    m.node("Neg", {"x"}, {"same"}, then_g);
+    then_g->add_output()->set_name("same");
+    onnx::GraphProto* else_g = add_graph(node, "else_branch");
+    set_int(m.node("Flatten", {"x"}, {"flat"}, else_g), "axis", 0);
+    else_g->add_output()->set_name("flat");
+    const std::string error = import_error(m.bytes(), {});
+    QVERIFY2(error.find("'y_node' (If)") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("output 0 differs between the branches") != std::string::npos,
+             error.c_str());
+    QVERIFY2(error.find("float32[1,6]") != std::string::npos, error.c_str());
+
+    onnx_frontend::ImportOptions options;
+    options.shape_input_values["flag"] = truth(false);
+    std::vector<std::string> notes;
+    options.note = [&](const std::string& note) { notes.push_back(note); };
+    const Graph g = onnx_frontend::import_model_bytes(m.bytes(), "m.onnx", ".", options);
+    QCOMPARE(g.inputs.size(), size_t{1});
+    QCOMPARE(count_ops(g, "If"), 0);
+    QCOMPARE(notes.size(), size_t{1});
+    QVERIFY2(notes[0].find("decides an If's branch") != std::string::npos, notes[0].c_str());
+  }
+
+  // A scan output of a loop whose length only the run knows has no static
+  // shape: refused naming the node and the scan output.
+  void scanOutputsOfARunTimeLoopAreRefused() {
+    ModelWriter m(17, 8);
+    m.input("n", {}, onnx::TensorProto::INT64);
+    m.input("x", {2});
+    m.output("acc", 1);
+    m.output("rows", 2);
+    auto* loop = m.node("Loop", {"n", "", "x"}, {"acc", "rows"});
+    onnx::GraphProto* body = add_graph(loop, "body");
+    ModelWriter::describe(body->add_input(), "i", {}, onnx::TensorProto::INT64);
+    ModelWriter::describe(body->add_input(), "c", {}, onnx::TensorProto::BOOL);
+    ModelWriter::describe(body->add_input(), "a", {2}, onnx::TensorProto::FLOAT);
+    m.node("Identity", {"c"}, {"c2"}, body);
+    m.node("Neg", {"a"}, {"a2"}, body);
+    m.node("Abs", {"a"}, {"row"}, body);
+    ModelWriter::describe(body->add_output(), "c2", {}, onnx::TensorProto::BOOL);
+    ModelWriter::describe(body->add_output(), "a2", {2}, onnx::TensorProto::FLOAT);
+    ModelWriter::describe(body->add_output(), "row", {2}, onnx::TensorProto::FLOAT);
+    const std::string error = import_error(m.bytes(), {});
+    QVERIFY2(error.find("acc_node (Loop)") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("scan output 'row'") != std::string::npos, error.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestControlFlow)
+#include "tst_control_flow.moc"
