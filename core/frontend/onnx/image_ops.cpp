@@ -12,13 +12,6 @@
 namespace lathe::onnx_frontend {
 namespace {
 
-const TensorType& input_type(const Node& node, size_t i, const UpgradeHooks& hooks) {
-  LATHE_CHECK(i < node.inputs.size() && node.inputs[i] != kNoValue, node.op, " needs input ", i);
-  const TensorType* t = hooks.type_of(node.inputs[i]);
-  LATHE_CHECK(t && !t->shape.empty(), node.op, ": the type of input ", i, " is unknown");
-  return *t;
-}
-
 std::vector<int64_t> constant_ints(const Node& node, size_t i, const char* what,
                                    const UpgradeHooks& hooks) {
   LATHE_CHECK(i < node.inputs.size() && node.inputs[i] != kNoValue, node.op, " needs ", what);
@@ -48,7 +41,7 @@ void root(NodeSequence& u, ValueId sum, double p, ValueId out) {
 // sums the window exactly, padding included as zeros; ceil_mode's last
 // window becomes extra zero padding at the end.
 std::vector<Node> expand_lp_pool(const Node& node, const UpgradeHooks& hooks) {
-  const TensorType& x = input_type(node, 0, hooks);
+  const TensorType& x = known_type(node, 0, hooks);
   LATHE_CHECK(x.rank() >= 3, "LpPool input must be [N, C, spatial...], got ", x.to_string());
   const size_t n = static_cast<size_t>(x.rank()) - 2;
   const double p = static_cast<double>(node.attrs.get_int("p", 2));
@@ -71,13 +64,8 @@ std::vector<Node> expand_lp_pool(const Node& node, const UpgradeHooks& hooks) {
   }
   Shape ones_shape = {x.shape[1], 1};
   ones_shape.insert(ones_shape.end(), kernel.begin(), kernel.end());
-  Tensor ones(x.dtype, ones_shape);
-  for (int64_t i = 0; i < ones.numel(); ++i) {
-    if (x.dtype == DType::Float64)
-      ones.data<double>()[i] = 1;
-    else
-      ones.data<float>()[i] = 1;
-  }
+  Tensor ones = float_tensor(
+      x.dtype, std::vector<double>(static_cast<size_t>(shape_numel(ones_shape)), 1.0), ones_shape);
   Attributes conv;
   conv.set("kernel_shape", std::vector<int64_t>(kernel.begin(), kernel.end()));
   conv.set("strides", strides);
@@ -97,7 +85,7 @@ std::vector<Node> expand_lp_pool(const Node& node, const UpgradeHooks& hooks) {
 
 // GlobalLpPool: the same over every spatial position.
 std::vector<Node> expand_global_lp_pool(const Node& node, const UpgradeHooks& hooks) {
-  const TensorType& x = input_type(node, 0, hooks);
+  const TensorType& x = known_type(node, 0, hooks);
   LATHE_CHECK(x.rank() >= 3, "GlobalLpPool input must be [N, C, spatial...], got ", x.to_string());
   const double p = static_cast<double>(node.attrs.get_int("p", 2));
   LATHE_CHECK(p >= 1, "GlobalLpPool p must be at least 1, got ", p);
@@ -125,7 +113,7 @@ double normalised_coordinate(int64_t i, int64_t n, bool align_corners) {
 // reads them): one MatMul of a constant [positions, k + 1] grid with theta
 // transposed.
 std::vector<Node> expand_affine_grid(const Node& node, const UpgradeHooks& hooks) {
-  const TensorType& theta = input_type(node, 0, hooks);
+  const TensorType& theta = known_type(node, 0, hooks);
   const std::vector<int64_t> size = constant_ints(node, 1, "size", hooks);
   LATHE_CHECK(size.size() == 4 || size.size() == 5,
               "AffineGrid size must be [N, C, H, W] or [N, C, D, H, W], got ", size.size(),
@@ -141,28 +129,23 @@ std::vector<Node> expand_affine_grid(const Node& node, const UpgradeHooks& hooks
   const Shape extents(size.begin() + 2, size.end());  // [D,] H, W
   int64_t positions = 1;
   for (int64_t e : extents) positions *= e;
-  Tensor base(theta.dtype, {positions, k + 1});
+  std::vector<double> base;
   std::vector<int64_t> at(static_cast<size_t>(k), 0);
   for (int64_t pos = 0; pos < positions; ++pos) {
     for (int64_t d = k - 1, rest = pos; d >= 0; --d) {
       at[static_cast<size_t>(d)] = rest % extents[static_cast<size_t>(d)];
       rest /= extents[static_cast<size_t>(d)];
     }
-    for (int64_t c = 0; c <= k; ++c) {
-      // Column c is axis k - 1 - c (x is the last axis); column k is 1.
-      const double v = c == k
-                           ? 1.0
-                           : normalised_coordinate(at[static_cast<size_t>(k - 1 - c)],
-                                                   extents[static_cast<size_t>(k - 1 - c)], align);
-      if (theta.dtype == DType::Float64)
-        base.data<double>()[pos * (k + 1) + c] = v;
-      else
-        base.data<float>()[pos * (k + 1) + c] = static_cast<float>(v);
-    }
+    // Column c is axis k - 1 - c (x is the last axis); column k is 1.
+    for (int64_t c = 0; c < k; ++c)
+      base.push_back(normalised_coordinate(at[static_cast<size_t>(k - 1 - c)],
+                                           extents[static_cast<size_t>(k - 1 - c)], align));
+    base.push_back(1.0);
   }
   NodeSequence u(node.name, hooks);
   const ValueId grid =
-      u.op("MatMul", {hooks.add_constant(node.name + "/base_grid", std::move(base)),
+      u.op("MatMul", {hooks.add_constant(node.name + "/base_grid",
+                                         float_tensor(theta.dtype, base, {positions, k + 1})),
                       u.transpose(node.inputs[0], {0, 2, 1})});
   std::vector<int64_t> shape = {size[0]};
   shape.insert(shape.end(), extents.begin(), extents.end());
@@ -174,7 +157,7 @@ std::vector<Node> expand_affine_grid(const Node& node, const UpgradeHooks& hooks
 // CenterCropPad (opset 18): each listed axis cropped to its centred window
 // or zero-padded equally on both sides (the odd element at the end).
 std::vector<Node> expand_center_crop_pad(const Node& node, const UpgradeHooks& hooks) {
-  const TensorType& x = input_type(node, 0, hooks);
+  const TensorType& x = known_type(node, 0, hooks);
   const std::vector<int64_t> target = constant_ints(node, 1, "shape", hooks);
   const auto rank = static_cast<int64_t>(x.rank());
   std::vector<int64_t> axes =

@@ -23,6 +23,12 @@ struct UpgradeHooks {
   std::function<const Tensor*(ValueId)> constant_of;          // nullptr when not constant
 };
 
+// The type of a rewritten node's input i; throws naming the node when the
+// input is omitted or its type is not known yet (newer_ops.cpp).
+const TensorType& known_type(const Node& node, size_t i, const UpgradeHooks& hooks);
+// A float32 or float64 constant holding `values` (signal_ops.cpp).
+Tensor float_tensor(DType dtype, const std::vector<double>& values, Shape shape);
+
 // Ops Lathe has no kernel for that upgrade_node rewrites into ones it has:
 // those removed from the newest opset (Upsample → Resize), the recurrent
 // layers (LSTM, GRU, RNN → their unrolled steps), Einsum and the signal ops (→ MatMuls, constants).

@@ -20,12 +20,6 @@ ValueId input_at(const Node& node, size_t i) {
   return node.inputs[i];
 }
 
-const TensorType& known_type(const Node& node, size_t i, const UpgradeHooks& hooks) {
-  const TensorType* t = hooks.type_of(input_at(node, i));
-  LATHE_CHECK(t && !t->shape.empty(), node.op, ": the type of input ", i, " is unknown");
-  return *t;
-}
-
 // Gelu (opset 20): x * Φ(x), exactly with erf or by PyTorch's tanh formula.
 std::vector<Node> expand_gelu(Node node, const UpgradeHooks& hooks) {
   const std::string approximate = node.attrs.get_string("approximate", "none");
@@ -226,6 +220,12 @@ Node upgrade_resize_18(Node node, const UpgradeHooks& hooks) {
 }
 
 }  // namespace
+
+const TensorType& known_type(const Node& node, size_t i, const UpgradeHooks& hooks) {
+  const TensorType* t = hooks.type_of(input_at(node, i));
+  LATHE_CHECK(t && !t->shape.empty(), node.op, ": the type of input ", i, " is unknown");
+  return *t;
+}
 
 bool is_newer_expanded_op(const std::string& op) {
   return op == "Gelu" || op == "Mish" || op == "GroupNormalization" || op == "RMSNormalization";

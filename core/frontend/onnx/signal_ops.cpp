@@ -19,7 +19,7 @@
 namespace lathe::onnx_frontend {
 namespace {
 
-// A constant scalar integer input, or `fallback` when the input is omitted.
+// Input i, a constant of one element; nullptr when the input is omitted.
 const Tensor* scalar_constant(const Node& node, size_t i, const char* what,
                               const UpgradeHooks& hooks) {
   if (i >= node.inputs.size() || node.inputs[i] == kNoValue) return nullptr;
@@ -29,6 +29,7 @@ const Tensor* scalar_constant(const Node& node, size_t i, const char* what,
               " values");
   return t;
 }
+// A constant scalar integer input, or `fallback` when the input is omitted.
 int64_t scalar_input(const Node& node, size_t i, const char* what, int64_t fallback,
                      const UpgradeHooks& hooks) {
   const Tensor* t = scalar_constant(node, i, what, hooks);
@@ -47,17 +48,6 @@ DType generated_dtype(const Node& node) {
   if (code == 11) return DType::Float64;
   fail_unsupported(str(node.op, " with output_datatype ", onnx_dtype_name(code),
                        " is not supported (float and double are)"));
-}
-
-Tensor from_doubles(DType dtype, const std::vector<double>& v, Shape shape) {
-  Tensor t(dtype, std::move(shape));
-  for (size_t k = 0; k < v.size(); ++k) {
-    if (dtype == DType::Float64)
-      t.data<double>()[k] = v[k];
-    else
-      t.data<float>()[k] = static_cast<float>(v[k]);
-  }
-  return t;
 }
 
 // A generator's output: Identity of the constant, which folding removes.
@@ -132,7 +122,7 @@ std::vector<Node> expand_window(const Node& node, double a0, double a1, double a
     const double t = span > 0 ? 2 * std::numbers::pi * static_cast<double>(n) / span : 0;
     w[static_cast<size_t>(n)] = a0 - a1 * std::cos(t) + a2 * std::cos(2 * t);
   }
-  return constant_output(node, from_doubles(generated_dtype(node), w, {size}), hooks);
+  return constant_output(node, float_tensor(generated_dtype(node), w, {size}), hooks);
 }
 
 // Triangular filters between mel-spaced bin edges, as ONNX's definition
@@ -171,7 +161,7 @@ std::vector<Node> expand_mel_weight_matrix(const Node& node, const UpgradeHooks&
     for (int64_t j = centre; j < right; ++j)
       at(j, i) = static_cast<double>(right - j) / static_cast<double>(right - centre);
   }
-  return constant_output(node, from_doubles(generated_dtype(node), w, {bins, mels}), hooks);
+  return constant_output(node, float_tensor(generated_dtype(node), w, {bins, mels}), hooks);
 }
 
 std::vector<Node> expand_dft(Node node, int opset, const UpgradeHooks& hooks) {
@@ -264,6 +254,21 @@ std::vector<Node> expand_stft(const Node& node, const UpgradeHooks& hooks) {
 }
 
 }  // namespace
+
+Tensor float_tensor(DType dtype, const std::vector<double>& values, Shape shape) {
+  LATHE_CHECK(dtype == DType::Float32 || dtype == DType::Float64, "a float constant of dtype ",
+              dtype_name(dtype));
+  Tensor t(dtype, std::move(shape));
+  LATHE_CHECK(static_cast<int64_t>(values.size()) == t.numel(), "a constant of ", t.numel(),
+              " elements given ", values.size(), " values");
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (dtype == DType::Float64)
+      t.data<double>()[k] = values[k];
+    else
+      t.data<float>()[k] = static_cast<float>(values[k]);
+  }
+  return t;
+}
 
 bool is_signal_op(const std::string& op) {
   return op == "DFT" || op == "STFT" || op == "HannWindow" || op == "HammingWindow" ||
