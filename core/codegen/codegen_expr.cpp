@@ -561,7 +561,7 @@ llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
   }
   if (!t.is_float() && !te::intrinsic_takes_integers(n->op))
     fail_at(str(te::intrinsic_name(n->op), " of ", t.to_string(), ": needs a float type"));
-  if (t.is_float() && (n->op == te::Intrinsic::ShiftLeft || n->op == te::Intrinsic::ShiftRight))
+  if (t.is_float() && te::intrinsic_is_bitwise(n->op))
     fail_at(str(te::intrinsic_name(n->op), " of ", t.to_string(), ": needs an integer type"));
   if (llvm::Value* own = emit_target_math(n->op, t, args)) return own;
   llvm::Value* x = args[0];
@@ -603,6 +603,14 @@ llvm::Value* CodeGenLLVM::emit_call(const te::CallNode* n) {
     case te::Intrinsic::ShiftRight:
       // Right shifts of signed values keep the sign, as C++'s >>.
       return t.is_int() ? builder_.CreateAShr(x, args[1]) : builder_.CreateLShr(x, args[1]);
+    case te::Intrinsic::BitwiseAnd:
+      return builder_.CreateAnd(x, args[1]);
+    case te::Intrinsic::BitwiseOr:
+      return builder_.CreateOr(x, args[1]);
+    case te::Intrinsic::BitwiseXor:
+      return builder_.CreateXor(x, args[1]);
+    case te::Intrinsic::BitwiseNot:
+      return builder_.CreateNot(x);
     case te::Intrinsic::Tan:
       return emit_libm_per_lane("tanf", "tan", x);
     case te::Intrinsic::Asin:

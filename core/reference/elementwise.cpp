@@ -470,6 +470,17 @@ void register_binary(OpRegistry& r) {
   set("Not", [](KernelContext& c) { unary<bool>(c, [](bool a) { return !a; }); });
   set("Where", where);
   set("BitShift", bit_shift);
+  set("BitwiseAnd", [](KernelContext& c) {
+    binary<LATHE_SIGNED, LATHE_UNSIGNED>(c, [](auto a, auto b) { return a & b; });
+  });
+  set("BitwiseOr", [](KernelContext& c) {
+    binary<LATHE_SIGNED, LATHE_UNSIGNED>(c, [](auto a, auto b) { return a | b; });
+  });
+  set("BitwiseXor", [](KernelContext& c) {
+    binary<LATHE_SIGNED, LATHE_UNSIGNED>(c, [](auto a, auto b) { return a ^ b; });
+  });
+  set("BitwiseNot",
+      [](KernelContext& c) { unary<LATHE_SIGNED, LATHE_UNSIGNED>(c, [](auto a) { return ~a; }); });
 }
 
 }  // namespace

@@ -27,17 +27,34 @@ const char* kind_name(ExprKind k) {
 }
 
 const char* intrinsic_name(Intrinsic op) {
-  static const char* names[] = {
-      "exp",   "log",   "sqrt", "tanh",       "erf",         "sigmoid",  "pow",
-      "floor", "ceil",  "abs",  "fma",        "sin",         "cos",      "tan",
-      "asin",  "acos",  "atan", "sinh",       "cosh",        "asinh",    "acosh",
-      "atanh", "round", "fmod", "shift_left", "shift_right", "prefetch", "tensor_intrinsic"};
+  static const char* names[] = {"exp",         "log",         "sqrt",        "tanh",
+                                "erf",         "sigmoid",     "pow",         "floor",
+                                "ceil",        "abs",         "fma",         "sin",
+                                "cos",         "tan",         "asin",        "acos",
+                                "atan",        "sinh",        "cosh",        "asinh",
+                                "acosh",       "atanh",       "round",       "fmod",
+                                "shift_left",  "shift_right", "bitwise_and", "bitwise_or",
+                                "bitwise_xor", "bitwise_not", "prefetch",    "tensor_intrinsic"};
   return names[static_cast<int>(op)];
 }
 
+bool intrinsic_is_bitwise(Intrinsic op) {
+  switch (op) {
+    case Intrinsic::ShiftLeft:
+    case Intrinsic::ShiftRight:
+    case Intrinsic::BitwiseAnd:
+    case Intrinsic::BitwiseOr:
+    case Intrinsic::BitwiseXor:
+    case Intrinsic::BitwiseNot:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool intrinsic_takes_integers(Intrinsic op) {
-  return op == Intrinsic::Abs || op == Intrinsic::ShiftLeft || op == Intrinsic::ShiftRight ||
-         op == Intrinsic::Prefetch || op == Intrinsic::TensorIntrinsic;
+  return op == Intrinsic::Abs || intrinsic_is_bitwise(op) || op == Intrinsic::Prefetch ||
+         op == Intrinsic::TensorIntrinsic;
 }
 
 int intrinsic_arity(Intrinsic op) {
@@ -46,6 +63,9 @@ int intrinsic_arity(Intrinsic op) {
     case Intrinsic::Fmod:
     case Intrinsic::ShiftLeft:
     case Intrinsic::ShiftRight:
+    case Intrinsic::BitwiseAnd:
+    case Intrinsic::BitwiseOr:
+    case Intrinsic::BitwiseXor:
       return 2;
     case Intrinsic::Fma:
       return 3;

@@ -149,7 +149,8 @@ struct CastNode : ExprNode {
 };
 
 // Float math unless intrinsic_takes_integers: Abs keeps any type; the shifts
-// (LLVM shl/lshr, which give poison at or past the bit width) keep integers.
+// (LLVM shl/lshr, which give poison at or past the bit width) and the bitwise
+// operations keep integers.
 // Round is round-half-to-even (llvm.roundeven), Fmod C's fmod (frem).
 enum class Intrinsic : uint8_t {
   Exp,
@@ -178,6 +179,11 @@ enum class Intrinsic : uint8_t {
   Fmod,
   ShiftLeft,
   ShiftRight,
+  // Bitwise operations of integers (ONNX's Bitwise*); And/Or are logical.
+  BitwiseAnd,
+  BitwiseOr,
+  BitwiseXor,
+  BitwiseNot,
   // A hint, not math: its one argument is a load (ProducerLoad before storage
   // flattening, Load after) whose element's cache line is fetched ahead of
   // use. Codegen emits llvm.prefetch of the element's address and no load.
@@ -190,6 +196,7 @@ enum class Intrinsic : uint8_t {
 const char* intrinsic_name(Intrinsic op);  // "exp", "fma" ...
 int intrinsic_arity(Intrinsic op);         // -1: any (TensorIntrinsic)
 bool intrinsic_takes_integers(Intrinsic op);
+bool intrinsic_is_bitwise(Intrinsic op);  // shifts and Bitwise*: integers only
 
 struct CallNode : ExprNode {
   CallNode(DataType t, Intrinsic o, std::vector<Expr> a)

@@ -194,6 +194,11 @@ std::vector<te::Tensor> binary(const ComputeContext& ctx) {
       ctx, [](const std::vector<Expr>& v) { return F(v[0], v[1]); }, "broadcast")};
 }
 
+template <te::Intrinsic Op>
+Expr binary_intrinsic(const Expr& a, const Expr& b) {
+  return te::call(Op, {a, b});
+}
+
 Expr add(const Expr& a, const Expr& b) {
   return a + b;
 }
@@ -380,6 +385,10 @@ void register_elementwise_computes(OpStrategyRegistry& r) {
   r.define_compute("Not", logical_not_op);
   r.define_compute("Where", where);
   r.define_compute("BitShift", bit_shift);
+  r.define_compute("BitwiseAnd", binary<binary_intrinsic<I::BitwiseAnd>>);
+  r.define_compute("BitwiseOr", binary<binary_intrinsic<I::BitwiseOr>>);
+  r.define_compute("BitwiseXor", binary<binary_intrinsic<I::BitwiseXor>>);
+  r.define_compute("BitwiseNot", unary<intrinsic<I::BitwiseNot>>);
   r.define_compute("Sum", variadic<add>);
   r.define_compute("Max", variadic<nan_max>);
   r.define_compute("Min", variadic<nan_min>);

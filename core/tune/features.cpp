@@ -426,6 +426,10 @@ class FeatureWalker {
           break;
         case te::Intrinsic::ShiftLeft:
         case te::Intrinsic::ShiftRight:
+        case te::Intrinsic::BitwiseAnd:
+        case te::Intrinsic::BitwiseOr:
+        case te::Intrinsic::BitwiseXor:
+        case te::Intrinsic::BitwiseNot:
           g.int_ops += lanes;
           break;
         default:  // transcendental: many instructions each

@@ -595,6 +595,34 @@ class TestNewerOpsets : public QObject {
     expect_close(run_compiled(gc, {{"x", x}})[0], cropped, 0, "CenterCropPad compiled");
   }
 
+  // Opset 18's bitwise ops import and run on both executors; the expected
+  // values are C++'s operators on the same integers.
+  void bitwiseOpsOfOpset18() {
+    ModelWriter w(18);
+    w.input("a", {2, 3}, onnx::TensorProto::INT32);
+    w.input("b", {3}, onnx::TensorProto::INT32);
+    w.output("y", 2, onnx::TensorProto::INT32);
+    w.node("BitwiseAnd", {"a", "b"}, {"and"});
+    w.node("BitwiseXor", {"and", "a"}, {"xor"});
+    w.node("BitwiseNot", {"b"}, {"not"});
+    w.node("BitwiseOr", {"xor", "not"}, {"y"});
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "bitwise.onnx", ".");
+    const std::vector<int32_t> a = {-7, 12, 0x7f00ff, 1 << 30, -1, 5}, b = {3, -16, 0x0ff0f0};
+    std::vector<int32_t> want(6);
+    for (size_t i = 0; i < 6; ++i) want[i] = ((a[i] & b[i % 3]) ^ a[i]) | ~b[i % 3];
+    const Inputs inputs = {{"a", Tensor::from_vector<int32_t>(a, {2, 3})},
+                           {"b", Tensor::from_vector<int32_t>(b, {3})}};
+    for (const auto& [what, y] : {std::pair{"reference", run_reference(g, inputs)[0]},
+                                  std::pair{"compiled", run_compiled(g, inputs)[0]}})
+      for (size_t i = 0; i < 6; ++i)
+        QVERIFY2(y.data<int32_t>()[i] == want[i],
+                 qPrintable(QString("%1: element %2 is %3, expected %4")
+                                .arg(what)
+                                .arg(i)
+                                .arg(y.data<int32_t>()[i])
+                                .arg(want[i])));
+  }
+
   // An op that a newer opset added and Lathe lacks is named with its opset,
   // and a model newer than Lathe's newest opset names what it uses from it.
   void newerOpsAreRefusedByNameAndOpset() {

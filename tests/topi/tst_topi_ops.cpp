@@ -111,6 +111,14 @@ std::vector<Case> elementwise_cases() {
     cases.push_back({"BitShift", a, {in(kU8, {4, 8}, 0, 255), in(kU8, {8}, 0, 9)}, 1, dir});
     cases.push_back({"BitShift", a, {in(kU32, {16}, 0, 1e9), in(kU32, {16}, 0, 33)}, 1, dir});
   }
+  // Bitwise ops of opset 18, over signed and unsigned widths (negative values: two's complement).
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) {
+    cases.push_back({op, {}, {in(kU8, {4, 8}, 0, 255), in(kU8, {8}, 0, 255)}, 1, "u8"});
+    cases.push_back({op, {}, {in(kI32, {3, 5}, -1e9, 1e9), in(kI32, {3, 1}, -1e9, 1e9)}, 1, "i32"});
+    cases.push_back({op, {}, {in(kI64, {7}, -1e12, 1e12), in(kI64, {7}, -1e12, 1e12)}, 1, "i64"});
+  }
+  cases.push_back({"BitwiseNot", {}, {in(kI8, {4, 9}, -128, 127)}, 1, "i8"});
+  cases.push_back({"BitwiseNot", {}, {in(kU16, {33}, 0, 65535)}, 1, "u16"});
   // Casts between every kind of type.
   auto cast = [&](Input x, DType to, const char* label) {
     cases.push_back({"Cast", attrs({{"to", int64_t(dtype_to_onnx(to))}}), {x}, 1, label});

@@ -1,5 +1,5 @@
 // Inference for elementwise and broadcasting ops: unary math and activations,
-// binary arithmetic, comparisons, logic, bit shifts, Where, Cast, CastLike,
+// binary arithmetic, comparisons, logic, bit shifts and bitwise ops, Where, Cast, CastLike,
 // Clip, Shrink and the variadic Sum/Mean/Max/Min.
 #include <string>
 
@@ -90,6 +90,18 @@ void infer_bit_shift(InferContext& ctx) {
   ctx.set_output(0, broadcast_inputs(ctx));
 }
 
+// BitwiseAnd/Or/Xor (opset 18): integers of one type, broadcast.
+void infer_bitwise(InferContext& ctx) {
+  ctx.check_dtype(0, kIntegerTypes);
+  check_same_dtype(ctx);
+  ctx.set_output(0, broadcast_inputs(ctx));
+}
+
+void infer_bitwise_not(InferContext& ctx) {
+  ctx.check_dtype(0, kIntegerTypes);
+  infer_same_as_input(ctx);
+}
+
 void infer_clip(InferContext& ctx) {
   ctx.check_dtype(0, kNumericTypes);
   check_same_dtype(ctx);
@@ -151,6 +163,9 @@ void register_elementwise_ops(OpRegistry& r) {
   r.define("CastLike", FusionKind::ElemWise, infer_cast_like);
   r.define("Shrink", FusionKind::ElemWise, infer_numeric_unary);
   r.define("BitShift", FusionKind::Broadcast, infer_bit_shift);
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+    r.define(op, FusionKind::Broadcast, infer_bitwise);
+  r.define("BitwiseNot", FusionKind::ElemWise, infer_bitwise_not);
 }
 
 }  // namespace lathe
