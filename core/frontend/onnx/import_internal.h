@@ -58,6 +58,11 @@ bool is_image_op(const std::string& op);
 std::vector<int> image_shape_inputs(const std::string& op);
 std::vector<Node> expand_image_op(const Node& node, const UpgradeHooks& hooks);
 
+// Attention and RotaryEmbedding (opset 23) as MatMuls, Softmax and
+// elementwise nodes (attention_ops.cpp).
+bool is_attention_op(const std::string& op);
+std::vector<Node> expand_attention_op(const Node& node, const UpgradeHooks& hooks);
+
 // Ops from opsets after 17 that Lathe expands into ones it has: Gelu, Mish,
 // GroupNormalization, RMSNormalization (newer_ops.cpp).
 bool is_newer_expanded_op(const std::string& op);

@@ -94,7 +94,7 @@ Node upgrade_upsample(Node node, const UpgradeHooks& hooks) {
 
 bool is_rewritten_op(const std::string& op) {
   return op == "Upsample" || op == "Einsum" || is_signal_op(op) || is_image_op(op) ||
-         is_recurrent_op(op) || is_newer_expanded_op(op);
+         is_recurrent_op(op) || is_newer_expanded_op(op) || is_attention_op(op);
 }
 
 std::vector<int> legacy_shape_inputs(const std::string& op) {
@@ -111,6 +111,7 @@ std::vector<Node> upgrade_node(Node node, int opset, const UpgradeHooks& hooks) 
   if (is_signal_op(op)) return expand_signal_op(std::move(node), opset, hooks);
   if (is_image_op(op)) return expand_image_op(node, hooks);
   if (is_newer_expanded_op(op)) return expand_newer_op(std::move(node), opset, hooks);
+  if (is_attention_op(op)) return expand_attention_op(node, hooks);
   if (opset > 17) return {upgrade_newer_form(std::move(node), opset, hooks)};
   if (opset < 13 && (op == "Squeeze" || op == "Unsqueeze" || op == "ReduceSum")) {
     ints_attribute_to_input(node, "axes", 1, hooks);
