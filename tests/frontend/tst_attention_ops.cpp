@@ -11,8 +11,7 @@
 #include <map>
 #include <random>
 
-#include "driver/compiled_module.h"
-#include "driver/graph_compiler.h"
+#include "../compiled_run.h"
 #include "frontend/onnx/onnx_import.h"
 #include "onnx_model_writer.h"
 #include "reference/executor.h"
@@ -35,15 +34,7 @@ Tensor random_tensor(const Shape& shape, uint32_t seed) {
 std::vector<Tensor> run_both(const std::string& bytes, const Inputs& inputs, bool compiled) {
   const Graph g = onnx_frontend::import_model_bytes(bytes, "attention.onnx", ".");
   if (!compiled) return reference::Executor(g).run(inputs);
-  const driver::CompiledGraph built = driver::compile_graph(g);
-  driver::JitGraphModule module(built, codegen::Target::host());
-  runtime::GraphExecutor& exec = module.executor();
-  for (const auto& [name, t] : inputs) exec.set_input(name, t.raw(), t.nbytes());
-  exec.run();
-  std::vector<Tensor> outs;
-  for (size_t k = 0; k < g.outputs.size(); ++k)
-    outs.push_back(driver::from_ndarray(exec.output(static_cast<int>(k))));
-  return outs;
+  return run_compiled(g, inputs);
 }
 
 void expect_close(const Tensor& got, const std::vector<float>& want, const Shape& shape,

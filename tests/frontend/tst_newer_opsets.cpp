@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 
+#include "../compiled_run.h"
 #include "../graph_builder.h"
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
@@ -28,18 +29,6 @@ using Inputs = std::map<std::string, Tensor>;
 
 std::vector<Tensor> run_reference(const Graph& g, const Inputs& inputs) {
   return reference::Executor(g).run(inputs);
-}
-
-std::vector<Tensor> run_compiled(const Graph& g, const Inputs& inputs) {
-  const driver::CompiledGraph compiled = driver::compile_graph(g);
-  driver::JitGraphModule module(compiled, codegen::Target::host());
-  runtime::GraphExecutor& exec = module.executor();
-  for (const auto& [name, t] : inputs) exec.set_input(name, t.raw(), t.nbytes());
-  exec.run();
-  std::vector<Tensor> outs;
-  for (size_t k = 0; k < g.outputs.size(); ++k)
-    outs.push_back(driver::from_ndarray(exec.output(static_cast<int>(k))));
-  return outs;
 }
 
 // Checks `got` against `want` element by element; NaN never passes.
