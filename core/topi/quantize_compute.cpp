@@ -11,6 +11,7 @@
 // compiled kernel gives the reference's bits. ConvInteger and MatMulInteger
 // generic ones are Conv's and MatMul's computes on operands shifted into
 // int32 by their zero points: correct for any target and shape.
+#include <cmath>
 #include <string>
 
 #include "ir/quant_arith.h"
@@ -180,7 +181,8 @@ int32_t zero_point_constant(const ComputeContext& ctx, size_t i) {
 }
 
 // QLinearAdd as the reference (ORT's AVX2 kernel): fma(a, r_a, fma(b, r_b,
-// fixed)), or fma(a, r_a, fixed + b * r_b) for a one-element B.
+// fixed)), or fma(a, r_a, fixed + b * r_b) for a one-element B; fixed is
+// C_zp - fma(r_a, A_zp, r_b * B_zp).
 std::vector<te::Tensor> qlinear_add(const ComputeContext& ctx) {
   size_t ia = 0, ib = 3;
   if (ctx.input_type(0).numel() == 1 && ctx.input_type(3).numel() != 1) std::swap(ia, ib);
@@ -191,7 +193,7 @@ std::vector<te::Tensor> qlinear_add(const ComputeContext& ctx) {
   const int32_t zc = zero_point_constant(ctx, 7);
   const float ra = sa / sc, rb = sb / sc;
   const float fixed =
-      static_cast<float>(zc) - (ra * static_cast<float>(za) + rb * static_cast<float>(zb));
+      static_cast<float>(zc) - std::fma(ra, static_cast<float>(za), rb * static_cast<float>(zb));
   const bool scalar_b = ctx.input_type(ib).numel() == 1;
   const te::Tensor& a = ctx.input(ia);
   const te::Tensor& b = ctx.input(ib);

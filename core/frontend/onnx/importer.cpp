@@ -1020,6 +1020,14 @@ class Importer {
       if (node.inputs[i] != kNoValue && !graph_.value(node.inputs[i]).is_constant())
         foldable = false;
     if (!foldable || out_elems > options_.fold_limit) return Fold::NotFoldable;
+    // A QDQ model's quantized weights stay behind their DequantizeLinear, however
+    // small: canonicalize_qnn reads them to make the Conv/MatMul integer (folded to
+    // float here, a 1x1 or depthwise filter would leave its layer float), and
+    // fold_constants folds what it leaves.
+    if (node.op == "DequantizeLinear" && node.inputs[0] != kNoValue) {
+      const DType q = graph_.type(node.inputs[0]).dtype;
+      if (q == DType::Int8 || q == DType::UInt8) return Fold::NotFoldable;
+    }
     std::vector<Tensor> placeholders;
     std::vector<const Tensor*> args;
     placeholders.reserve(node.inputs.size());
