@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "../graph_builder.h"
@@ -191,6 +192,30 @@ class TestQuantizedOps : public QObject {
     QCOMPARE(values<uint8_t>(out.compiled), expected);
   }
 
+  // The fixed part as ORT's kernel computes it, contracted: with r_a =
+  // 0.0427 / 0.0718 and r_b = 0.004 / 0.0718, fixed = 117 - fma(r_a, 131,
+  // r_b * 152) = 30.62535 (30.625359 as a separate product and sum). a = 18,
+  // b = 21 then lands on 42.5 exactly, which rounds to even: 42, as ONNX
+  // Runtime 1.30 gives (the separate sum gives 42.500008 -> 43); a = b = 0:
+  // round(30.62535) = 31.
+  void qlinearAddFixedPartIsContracted() {
+    lathe::testing::GraphBuilder b;
+    const ValueId a = b.input("a", {2}, DType::UInt8);
+    const ValueId c = b.input("b", {2}, DType::UInt8);
+    const ValueId y = b.node(
+        "com.microsoft.QLinearAdd", "qadd",
+        {a, b.constant("as", Tensor::scalar(0.0427f)),
+         b.constant("azp", Tensor::scalar<uint8_t>(131)), c,
+         b.constant("bs", Tensor::scalar(0.004f)), b.constant("bzp", Tensor::scalar<uint8_t>(152)),
+         b.constant("cs", Tensor::scalar(0.0718f)),
+         b.constant("czp", Tensor::scalar<uint8_t>(117))});
+    const Outputs out =
+        run_both(b.finish({y}), {tensor<uint8_t>({18, 0}, {2}), tensor<uint8_t>({21, 0}, {2})});
+    const std::vector<uint8_t> expected = {42, 31};
+    QCOMPARE(values<uint8_t>(out.reference), expected);
+    QCOMPARE(values<uint8_t>(out.compiled), expected);
+  }
+
   // (a - 10) * (b - 1) = [0, 40, 10], times 0.5 * 0.25 / 0.5 = 0.25, + 3 in
   // float (as ORT's kernel adds the zero point before rounding): [3, 13, 5.5
   // -> 6]; rounding before adding it would give 2 + 3 = 5.
@@ -280,6 +305,63 @@ class TestQuantizedOps : public QObject {
     QVERIFY(std::ranges::count(expected, uint8_t{0}) < static_cast<int64_t>(expected.size()) / 2);
     QVERIFY2(differing < static_cast<int>(got.size()) / 20,
              qPrintable(QString("%1 outputs differ").arg(differing)));
+  }
+
+  // DQ -> Add / Mul / GlobalAveragePool -> Q with uint8 operands is compiled
+  // as ONNX Runtime fuses it, into its QLinear contrib op: the compiled QDQ
+  // graph equals, bit for bit, the reference executor on the same region
+  // written with the contrib op (ORT's arithmetic), and has no float op left.
+  void qdqElementwiseBecomesQLinear_data() {
+    QTest::addColumn<QString>("op");
+    QTest::newRow("Add") << "Add";
+    QTest::newRow("Mul") << "Mul";
+    QTest::newRow("GlobalAveragePool") << "GlobalAveragePool";
+  }
+
+  void qdqElementwiseBecomesQLinear() {
+    QFETCH(QString, op);
+    const bool unary = op == "GlobalAveragePool";
+    const Shape shape = {1, 8, 5, 5};
+    auto build = [&](bool contrib) {
+      lathe::testing::GraphBuilder b;
+      const ValueId a = b.input("a", shape, DType::UInt8);
+      const ValueId c = unary ? kNoValue : b.input("b", shape, DType::UInt8);
+      const ValueId as = b.constant("as", Tensor::scalar(0.031f));
+      const ValueId azp = b.constant("azp", Tensor::scalar<uint8_t>(131));
+      const ValueId bs = b.constant("bs", Tensor::scalar(0.027f));
+      const ValueId bzp = b.constant("bzp", Tensor::scalar<uint8_t>(119));
+      const ValueId ys = b.constant("ys", Tensor::scalar(unary ? 0.013f : 0.043f));
+      const ValueId yzp = b.constant("yzp", Tensor::scalar<uint8_t>(unary ? 120 : 101));
+      if (contrib) {
+        const std::vector<ValueId> in = unary
+                                            ? std::vector<ValueId>{a, as, azp, ys, yzp}
+                                            : std::vector<ValueId>{a, as, azp, c, bs, bzp, ys, yzp};
+        const std::string name = "com.microsoft.QLinear" + op.toStdString();
+        return b.finish({b.node(name, "q", in)});
+      }
+      std::vector<ValueId> in = {b.node("DequantizeLinear", "ad", {a, as, azp})};
+      if (!unary) in.push_back(b.node("DequantizeLinear", "bd", {c, bs, bzp}));
+      const ValueId f = b.node(op.toStdString(), "op", in);
+      return b.finish({b.node("QuantizeLinear", "q", {f, ys, yzp})});
+    };
+    std::vector<Tensor> inputs;
+    for (uint32_t seed : {3u, 4u}) {
+      const Tensor r = lathe::testing::random_tensor(shape, seed);
+      std::vector<uint8_t> q(static_cast<size_t>(r.numel()));
+      for (size_t i = 0; i < q.size(); ++i)
+        q[i] = static_cast<uint8_t>(std::lround((r.data<float>()[i] + 1.0f) * 127.5f));
+      inputs.push_back(tensor(q, shape));
+    }
+    if (unary) inputs.pop_back();
+    const Outputs qdq = run_both(build(false), inputs);
+    const Outputs qlinear = run_both(build(true), inputs);
+    QVERIFY(has_op(qdq.optimized, "com.microsoft.QLinear" + op.toStdString()));
+    QVERIFY(!has_op(qdq.optimized, op.toStdString()));
+    QCOMPARE(values<uint8_t>(qdq.compiled), values<uint8_t>(qlinear.reference));
+    // Not all saturated: the comparison means something.
+    const std::vector<uint8_t> got = values<uint8_t>(qdq.compiled);
+    QVERIFY(std::ranges::count(got, uint8_t{0}) + std::ranges::count(got, uint8_t{255}) <
+            static_cast<int64_t>(got.size()) / 2);
   }
 };
 

@@ -8,6 +8,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -664,6 +665,50 @@ class TestNewerOpsets : public QObject {
     QVERIFY2(error.find("blocked quantization (block_size, opset 21) is not supported") !=
                  std::string::npos,
              error.c_str());
+  }
+
+  // A QDQ model's small weights (a 1x1 filter, 4x4x1x1 int8 here) stay
+  // behind their DequantizeLinear at import, below the folding limit too, so
+  // the compiled Conv is integer: ConvInteger, no float Conv. The filters are
+  // the identity at scale 0.5 on an input quantized at 0.25: x = 0.25 i is
+  // i quantized, y = x / 2 = 0.125 i requantized at 0.125 is i again.
+  void smallQuantizedWeightsStayQuantized() {
+    ModelWriter w(17);
+    w.input("x", {1, 4, 2, 2});
+    w.output("y", 4, onnx::TensorProto::UINT8);
+    w.floats("xs", {0.25f}, {});
+    w.floats("ws", {0.5f, 0.5f, 0.5f, 0.5f}, {4});
+    w.floats("ys", {0.125f}, {});
+    auto int8s = [&](const std::string& name, const std::vector<int8_t>& v, Shape shape, int elem) {
+      auto* t = w.graph()->add_initializer();
+      t->set_name(name);
+      t->set_data_type(elem);
+      for (int64_t d : shape) t->add_dims(d);
+      t->set_raw_data(std::string(v.begin(), v.end()));
+    };
+    int8s("xzp", {0}, {}, onnx::TensorProto::UINT8);
+    int8s("yzp", {0}, {}, onnx::TensorProto::UINT8);
+    int8s("wzp", {0, 0, 0, 0}, {4}, onnx::TensorProto::INT8);
+    std::vector<int8_t> filters(16, 0);
+    for (int c = 0; c < 4; ++c) filters[static_cast<size_t>(c * 4 + c)] = 1;  // the identity
+    int8s("wq", filters, {4, 4, 1, 1}, onnx::TensorProto::INT8);
+    w.node("QuantizeLinear", {"x", "xs", "xzp"}, {"xq"});
+    w.node("DequantizeLinear", {"xq", "xs", "xzp"}, {"xd"});
+    set_int(w.node("DequantizeLinear", {"wq", "ws", "wzp"}, {"wd"}), "axis", 0);
+    w.node("Conv", {"xd", "wd"}, {"c"});
+    w.node("QuantizeLinear", {"c", "ys", "yzp"}, {"y"});
+    const Graph g = onnx_frontend::import_model_bytes(w.bytes(), "m.onnx", ".");
+    const driver::CompiledGraph compiled = driver::compile_graph(g);
+    auto has = [&](const std::string& op) {
+      return std::ranges::any_of(compiled.optimized.graph.nodes,
+                                 [&](const Node& n) { return n.op == op; });
+    };
+    QVERIFY(has("ConvInteger"));
+    QVERIFY(!has("Conv") && !has("Conv2dNCHWc"));
+    std::vector<float> x(16);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 0.25f * static_cast<float>(i);
+    const Tensor y = run_compiled(g, {{"x", Tensor::from_vector<float>(x, {1, 4, 2, 2})}})[0];
+    for (size_t i = 0; i < 16; ++i) QCOMPARE(int{y.data<uint8_t>()[i]}, static_cast<int>(i));
   }
 
   // ONNX Runtime's contrib ops of the QOperator form import under their
