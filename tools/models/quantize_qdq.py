@@ -491,7 +491,25 @@ def topological_sort(g):
 # --- dynamic (onnx_quantizer.py, operators/matmul.py MatMulInteger) ------------------------------
 
 
+def fold_weight_views(m):
+    """Identity and Transpose of constants folded into constants, as ORT's quant_pre_process
+    (its graph optimizer) leaves an exported model: PyTorch writes tied or transposed
+    Linear weights so, and quantize_dynamic only quantizes a MatMul whose B is an
+    initializer."""
+    g = m.graph
+    for node in list(g.node):
+        if node.op_type not in ("Identity", "Transpose") or node.input[0] not in m.inits:
+            continue
+        w = numpy_helper.to_array(m.inits[node.input[0]])
+        if node.op_type == "Transpose":
+            perm = [a.ints for a in node.attribute if a.name == "perm"]
+            w = np.transpose(w, list(perm[0]) if perm else None)
+        m.add_init(np.ascontiguousarray(w), node.output[0])
+        g.node.remove(node)
+
+
 def quantize_dynamic(m):
+    fold_weight_views(m)
     g = m.graph
     new_nodes = []
     quantized_inputs = {}
