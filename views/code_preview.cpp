@@ -130,6 +130,10 @@ void CodePreview::setLlvmIR(const QString& text) {
   setTextKeepingScroll(llvmIR_, text);
 }
 
+void CodePreview::setAssemblyName(const QString& name) {
+  setTabText(AssemblyTab, name);
+}
+
 void CodePreview::setAssembly(const QString& text) {
   setTextKeepingScroll(assembly_, text);
 }

@@ -37,6 +37,8 @@ class CodePreview : public QTabWidget {
   void setLoweringPasses(const QList<LoweringPassText>& passes);
   void setLlvmIR(const QString& text);
   void setAssembly(const QString& text);
+  // What the assembly tab is called: "Assembly" for a CPU, "PTX" for a GPU.
+  void setAssemblyName(const QString& name);
   // Annotations of the loop IR `ir`: shown whenever the loop IR tab shows
   // that text (the passes that print it), replaced by the next call.
   void setLoopIRAnnotations(const QString& ir, const QList<LineAnnotation>& annotations);

@@ -16,6 +16,11 @@ namespace {
 
 const char* const kEditorSpace = "editor";
 
+// The journal keeps one edit per kernel and target: a cuda schedule is no CPU one.
+std::string keptKey(const std::string& workload, const std::string& target) {
+  return workload + "\n" + target;
+}
+
 }  // namespace
 
 EditJournal::EditJournal(QString path) : path_(std::move(path)) {}
@@ -25,8 +30,9 @@ QString EditJournal::defaultPath() {
       .filePath(QStringLiteral("edits.jsonl"));
 }
 
-void EditJournal::noteOpened(const driver::KernelTask& task, const QString& text) {
-  kept_[driver::task_workload_id(task)] = text;
+void EditJournal::noteOpened(const driver::KernelTask& task, const driver::Target& target,
+                             const QString& text) {
+  kept_[keptKey(driver::task_workload_id(task), target.to_string())] = text;
 }
 
 driver::TuningRecord EditJournal::makeRecord(const driver::KernelTask& task,
@@ -54,12 +60,12 @@ void EditJournal::append(const driver::TuningRecord& record) {
     writer_ = driver::RecordWriter(QFile::encodeName(path_).toStdString());
   }
   writer_.write(record);
-  kept_[record.workload] = QString::fromStdString(record.schedule);
+  kept_[keptKey(record.workload, record.target)] = QString::fromStdString(record.schedule);
 }
 
 bool EditJournal::recordEdit(const driver::KernelTask& task, const driver::Target& target,
                              const QString& text) {
-  const auto kept = kept_.find(driver::task_workload_id(task));
+  const auto kept = kept_.find(keptKey(driver::task_workload_id(task), target.to_string()));
   if (kept != kept_.end() && kept->second == text) return false;
   // An edit that has only lowered has no cost yet: best_records skips it, so
   // the compiler never applies an unmeasured edit.
@@ -80,11 +86,13 @@ void EditJournal::recordMeasurement(const driver::KernelTask& task, const driver
   append(record);
 }
 
-std::optional<QString> EditJournal::latestEdit(const QString& path, const std::string& workload) {
+std::optional<QString> EditJournal::latestEdit(const QString& path, const std::string& workload,
+                                               const driver::Target& target) {
+  const std::string name = target.to_string();
   if (!QFileInfo::exists(path)) return std::nullopt;
   const driver::RecordFile file = driver::read_records(QFile::encodeName(path).toStdString());
   for (auto it = file.records.rbegin(); it != file.records.rend(); ++it)
-    if (it->workload == workload && it->space == kEditorSpace)
+    if (it->workload == workload && it->target == name && it->space == kEditorSpace)
       return QString::fromStdString(it->schedule);
   return std::nullopt;
 }

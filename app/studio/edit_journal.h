@@ -28,7 +28,8 @@ class EditJournal {
 
   // Remembers `text` as the task's kept edit without writing it: what the
   // editor opened with (restored from here, or the default) is not news.
-  void noteOpened(const driver::KernelTask& task, const QString& text);
+  void noteOpened(const driver::KernelTask& task, const driver::Target& target,
+                  const QString& text);
   // Appends the edit unless it is the task's kept edit already; returns
   // whether it wrote. Throws lathe::Error when the file cannot be written.
   bool recordEdit(const driver::KernelTask& task, const driver::Target& target,
@@ -39,10 +40,12 @@ class EditJournal {
                          const QString& text, const driver::KernelMeasurement& measurement,
                          bool correct);
 
-  // The newest editor record of the workload in `path`; nullopt when there is
+  // The newest editor record of the workload for `target` in `path` (a cuda
+  // schedule is no CPU schedule); nullopt when there is
   // none or no file. Reads the whole file: the studio calls it off the GUI
   // thread. Throws lathe::Error for a malformed file.
-  static std::optional<QString> latestEdit(const QString& path, const std::string& workload);
+  static std::optional<QString> latestEdit(const QString& path, const std::string& workload,
+                                           const driver::Target& target);
 
  private:
   driver::TuningRecord makeRecord(const driver::KernelTask& task, const driver::Target& target,
@@ -50,8 +53,9 @@ class EditJournal {
   void append(const driver::TuningRecord& record);
 
   QString path_;
-  driver::RecordWriter writer_;          // opened at the first write
-  std::map<std::string, QString> kept_;  // by workload: the last edit written or opened
+  driver::RecordWriter writer_;  // opened at the first write
+  // By workload and target (keptKey): the last edit written or opened.
+  std::map<std::string, QString> kept_;
 };
 
 }  // namespace lathe::studio

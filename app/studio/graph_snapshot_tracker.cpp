@@ -22,20 +22,25 @@ struct LayoutOutcome {
   bool cancelled = false;
 };
 
-ComputeOutcome computeSnapshots(const QString& path, std::shared_ptr<const Graph> graph) {
+ComputeOutcome computeSnapshots(const QString& path, std::shared_ptr<const Graph> graph,
+                                const driver::Target& target) {
   ComputeOutcome outcome;
   QElapsedTimer timer;
   timer.start();
   try {
     auto result = std::make_shared<GraphSnapshots>();
     result->path = path;
+    result->target = target;
     result->original = *graph;
-    // The studio compiles for this machine: its vector unit decides the layout.
-    result->optimized =
-        driver::optimize_graph(*graph, {.alter_layout = true,
-                                        .record_snapshots = true,
-                                        .vector_unit = driver::Target::host().vector_unit(),
-                                        .external_codegens = std::nullopt});
+    // The target's vector unit decides the layout; NCHWc channel blocks are
+    // the CPU's, GPU kernels keep NCHW (as `lathe compile --target cuda`).
+    result->optimized = driver::optimize_graph(
+        *graph, {.alter_layout = !target.is_gpu(),
+                 .record_snapshots = true,
+                 .vector_unit = target.vector_unit(),
+                 // The plugins' codegens (oneDNN) run on the CPU.
+                 .external_codegens =
+                     target.is_gpu() ? std::optional(std::vector<std::string>{}) : std::nullopt});
     result->milliseconds = timer.elapsed();
     outcome.snapshots = std::move(result);
   } catch (const std::exception& e) {
@@ -68,17 +73,19 @@ GraphSnapshotTracker::GraphSnapshotTracker(QObject* parent) : QObject(parent) {
     connect(jobs, &views::JobTracker::busyChanged, this, &GraphSnapshotTracker::updateBusy);
 }
 
-void GraphSnapshotTracker::compute(const QString& path, std::shared_ptr<const Graph> graph) {
+void GraphSnapshotTracker::compute(const QString& path, std::shared_ptr<const Graph> graph,
+                                   const driver::Target& target) {
   // Layouts of the previous model's snapshots are moot now: stop them.
   originalLayouts_.drop();
   snapshotLayouts_.drop();
-  passes_.start([path, graph = std::move(graph)] { return computeSnapshots(path, graph); },
-                [this, path](const ComputeOutcome& outcome) {
-                  if (outcome.snapshots)
-                    emit computed(outcome.snapshots);
-                  else
-                    emit failed(path, outcome.message);
-                });
+  passes_.start(
+      [path, graph = std::move(graph), target] { return computeSnapshots(path, graph, target); },
+      [this, path](const ComputeOutcome& outcome) {
+        if (outcome.snapshots)
+          emit computed(outcome.snapshots);
+        else
+          emit failed(path, outcome.message);
+      });
 }
 
 void GraphSnapshotTracker::layOutOriginal(std::shared_ptr<const GraphSnapshots> snapshots) {

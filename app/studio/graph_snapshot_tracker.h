@@ -13,15 +13,17 @@
 #include <memory>
 
 #include "driver/optimized_graph.h"
+#include "driver/target.h"
 #include "ir/graph.h"
 #include "views/graph_layout.h"
 #include "views/job_tracker.h"
 
 namespace lathe::studio {
 
-// One model's graph before and after every pass.
+// One model's graph before and after every pass, for one target.
 struct GraphSnapshots {
   QString path;
+  driver::Target target;  // what the kernels compile for: the passes lay out for it
   Graph original;
   driver::OptimizedGraph optimized;  // its snapshots: one per pass, fuse_ops last
   qint64 milliseconds = 0;           // the passes
@@ -33,8 +35,10 @@ class GraphSnapshotTracker : public QObject {
  public:
   explicit GraphSnapshotTracker(QObject* parent = nullptr);
 
-  // Optimises `graph` with snapshots.
-  void compute(const QString& path, std::shared_ptr<const Graph> graph);
+  // Optimises `graph` with snapshots for `target`: a CPU's vector layout
+  // (NCHWc) for llvm, the plain layouts for a GPU, as `lathe compile` does.
+  void compute(const QString& path, std::shared_ptr<const Graph> graph,
+               const driver::Target& target = driver::Target::host());
   // Lays out the graph as imported.
   void layOutOriginal(std::shared_ptr<const GraphSnapshots> snapshots);
   // Lays out snapshot `index` of `snapshots` (its groups as clusters, if any).

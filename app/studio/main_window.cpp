@@ -39,6 +39,7 @@
 #include "driver/kernel_tasks.h"
 #include "driver/package_contents.h"
 #include "driver/plugins.h"
+#include "driver/target_device.h"
 #include "studio/benchmark_page.h"
 #include "studio/export_dialog.h"
 #include "studio/graph_snapshot_tracker.h"
@@ -57,6 +58,7 @@
 #include "views/node_filter_proxy_model.h"
 #include "views/node_table_model.h"
 #include "views/number_format.h"
+#include "views/target_picker.h"
 
 // Q_INIT_RESOURCE declares a function in the enclosing namespace, so it must
 // be called from the global one. The .qrc lives in a static library, whose
@@ -527,6 +529,64 @@ void MainWindow::createToolBar() {
   toolBar_->addAction(exportAction_);
   toolBar_->addSeparator();
   toolBar_->addAction(fitAction_);
+  toolBar_->addSeparator();
+  targetPicker_ = new views::TargetPicker;
+  targetPicker_->setObjectName(QStringLiteral("targetPicker"));
+  toolBar_->addWidget(targetPicker_);
+  connect(targetPicker_, &views::TargetPicker::targetChosen, this, &MainWindow::changeTarget);
+  connect(targetPicker_, &views::TargetPicker::targetRejected, this,
+          [this](const QString& text, const QString& message) {
+            logView_->error(tr("Target '%1' not applied: %2").arg(text, message));
+          });
+}
+
+void MainWindow::changeTarget() {
+  const driver::Target& target = targetPicker_->target();
+  const QString name = QString::fromStdString(target.to_string());
+  applyTargetLimits();
+  if (!shownModel_) {
+    logView_->info(tr("Target: %1").arg(name));
+    return;
+  }
+  logView_->info(tr("Target: %1; compiling %2's kernels for it")
+                     .arg(name, QFileInfo(shownModel_->path).fileName()));
+  graphTracker_->compute(shownModel_->path,
+                         std::shared_ptr<const Graph>(shownModel_, &shownModel_->graph), target);
+}
+
+void MainWindow::applyTargetLimits() {
+  const driver::Target& target = targetPicker_->target();
+  const QString whyNoRun = QString::fromStdString(driver::why_kernels_cannot_run(target));
+  const QString whyNoPeak = QString::fromStdString(driver::why_peak_unknown(target));
+  // The tuner, the benchmarks and packages compile for the CPU so far.
+  const bool cpu = !target.is_gpu();
+  const bool usable = modelTabsShown_ && cpu && whyNoRun.isEmpty();
+  QString reason = whyNoRun;
+  if (reason.isEmpty() && !cpu)
+    reason = tr("tuning, benchmarks and packages are built for CPU targets only so far");
+  for (QWidget* page :
+       {static_cast<QWidget*>(tuningPage_), static_cast<QWidget*>(benchmarkPage_)}) {
+    const int index = centralTabs_->indexOf(page);
+    if (!modelTabsShown_) continue;  // showModelTabs says why
+    centralTabs_->setTabEnabled(index, usable);
+    QString tip;
+    if (!usable) {
+      tip = page == tuningPage_ ? tr("Tuning runs kernels: %1").arg(reason)
+                                : tr("Benchmarks and the roofline run kernels: %1").arg(reason);
+      if (page == benchmarkPage_ && !whyNoPeak.isEmpty()) tip += QStringLiteral("\n") + whyNoPeak;
+    }
+    centralTabs_->setTabToolTip(index, tip);
+  }
+  if (exportAction_) {
+    exportAction_->setEnabled(modelTabsShown_ && cpu);
+    exportAction_->setToolTip(
+        cpu ? tr("Compile the model with its tuning records into a package (Ctrl+E)")
+            : tr("Packages carry CPU kernels so far; the target is %1")
+                  .arg(QString::fromStdString(target.to_string())));
+  }
+  if (!cpu && centralTabs_->currentWidget() != schedulePage_ &&
+      !centralTabs_->isTabEnabled(centralTabs_->currentIndex()))
+    centralTabs_->setCurrentWidget(schedulePage_);
 }
 
 void MainWindow::createMenus() {
@@ -767,7 +827,8 @@ void MainWindow::showModel(const std::shared_ptr<const LoadedModel>& model) {
   modelStatus_->setText(tr("%1 nodes · %2").arg(model->info.nodes.size()).arg(macs));
   updateWindowTitle();
   // The views keep the previous graphs until the new ones are ready.
-  graphTracker_->compute(model->path, std::shared_ptr<const Graph>(model, &model->graph));
+  graphTracker_->compute(model->path, std::shared_ptr<const Graph>(model, &model->graph),
+                         targetPicker_->target());
   // The builds compile the imported graph: they run the passes themselves.
   shownModel_ = model;
   benchmarkPage_->setModel(model->path, std::shared_ptr<const Graph>(model, &model->graph));
@@ -815,6 +876,8 @@ void MainWindow::showModelTabs(bool modelShown) {
   centralTabs_->setTabVisible(centralTabs_->indexOf(packagePage_), !modelShown);
   // Export compiles the model, which a package does not carry.
   if (exportAction_) exportAction_->setEnabled(modelShown);
+  modelTabsShown_ = modelShown;
+  if (targetPicker_) applyTargetLimits();
 }
 
 void MainWindow::showGraphSnapshots(const std::shared_ptr<const GraphSnapshots>& snapshots) {

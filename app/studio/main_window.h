@@ -44,6 +44,7 @@ class LogView;
 class ModelSummaryView;
 class NodeFilterProxyModel;
 class NodeTableModel;
+class TargetPicker;
 }  // namespace lathe::views
 
 namespace lathe::studio {
@@ -113,6 +114,9 @@ class MainWindow : public QMainWindow {
   views::FusedGroupModel* fusedGroupModel() const { return groupModel_; }
   QTableView* fusedGroupTable() const { return groupTable_; }
   QToolBar* mainToolBar() const { return toolBar_; }
+  // The compile target (toolbar): choosing another runs the model's passes
+  // again for it, and the Schedule tab edits the kernels it compiles.
+  views::TargetPicker* targetPicker() const { return targetPicker_; }
   // Docks, toolbar and their sizes as on first start (View › Restore Default Layout).
   void restoreDefaultLayout();
   // Stops waiting for the model being loaded; the shown model stays.
@@ -192,6 +196,11 @@ class MainWindow : public QMainWindow {
   void showPackage(const QString& path);
   // Model tabs enabled and the Package tab hidden, or the other way round.
   void showModelTabs(bool modelShown);
+  // The model's passes and kernels again, for the target now chosen.
+  void changeTarget();
+  // Tuning, Benchmark and Export need to run or package CPU kernels: off, with
+  // the reason in their tool tips, for a target whose kernels cannot run here.
+  void applyTargetLimits();
   void showLoadFailure(const QString& path, const QString& summary, const QStringList& problems);
   void setLoadingIndicator(bool loading);
   void updateWindowTitle();
@@ -230,6 +239,8 @@ class MainWindow : public QMainWindow {
   QToolButton* cancelLoad_ = nullptr;
   QPointer<QMessageBox> errorBox_;
   QToolBar* toolBar_ = nullptr;
+  views::TargetPicker* targetPicker_ = nullptr;
+  bool modelTabsShown_ = false;
   QAction* openAction_ = nullptr;
   QAction* sampleAction_ = nullptr;
   QAction* exportAction_ = nullptr;

@@ -37,6 +37,19 @@ QString updatingNotice() {
   return ScheduleEditorPage::tr("updating…");
 }
 
+QString measureToolTip() {
+  return ScheduleEditorPage::tr(
+             "Compile and run the kernel %1 times on the model's weights; check it against the "
+             "reference")
+      .arg(ScheduleEditorTracker::kMeasureRuns);
+}
+
+QString compareToolTip() {
+  return ScheduleEditorPage::tr(
+      "Two schedules of this kernel side by side: the default, the editor's text, tuning "
+      "records, journal entries");
+}
+
 // The task most of the model's time goes to, roughly: the one worth editing first.
 int heaviestTask(const std::vector<driver::KernelTask>& tasks) {
   auto work = [](const driver::KernelTask& t) { return t.flops * t.weight(); };
@@ -171,9 +184,12 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
   connect(tracker_, &ScheduleEditorTracker::assemblyEmitted, this,
           [this](const QString& text, const QString& assembly, double ms) {
             preview_->setAssembly(assembly);
-            setStatus(tr("%1 · LLVM IR %2 ms · assembly %3 ms")
+            const auto task = openedTask();
+            const bool gpu = task && task->target().is_gpu();
+            setStatus(tr("%1 · LLVM IR %2 ms · %3 %4 ms")
                           .arg(loweredStatus_)
                           .arg(codegenMs_, 0, 'f', 0)
+                          .arg(gpu ? tr("PTX") : tr("assembly"))
                           .arg(ms, 0, 'f', 0),
                       false);
             emit previewEmitted(text);
@@ -201,7 +217,7 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
 
   connect(tracker_, &ScheduleEditorTracker::measuringChanged, this, [this](bool measuring) {
     busy_->setVisible(measuring);
-    measureButton_->setEnabled(!measuring && openedTask() != nullptr);
+    measureButton_->setEnabled(!measuring && openedTask() && openedTask()->whyNoRun.isEmpty());
     measureButton_->setText(measuring ? tr("Measuring…") : tr("&Measure"));
   });
   connect(
@@ -304,10 +320,7 @@ QWidget* ScheduleEditorPage::createToolbar() {
   loadMenu->addAction(tr("From a &Records File…"), this, &ScheduleEditorPage::chooseRecordsFile);
   loadBestButton_->setMenu(loadMenu);
   loadBestButton_->setPopupMode(QToolButton::InstantPopup);
-  compareButton_ = button(tr("Com&pare…"),
-                          tr("Two schedules of this kernel side by side: the default, the editor's "
-                             "text, tuning records, journal entries"),
-                          QStringLiteral("compareButton"));
+  compareButton_ = button(tr("Com&pare…"), compareToolTip(), QStringLiteral("compareButton"));
   connect(compareButton_, &QToolButton::clicked, this, &ScheduleEditorPage::compare);
   undoButton_->setEnabled(false);
   redoButton_->setEnabled(false);
@@ -319,10 +332,7 @@ QWidget* ScheduleEditorPage::createToolbar() {
 
   measureButton_ = new QPushButton(tr("&Measure"));
   measureButton_->setObjectName(QStringLiteral("measureButton"));
-  measureButton_->setToolTip(
-      tr("Compile and run the kernel %1 times on the model's weights; check it against the "
-         "reference")
-          .arg(ScheduleEditorTracker::kMeasureRuns));
+  measureButton_->setToolTip(measureToolTip());
   connect(measureButton_, &QPushButton::clicked, this, &ScheduleEditorPage::measure);
   busy_ = new QProgressBar;
   busy_->setObjectName(QStringLiteral("measureBusy"));
@@ -419,11 +429,12 @@ void ScheduleEditorPage::showOpenedTask(std::shared_ptr<const OpenedScheduleTask
   const driver::KernelTask& kernel = task->task();
   const QString name = QString::fromStdString(kernel.func_name);
   const QString text = task->journaledText.value_or(task->defaultText);
-  journal_.noteOpened(kernel, text);
+  journal_.noteOpened(kernel, task->target(), text);
   editor_->setVocabulary(task->vocabulary);
   editor_->setDiagnostics({});
   editor_->setPlainText(text);  // a new task starts a new undo history
   preview_->clear(tr("lowering…"));
+  preview_->setAssemblyName(task->target().is_gpu() ? tr("PTX") : tr("Assembly"));
   measurements_->clear();
   tracker_->preview(text);
   setTaskControlsEnabled(true);
@@ -488,8 +499,19 @@ void ScheduleEditorPage::setTaskControlsEnabled(bool enabled) {
   editor_->setReadOnly(!enabled);
   resetButton_->setEnabled(enabled);
   loadBestButton_->setEnabled(enabled);
-  compareButton_->setEnabled(enabled);
-  measureButton_->setEnabled(enabled && !tracker_->isMeasuring());
+  // Measuring and comparing run the kernel: not where it cannot run (a cuda
+  // target without a GPU), which the buttons' tool tips say.
+  const auto task = openedTask();
+  const QString whyNoRun = enabled && task ? task->whyNoRun : QString();
+  const bool gpu = enabled && task && task->target().is_gpu();
+  compareButton_->setEnabled(enabled && !gpu);
+  compareButton_->setToolTip(gpu ? tr("Comparing schedules lowers and times them for the CPU; "
+                                      "the target is %1")
+                                       .arg(QString::fromStdString(task->target().to_string()))
+                                 : compareToolTip());
+  measureButton_->setEnabled(enabled && whyNoRun.isEmpty() && !tracker_->isMeasuring());
+  measureButton_->setToolTip(whyNoRun.isEmpty() ? measureToolTip()
+                                                : tr("Cannot measure: %1").arg(whyNoRun));
 }
 
 void ScheduleEditorPage::journal(const std::function<void()>& write) {

@@ -8,11 +8,14 @@
 #include <QPromise>
 #include <exception>
 
+#include "driver/gpu_module.h"
+#include "driver/gpu_schedule_check.h"
 #include "driver/kernel_code.h"
 #include "driver/kernel_tasks.h"
 #include "driver/kernel_workbench.h"
 #include "driver/machine_peak.h"
 #include "driver/schedule_names.h"
+#include "driver/target_device.h"
 #include "driver/tuning_records.h"
 #include "studio/edit_journal.h"
 #include "studio/exception_text.h"
@@ -84,11 +87,16 @@ OpenOutcome openScheduleTask(std::shared_ptr<const GraphSnapshots> snapshots,
   OpenOutcome outcome;
   try {
     auto opened = std::make_shared<OpenedScheduleTask>(std::move(snapshots), task);
-    opened->defaultText = QString::fromStdString(opened->workbench.default_schedule_text());
+    const driver::Target& target = opened->target();
+    opened->defaultText = QString::fromStdString(
+        target.is_gpu() ? driver::gpu_default_schedule_text(opened->workbench, target)
+                        : opened->workbench.default_schedule_text());
+    opened->whyNoRun = QString::fromStdString(driver::why_kernels_cannot_run(target));
     opened->vocabulary =
         views::scheduleVocabulary(driver::schedule_names(opened->workbench.computation()));
     try {
-      opened->journaledText = EditJournal::latestEdit(journalPath, driver::task_workload_id(task));
+      opened->journaledText =
+          EditJournal::latestEdit(journalPath, driver::task_workload_id(task), target);
     } catch (...) {
       // A damaged journal costs the restored edit, never the task.
       opened->journalProblem = exceptionText(std::current_exception());
@@ -135,8 +143,8 @@ PreviewStage loopCostsStage(const driver::LoweredFunc& lowered,
 
 void previewSchedule(QPromise<PreviewStage>& promise,
                      std::shared_ptr<const OpenedScheduleTask> task, QString text,
-                     driver::Target target,
                      std::shared_ptr<const driver::LoopCostMachine> costMachine) {
+  const driver::Target& target = task->target();
   PreviewStage lowering;
   driver::LoweredFunc lowered;
   QElapsedTimer timer;
@@ -149,7 +157,15 @@ void previewSchedule(QPromise<PreviewStage>& promise,
           {{1, 0,
             "the schedule is empty: it starts with s = te.create_schedule(...) "
             "(Reset to Default brings the task's schedule back)"}});
-    lowered = task->workbench.lower(text.toStdString(), /*record_ir=*/true);
+    if (target.is_gpu()) {
+      // The verifier's refusals (too many threads, an unbound loop) point at
+      // the bind or split that made them, as a parse error does.
+      lowered = driver::lower_for_gpu(task->workbench, text.toStdString(), target,
+                                      /*record_ir=*/true);
+      driver::verify_gpu_schedule(text.toStdString(), lowered.func, target);
+    } else {
+      lowered = task->workbench.lower(text.toStdString(), /*record_ir=*/true);
+    }
     for (const driver::PassSnapshot& p : lowered.passes)
       lowering.passes.append(
           {QString::fromStdString(p.pass), QString::fromStdString(p.ir), p.milliseconds});
@@ -166,16 +182,19 @@ void previewSchedule(QPromise<PreviewStage>& promise,
   promise.addResult(lowering);
   if (lowering.kind == PreviewStage::Kind::LoweringFailed || promise.isCanceled()) return;
 
-  try {
-    // The first preview measures this machine's caches and bandwidths (about a second).
-    promise.addResult(loopCostsStage(
-        lowered, costMachine ? *costMachine : driver::this_loop_cost_machine(target)));
-  } catch (...) {
-    // Without the costs the preview still goes on to the code.
-    PreviewStage failure;
-    failure.kind = PreviewStage::Kind::LoopCostsFailed;
-    failure.message = exceptionText(std::current_exception());
-    promise.addResult(failure);
+  // The loop costs model a CPU's caches; a GPU's memory is another story.
+  if (!target.is_gpu()) {
+    try {
+      // The first preview measures this machine's caches and bandwidths (about a second).
+      promise.addResult(loopCostsStage(
+          lowered, costMachine ? *costMachine : driver::this_loop_cost_machine(target)));
+    } catch (...) {
+      // Without the costs the preview still goes on to the code.
+      PreviewStage failure;
+      failure.kind = PreviewStage::Kind::LoopCostsFailed;
+      failure.message = exceptionText(std::current_exception());
+      promise.addResult(failure);
+    }
   }
   if (promise.isCanceled()) return;
 
@@ -204,8 +223,13 @@ void previewSchedule(QPromise<PreviewStage>& promise,
 }
 
 MeasureOutcome measureSchedule(std::shared_ptr<const OpenedScheduleTask> task, QString text,
-                               driver::Target target, int runs) {
+                               int runs) {
   MeasureOutcome outcome;
+  const driver::Target& target = task->target();
+  if (!task->whyNoRun.isEmpty()) {
+    outcome.message = task->whyNoRun;
+    return outcome;
+  }
   try {
     // The peak just before the kernel, as bench_kernels pairs them.
     outcome.peakGflops = driver::machine_peak_gflops();
@@ -242,8 +266,7 @@ RecordSearch searchBestRecord(QString path, std::string workload, driver::Target
 
 }  // namespace
 
-ScheduleEditorTracker::ScheduleEditorTracker(QObject* parent)
-    : QObject(parent), target_(driver::Target::host()) {
+ScheduleEditorTracker::ScheduleEditorTracker(QObject* parent) : QObject(parent) {
   previewTimer_.setSingleShot(true);
   previewTimer_.setInterval(kPreviewDelayMs);
   connect(&previewTimer_, &QTimer::timeout, this, [this] { startPreview(timedText_); });
@@ -251,6 +274,10 @@ ScheduleEditorTracker::ScheduleEditorTracker(QObject* parent)
           &ScheduleEditorTracker::previewBusyChanged);
   connect(&measurements_, &views::JobTracker::busyChanged, this,
           &ScheduleEditorTracker::measuringChanged);
+}
+
+driver::Target ScheduleEditorTracker::target() const {
+  return opened_ ? opened_->target() : driver::Target::host();
 }
 
 void ScheduleEditorTracker::listTasks(std::shared_ptr<const GraphSnapshots> snapshots) {
@@ -303,9 +330,8 @@ void ScheduleEditorTracker::startPreview(const QString& text) {
   // A preview running is stopped after its lowering (its code generation is
   // moot now) and this one waits for it, replacing any text waiting.
   previews_.startStreaming<PreviewStage>(
-      [task = opened_, text, target = target_,
-       machine = loopCostMachine_](QPromise<PreviewStage>& promise) {
-        previewSchedule(promise, task, text, target, machine);
+      [task = opened_, text, machine = loopCostMachine_](QPromise<PreviewStage>& promise) {
+        previewSchedule(promise, task, text, machine);
       },
       [this, text](const PreviewStage& stage) {
         switch (stage.kind) {
@@ -336,23 +362,20 @@ void ScheduleEditorTracker::startPreview(const QString& text) {
 
 void ScheduleEditorTracker::measure(const QString& text) {
   if (!opened_ || measurements_.isBusy()) return;
-  measurements_.start(
-      [task = opened_, text, target = target_] {
-        return measureSchedule(task, text, target, kMeasureRuns);
-      },
-      [this, text](const MeasureOutcome& outcome) {
-        if (outcome.measurement)
-          emit measured(text, *outcome.measurement, outcome.peakGflops,
-                        outcome.measurement->max_error <= kReferenceTolerance);
-        else
-          emit measureFailed(text, outcome.message);
-      });
+  measurements_.start([task = opened_, text] { return measureSchedule(task, text, kMeasureRuns); },
+                      [this, text](const MeasureOutcome& outcome) {
+                        if (outcome.measurement)
+                          emit measured(text, *outcome.measurement, outcome.peakGflops,
+                                        outcome.measurement->max_error <= kReferenceTolerance);
+                        else
+                          emit measureFailed(text, outcome.message);
+                      });
 }
 
 void ScheduleEditorTracker::findBestRecord(const QString& path) {
   if (!opened_) return;
   recordSearches_.start([path, workload = driver::task_workload_id(opened_->task()),
-                         target = target_] { return searchBestRecord(path, workload, target); },
+                         target = target()] { return searchBestRecord(path, workload, target); },
                         [this, path](const RecordSearch& search) {
                           if (search.schedule)
                             emit bestRecordFound(path, *search.schedule, search.milliseconds);

@@ -44,8 +44,11 @@ struct OpenedScheduleTask {
   std::optional<QString> journaledText;  // the newest edit the journal holds
   QString journalProblem;                // why the journal could not be read, if so
   views::ScheduleVocabulary vocabulary;
+  // Why the kernel cannot be measured here (driver::why_kernels_cannot_run), or empty.
+  QString whyNoRun;
 
   const driver::KernelTask& task() const { return workbench.task(); }
+  const driver::Target& target() const { return snapshots->target; }
 };
 
 class ScheduleEditorTracker : public QObject {
@@ -62,8 +65,9 @@ class ScheduleEditorTracker : public QObject {
 
   explicit ScheduleEditorTracker(QObject* parent = nullptr);
 
-  // The target previews and measurements compile for: this machine.
-  const driver::Target& target() const { return target_; }
+  // The target previews and measurements compile for: the open task's
+  // snapshots' (the studio's target picker), this machine before one opens.
+  driver::Target target() const;
 
   // Extracts the tasks of the snapshots' optimized graph; tasksListed follows.
   void listTasks(std::shared_ptr<const GraphSnapshots> snapshots);
@@ -123,7 +127,6 @@ class ScheduleEditorTracker : public QObject {
  private:
   void startPreview(const QString& text);
 
-  driver::Target target_;
   std::shared_ptr<const driver::LoopCostMachine> loopCostMachine_;  // null: this machine
   std::shared_ptr<const OpenedScheduleTask> opened_;
   QTimer previewTimer_;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "codegen/target.h"
+#include "support/error.h"
 #include "tir/stmt.h"
 
 namespace lathe::codegen {
@@ -24,6 +25,39 @@ struct GpuLaunch {
   int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
 };
 
+// What verify_gpu_func throws: its message, and what in the kernel the
+// problem is about, so that a schedule editor can point at the line that made
+// it (driver/gpu_schedule_check.h). Each part is empty when it does not apply.
+class GpuVerifyError : public Error {
+ public:
+  struct Subject {
+    std::string loop;        // the loop's variable: "xo"
+    std::string thread_tag;  // "threadIdx" for threads per block, else a full tag "blockIdx.y"
+    std::string scope;       // "shared", or a buffer's scope
+    static Subject of_loop(std::string name) {
+      Subject s;
+      s.loop = std::move(name);
+      return s;
+    }
+    static Subject of_threads(std::string tag) {
+      Subject s;
+      s.thread_tag = std::move(tag);
+      return s;
+    }
+    static Subject of_scope(std::string scope) {
+      Subject s;
+      s.scope = std::move(scope);
+      return s;
+    }
+  };
+  GpuVerifyError(const std::string& message, Subject subject)
+      : Error(message), subject_(std::move(subject)) {}
+  const Subject& subject() const { return subject_; }
+
+ private:
+  Subject subject_;
+};
+
 // The launch of `func` for a GPU `target`, after checking that the device can
 // run it. Throws lathe::Error naming the kernel, and the loop or allocation,
 // for: a target that is not a GPU; a thread tag other than blockIdx/threadIdx
@@ -33,6 +67,7 @@ struct GpuLaunch {
 // shared allocation of non-constant size; a parallel loop; and a serial loop
 // or a memory access outside every bound loop (it would run whole in every
 // thread: TVM's "did you forget to bind?").
+// Throws GpuVerifyError for the kernel's problems.
 GpuLaunch verify_gpu_func(const tir::PrimFunc& func, const Target& target);
 
 }  // namespace lathe::codegen

@@ -49,25 +49,30 @@ class Verifier {
           "binds no loop to blockIdx/threadIdx: on a GPU every thread would run the whole "
           "kernel (bind the outer loops, e.g. s[C].bind(xo, te.thread_axis(\"blockIdx.x\")))");
     if (launch_.threads_per_block() > target_.max_threads_per_block)
-      fail_here(
-          str("its threads per block (", launch_.block[0], " x ", launch_.block[1], " x ",
-              launch_.block[2], " = ", launch_.threads_per_block(),
-              ") exceed the target's -max_threads_per_block=", target_.max_threads_per_block));
+      fail_here(str("its threads per block (", launch_.block[0], " x ", launch_.block[1], " x ",
+                    launch_.block[2], " = ", launch_.threads_per_block(),
+                    ") exceed the target's -max_threads_per_block=", target_.max_threads_per_block),
+                GpuVerifyError::Subject::of_threads("threadIdx"));
     if (launch_.shared_bytes > target_.max_shared_memory_per_block)
       fail_here(str("its shared memory (", launch_.shared_bytes,
                     " bytes) exceeds the target's -max_shared_memory_per_block=",
-                    target_.max_shared_memory_per_block));
+                    target_.max_shared_memory_per_block),
+                GpuVerifyError::Subject::of_scope("shared"));
     const int64_t grid_limit[3] = {std::numeric_limits<int32_t>::max(), 65535, 65535};
     for (int d = 0; d < 3; ++d)
       if (launch_.grid[d] > grid_limit[d])
         fail_here(str("blockIdx.", "xyz"[d], " spans ", launch_.grid[d],
-                      " blocks, over the device's ", grid_limit[d]));
+                      " blocks, over the device's ", grid_limit[d]),
+                  GpuVerifyError::Subject::of_threads(str("blockIdx.", "xyz"[d])));
     return launch_;
   }
 
  private:
-  [[noreturn]] void fail_here(const std::string& message) const {
-    fail(str("gpu verifier: kernel '", func_.name, "' for '", target_.to_string(), "': ", message));
+  [[noreturn]] void fail_here(const std::string& message,
+                              GpuVerifyError::Subject subject = {}) const {
+    throw GpuVerifyError(
+        str("gpu verifier: kernel '", func_.name, "' for '", target_.to_string(), "': ", message),
+        std::move(subject));
   }
 
   void check_access(const char* what, const te::Var& buffer) const {
@@ -131,27 +136,32 @@ class Verifier {
     if (n->kind == tir::ForKind::Parallel)
       fail_here(str("loop '", name,
                     "' is parallel, which is the CPU's thread pool; on a GPU bind it to "
-                    "blockIdx/threadIdx instead"));
+                    "blockIdx/threadIdx instead"),
+                GpuVerifyError::Subject::of_loop(name));
     if (n->kind != tir::ForKind::ThreadBinding) {
       if (bound_depth_ == 0 && !(extent && *extent <= 1))
         fail_here(str("loop '", name, "' (extent ", te::to_string(n->extent),
                       ") is outside every thread-bound loop: every GPU thread would run it "
-                      "whole; bind it, or split it and bind the parts (did you forget to bind?)"));
+                      "whole; bind it, or split it and bind the parts (did you forget to bind?)"),
+                  GpuVerifyError::Subject::of_loop(name));
       walk(n->body);
       return;
     }
     const ThreadTag tag = parse_thread_tag(n->thread_tag);
     if (tag.dim < 0)
       fail_here(str("loop '", name, "' is bound to '", n->thread_tag,
-                    "'; the cuda target binds blockIdx.x/y/z and threadIdx.x/y/z"));
+                    "'; the cuda target binds blockIdx.x/y/z and threadIdx.x/y/z"),
+                GpuVerifyError::Subject::of_loop(name));
     if (!extent || *extent < 1)
       fail_here(str("loop '", name, "' bound to ", n->thread_tag, " has extent ",
                     te::to_string(n->extent),
-                    "; a launch needs a constant, positive number of threads and blocks"));
+                    "; a launch needs a constant, positive number of threads and blocks"),
+                GpuVerifyError::Subject::of_loop(name));
     const int slot = (tag.is_block ? 0 : 3) + tag.dim;
     if (open_[slot])
       fail_here(
-          str("loop '", name, "' is bound to ", n->thread_tag, " inside another loop bound to it"));
+          str("loop '", name, "' is bound to ", n->thread_tag, " inside another loop bound to it"),
+          GpuVerifyError::Subject::of_loop(name));
     int64_t& launch = tag.is_block ? launch_.grid[tag.dim] : launch_.block[tag.dim];
     launch = std::max(launch, *extent);
     bound_any_ = true;
@@ -175,7 +185,8 @@ class Verifier {
       if (!constant)
         fail_here(str("shared buffer '", n->buffer.name(),
                       "' has a size that is not a constant; shared memory is sized at compile "
-                      "time"));
+                      "time"),
+                  GpuVerifyError::Subject::of_scope("shared"));
       launch_.shared_bytes += bytes;
     } else if (!constant) {
       fail_here(str("buffer '", n->buffer.name(), "' (scope ", n->storage_scope,
