@@ -10,6 +10,7 @@
 #include "driver/plugins.h"
 #include "studio/application_icon.h"
 #include "studio/main_window.h"
+#include "views/target_picker.h"
 
 namespace {
 
@@ -69,6 +70,12 @@ int main(int argc, char** argv) {
                      "contents (exit status 0), or when opening or laying it out fails or its "
                      "input shapes are not given (1): checks an installation"));
   parser.addOption(quitWhenShown);
+  const QCommandLineOption target(
+      QStringLiteral("target"),
+      QStringLiteral("compile the kernels for TARGET, in TVM's syntax (default: llvm, this CPU; "
+                     "e.g. \"cuda -arch=sm_90\"); the toolbar changes it"),
+      QStringLiteral("TARGET"));
+  parser.addOption(target);
   parser.process(app);
   // Before any window: plugins load before anything compiles.
   if (!plugin_list.isEmpty()) {
@@ -81,6 +88,13 @@ int main(int argc, char** argv) {
   }
 
   lathe::studio::MainWindow window;
+  if (parser.isSet(target)) {
+    if (!window.targetPicker()->apply(parser.value(target))) {
+      std::fprintf(stderr, "lathe-studio: error: --target: %s\n",
+                   qUtf8Printable(window.targetPicker()->problem()));
+      return 1;
+    }
+  }
   if (parser.isSet(quitWhenShown)) {
     using lathe::studio::MainWindow;
     QObject::connect(&window, &MainWindow::graphsShown, &app, [](const QString& path) {

@@ -83,6 +83,12 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
   status_->setWordWrap(true);
   preview_ = new views::CodePreview;
   preview_->setObjectName(QStringLiteral("codePreview"));
+  // A second view of the same code (Side by Side): the loop IR and the PTX
+  // or assembly at once. Its own tab and scroll; the PTX first.
+  besidePreview_ = new views::CodePreview;
+  besidePreview_->setObjectName(QStringLiteral("besidePreview"));
+  besidePreview_->setCurrentIndex(views::CodePreview::AssemblyTab);
+  besidePreview_->hide();
 
   measurementTable_ = new QTableView;
   measurementTable_->setObjectName(QStringLiteral("measurementTable"));
@@ -104,9 +110,11 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
   codeSplitter->setObjectName(QStringLiteral("scheduleSplitter"));
   codeSplitter->addWidget(editorPane);
   codeSplitter->addWidget(preview_);
+  codeSplitter->addWidget(besidePreview_);
   codeSplitter->setChildrenCollapsible(false);
   codeSplitter->setStretchFactor(0, 4);
   codeSplitter->setStretchFactor(1, 5);
+  codeSplitter->setStretchFactor(2, 5);
 
   auto* pageSplitter = new QSplitter(Qt::Vertical);
   pageSplitter->addWidget(codeSplitter);
@@ -129,7 +137,7 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
                                                 : tr("Cannot open %1").arg(name);
             editor_->clear();
             editor_->setDiagnostics({});
-            preview_->clear(message);
+            for (views::CodePreview* p : previews()) p->clear(message);
             measurements_->clear();
             setStatus(tr("%1: %2").arg(what, message), true);
             emit logMessage(tr("error: %1 in the schedule editor\n  %2").arg(what, message), true);
@@ -138,8 +146,8 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
   connect(tracker_, &ScheduleEditorTracker::lowered, this,
           [this](const QString& text, const QList<views::LoweringPassText>& passes, double ms) {
             editor_->setDiagnostics({});
-            preview_->setLoweringPasses(passes);
-            preview_->setNotice(QString());
+            for (views::CodePreview* p : previews()) p->setLoweringPasses(passes);
+            for (views::CodePreview* p : previews()) p->setNotice(QString());
             loweredStatus_ =
                 tr("Lowered in %1 ms (%2 passes)").arg(ms, 0, 'f', 1).arg(passes.size());
             setStatus(loweredStatus_, false);
@@ -160,13 +168,14 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
             if (problems.size() > 1)
               line += tr(" (and %n more)", nullptr, static_cast<int>(problems.size() - 1));
             setStatus(line, true);
-            preview_->setNotice(tr("showing the last schedule that lowered"));
+            for (views::CodePreview* p : previews())
+              p->setNotice(tr("showing the last schedule that lowered"));
             emit diagnosticsShown(text, static_cast<int>(problems.size()));
           });
   connect(tracker_, &ScheduleEditorTracker::loopCostsComputed, this,
           [this](const QString& text, const QString& loopIR,
                  const QList<views::LineAnnotation>& annotations, double estimatedMs) {
-            preview_->setLoopIRAnnotations(loopIR, annotations);
+            for (views::CodePreview* p : previews()) p->setLoopIRAnnotations(loopIR, annotations);
             loweredStatus_ += tr(" · model %1 ms").arg(estimatedMs, 0, 'g', 3);
             setStatus(loweredStatus_, false);
             emit loopCostsShown(text, static_cast<int>(annotations.size()));
@@ -178,12 +187,12 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
           });
   connect(tracker_, &ScheduleEditorTracker::llvmEmitted, this,
           [this](const QString&, const QString& llvmIR, double ms) {
-            preview_->setLlvmIR(llvmIR);
+            for (views::CodePreview* p : previews()) p->setLlvmIR(llvmIR);
             codegenMs_ = ms;
           });
   connect(tracker_, &ScheduleEditorTracker::assemblyEmitted, this,
           [this](const QString& text, const QString& assembly, double ms) {
-            preview_->setAssembly(assembly);
+            for (views::CodePreview* p : previews()) p->setAssembly(assembly);
             const auto task = openedTask();
             const bool gpu = task && task->target().is_gpu();
             setStatus(tr("%1 · LLVM IR %2 ms · %3 %4 ms")
@@ -197,7 +206,8 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
   connect(tracker_, &ScheduleEditorTracker::codegenFailed, this,
           [this](const QString&, const QString& message) {
             setStatus(tr("Code generation failed: %1").arg(message), true);
-            preview_->setNotice(tr("showing the code of the last schedule that compiled"));
+            for (views::CodePreview* p : previews())
+              p->setNotice(tr("showing the code of the last schedule that compiled"));
             emit logMessage(tr("error: code generation failed\n  %1").arg(message), true);
           });
 
@@ -205,13 +215,16 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
   auto* busyNotice = new QTimer(this);
   busyNotice->setSingleShot(true);
   busyNotice->setInterval(400);
-  connect(busyNotice, &QTimer::timeout, this, [this] { preview_->setNotice(updatingNotice()); });
+  connect(busyNotice, &QTimer::timeout, this, [this] {
+    for (views::CodePreview* p : previews()) p->setNotice(updatingNotice());
+  });
   connect(tracker_, &ScheduleEditorTracker::previewBusyChanged, this, [this, busyNotice](bool on) {
     if (on) {
       busyNotice->start();
     } else {
       busyNotice->stop();
-      if (preview_->notice() == updatingNotice()) preview_->setNotice(QString());
+      if (preview_->notice() == updatingNotice())
+        for (views::CodePreview* p : previews()) p->setNotice(QString());
     }
   });
 
@@ -322,6 +335,12 @@ QWidget* ScheduleEditorPage::createToolbar() {
   loadBestButton_->setPopupMode(QToolButton::InstantPopup);
   compareButton_ = button(tr("Com&pare…"), compareToolTip(), QStringLiteral("compareButton"));
   connect(compareButton_, &QToolButton::clicked, this, &ScheduleEditorPage::compare);
+  besideButton_ = button(tr("Side by Si&de"),
+                         tr("A second code view beside the first: the loop IR and the PTX or "
+                            "assembly at once"),
+                         QStringLiteral("besideButton"));
+  besideButton_->setCheckable(true);
+  connect(besideButton_, &QToolButton::toggled, besidePreview_, &QWidget::setVisible);
   undoButton_->setEnabled(false);
   redoButton_->setEnabled(false);
   connect(undoButton_, &QToolButton::clicked, editor_, &QPlainTextEdit::undo);
@@ -359,6 +378,7 @@ QWidget* ScheduleEditorPage::createToolbar() {
   row->addWidget(resetButton_);
   row->addWidget(loadBestButton_);
   row->addWidget(compareButton_);
+  row->addWidget(besideButton_);
   row->addWidget(separator());
   row->addWidget(measureButton_);
   row->addWidget(busy_);
@@ -433,8 +453,9 @@ void ScheduleEditorPage::showOpenedTask(std::shared_ptr<const OpenedScheduleTask
   editor_->setVocabulary(task->vocabulary);
   editor_->setDiagnostics({});
   editor_->setPlainText(text);  // a new task starts a new undo history
-  preview_->clear(tr("lowering…"));
-  preview_->setAssemblyName(task->target().is_gpu() ? tr("PTX") : tr("Assembly"));
+  for (views::CodePreview* p : previews()) p->clear(tr("lowering…"));
+  for (views::CodePreview* p : previews())
+    p->setAssemblyName(task->target().is_gpu() ? tr("PTX") : tr("Assembly"));
   measurements_->clear();
   tracker_->preview(text);
   setTaskControlsEnabled(true);

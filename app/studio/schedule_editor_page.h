@@ -4,6 +4,7 @@
 // journal (edits kept as records and restored on reopening).
 #pragma once
 
+#include <QList>
 #include <QString>
 #include <QWidget>
 #include <functional>
@@ -65,6 +66,10 @@ class ScheduleEditorPage : public QWidget {
   std::shared_ptr<const OpenedScheduleTask> openedTask() const;
   views::ScheduleEditor* editor() const { return editor_; }
   views::CodePreview* preview() const { return preview_; }
+  // The second code view Side by Side shows (hidden until then), the PTX or
+  // assembly first; it shows what preview() shows.
+  views::CodePreview* besidePreview() const { return besidePreview_; }
+  QToolButton* besideButton() const { return besideButton_; }
   views::MeasurementTableModel* measurements() const { return measurements_; }
   ScheduleEditorTracker* tracker() const { return tracker_; }
   const EditJournal& journal() const { return journal_; }
@@ -98,6 +103,7 @@ class ScheduleEditorPage : public QWidget {
   void setStatus(const QString& text, bool error);
   void setTaskControlsEnabled(bool enabled);
   void journal(const std::function<void()>& write);
+  QList<views::CodePreview*> previews() const { return {preview_, besidePreview_}; }
 
   EditJournal journal_;
   QString recordsPath_;
@@ -118,6 +124,8 @@ class ScheduleEditorPage : public QWidget {
   views::ScheduleEditor* editor_ = nullptr;
   QLabel* status_ = nullptr;
   views::CodePreview* preview_ = nullptr;
+  views::CodePreview* besidePreview_ = nullptr;
+  QToolButton* besideButton_ = nullptr;
   views::MeasurementTableModel* measurements_ = nullptr;
   QTableView* measurementTable_ = nullptr;
   QString loweredStatus_;       // how the last lowering went, for the status line

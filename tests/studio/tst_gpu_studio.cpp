@@ -13,6 +13,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <memory>
@@ -148,6 +149,14 @@ class TestGpuStudio : public QObject {
     QVERIFY(preview->llvmIRText().contains(QStringLiteral("nvptx64")));
     QCOMPARE(preview->tabText(views::CodePreview::AssemblyTab), QStringLiteral("PTX"));
     QVERIFY(page()->editor()->diagnostics().isEmpty());
+    // Side by Side: the loop IR and the PTX at once.
+    views::CodePreview* beside = page()->besidePreview();
+    QVERIFY(!beside->isVisible());
+    page()->besideButton()->click();
+    QVERIFY(beside->isVisible());
+    QCOMPARE(beside->currentIndex(), static_cast<int>(views::CodePreview::AssemblyTab));
+    QCOMPARE(beside->assemblyText(), ptx);
+    QCOMPARE(beside->loopIRText(), loopIR);
 
     // Running kernels is off, with the driver's reason; never a number.
     const QString why = QString::fromStdString(driver::why_kernels_cannot_run(task->target()));
