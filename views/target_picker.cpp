@@ -31,7 +31,7 @@ TargetPicker::TargetPicker(QWidget* parent) : QWidget(parent) {
   combo_->setEditable(true);
   // Entering a text applies it; it does not become a preset.
   combo_->setInsertPolicy(QComboBox::NoInsert);
-  combo_->setMinimumContentsLength(18);
+  combo_->setMinimumContentsLength(24);
   combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   for (const Preset& preset : kPresets) {
     combo_->addItem(QString::fromLatin1(preset.text));
@@ -49,11 +49,14 @@ TargetPicker::TargetPicker(QWidget* parent) : QWidget(parent) {
   problem_->setMaximumWidth(560);
   problem_->hide();
 
+  // As wide as its text in a toolbar, not all the toolbar's room.
+  setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Fixed);
+  combo_->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(4, 0, 4, 0);
   layout->addWidget(new QLabel(tr("Target:")));
   layout->addWidget(combo_);
-  layout->addWidget(problem_, 1);
+  layout->addWidget(problem_);
 
   // A preset applies when chosen, a typed text when Enter is pressed. Enter
   // also activates the combo (index -1 for a text that is no preset), and the
