@@ -912,8 +912,10 @@ void MainWindow::showGraphSnapshots(const std::shared_ptr<const GraphSnapshots>&
   inspector_->clear();
   // The optimized graph's kernels are what the Schedule tab edits.
   schedulePage_->setGraphSnapshots(snapshots);
-  // The Tuning tab tunes the same kernels; a session on the previous model stops.
-  tuningPage_->setGraphSnapshots(snapshots);
+  // The Tuning tab tunes the same kernels; a session on the previous model
+  // stops. It tunes for the CPU only so far: a GPU target's kernels leave it
+  // (and a session running) as it was.
+  if (!snapshots->target.is_gpu()) tuningPage_->setGraphSnapshots(snapshots);
 
   logView_->info(tr("Graph passes of %1: %2 ms")
                      .arg(QFileInfo(snapshots->path).fileName())
