@@ -11,6 +11,12 @@
 // parts, each as it is ready. One preview runs at a time: a newer text
 // cancels the running one's code generation and waits, and a still newer
 // text replaces the waiting one, so typing never queues work.
+//
+// For a GPU target (the snapshots' target, which the studio's target picker
+// chose) a preview lowers with driver::lower_for_gpu and verifies the kernel
+// (its refusals are diagnostics of the text), skips the loop costs (a model
+// of a CPU's caches), and the assembly is the PTX; measurements are refused
+// with why_kernels_cannot_run's reason.
 #pragma once
 
 #include <QList>
