@@ -1,5 +1,6 @@
 // lathe compile MODEL [--target T] [--input-shapes S] [--inputs in.npz] [--print-tasks]
-//               --output module.lathe.tar   (--target cuda ...: --output module.ptx)
+//               --output module.lathe.tar   (--target cuda: a cuda package, mod.ptx inside;
+//                                            --output X.ptx: the PTX module alone)
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -22,22 +23,34 @@ namespace lathe::cli {
 
 namespace {
 
-// A GPU build: the PTX of every kernel, and the launch each needs. (A CUDA
-// package with the graph and its parameters is planned.)
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A GPU build: a cuda package (mod.ptx with every kernel, mod.json with the
+// graph and each kernel's launch, mod.params), or with --output X.ptx the
+// PTX module alone.
 int write_gpu_module(const Args& args, const driver::CompiledGraph& compiled,
                      const driver::Target& target, const Timer& total) {
-  const std::string output = args.get("output", "module.ptx");
-  const driver::GpuModule module = driver::build_gpu_module(compiled, target);
-  std::ofstream out(output, std::ios::binary);
-  out << module.ptx;
-  out.close();
-  if (!out) fail(str("cannot write ", output));
+  const std::string output = args.get("output", "module.lathe.tar");
+  const bool ptx_only = ends_with(output, ".ptx");
+  driver::GpuModule module;
+  if (ptx_only) {
+    module = driver::build_gpu_module(compiled, target);
+    std::ofstream out(output, std::ios::binary);
+    out << module.ptx;
+    out.close();
+    if (!out) fail(str("cannot write ", output));
+  } else {
+    module = driver::export_gpu_package(compiled, target, output);
+  }
   std::cout << "compiled " << args.positional() << " for " << target.to_string() << ": "
             << compiled.optimized.groups.size() << " fused groups, " << compiled.tasks.size()
             << " kernels\n"
             << "  graph passes " << compiled.passes_ms << " ms, lowering " << compiled.lower_ms
             << " ms, LLVM " << module.llvm_ms << " ms, total " << total.milliseconds() << " ms\n"
-            << "wrote " << output << " (PTX)\n";
+            << "wrote " << output << (ptx_only ? " (PTX)\n" : " (cuda package)\n");
   for (size_t i = 0; i < module.launches.size(); ++i) {
     const driver::GpuLaunch& l = module.launches[i];
     std::cout << "  " << l.kernel << "  grid " << l.grid[0] << "x" << l.grid[1] << "x" << l.grid[2]
@@ -117,8 +130,8 @@ Command compile_command(CLI::App& lathe) {
       lathe, "compile", "Compile a model into a package (mod.so, mod.json, mod.params in a tar)");
   args->positional("MODEL", "ONNX model file")
       .value("output", "FILE",
-             "package to write (default module.lathe.tar; for a cuda target the PTX module, "
-             "default module.ptx)")
+             "package to write (default module.lathe.tar; for a cuda target a cuda package, or "
+             "with a .ptx name the PTX module alone)")
       .target_option()
       .input_shapes_option()
       .value("inputs", "FILE.npz",

@@ -1,6 +1,6 @@
 // lathe run MODEL|module.tar [--inputs in.npz] [--output out.npz]
 //           [--print-time --repeat N --number M] [--profile [--measure-machine]]
-//           [--executor compiled|reference] [--print-tasks]
+//           [--executor compiled|reference] [--print-tasks] [--target cuda [--check-each-kernel]]
 #include <iostream>
 #include <memory>
 
@@ -8,11 +8,13 @@
 #include "commands.h"
 #include "driver/compiled_module.h"
 #include "driver/executor.h"
+#include "driver/gpu_module.h"
 #include "driver/kernel_roofline.h"
 #include "driver/model_loader.h"
 #include "driver/reference_run.h"
 #include "driver/tensor_files.h"
 #include "model_options.h"
+#include "runtime/cuda_device_api.h"
 #include "support/error.h"
 #include "support/timer.h"
 #include "task_list.h"
@@ -58,6 +60,11 @@ void set_inputs(driver::GraphExecutor& exec, const std::string& npz) {
 int run_compiled(driver::GraphExecutor& exec, const Args& args,
                  const std::vector<std::string>& output_names,
                  const driver::CompiledGraph* compiled = nullptr) {
+  if (exec.device().type != runtime::DeviceType::Host) {
+    std::cerr << "note: running on " << exec.device().to_string() << " ("
+              << runtime::CudaDeviceAPI::get(exec.device().id)->name() << ")\n";
+    exec.set_check_each_kernel(args.has("check-each-kernel"));
+  }
   set_inputs(exec, args.get("inputs"));
   exec.run();
   if (args.has("output")) {
@@ -86,6 +93,24 @@ int run_compiled(driver::GraphExecutor& exec, const Args& args,
         driver::kernel_rooflines(*compiled, profile, machine), machine);
   }
   return 0;
+}
+
+// A cuda build runs where the package would: the PTX loaded by the driver,
+// the graph's memory on the GPU. The profile has the kernels' times from
+// CUDA events (no CPU roofline to place them on).
+int run_on_gpu(const driver::CompiledGraph& compiled, const driver::Target& target,
+               const Args& args, const std::vector<std::string>& output_names) {
+  const driver::GpuModule module = driver::build_gpu_module(compiled, target);
+  runtime::GraphModuleDesc desc = driver::gpu_graph_desc(compiled, module, target);
+  try {
+    runtime::CudaDeviceAPI::get(0);
+  } catch (const runtime::Error& e) {
+    fail(str("--target ", target.to_string(), " runs on the GPU; ",
+             runtime::cuda_driver_library(), " is not available: ", e.what()));
+  }
+  std::unique_ptr<runtime::GraphExecutor> exec =
+      runtime::make_cuda_executor(std::move(desc), module.ptx, compiled.params);
+  return run_compiled(*exec, args, output_names);
 }
 
 int run_reference(const Graph& graph, const Args& args) {
@@ -130,6 +155,8 @@ int run(const Args& args) {
     driver::Package package(path);
     return run_compiled(package.executor(), args, {});
   }
+  LATHE_CHECK(!args.has("check-each-kernel") || target_of(args).is_gpu(),
+              "--check-each-kernel is for a cuda target (or package)");
   Graph graph = load_model(args, args.get("inputs"));
   LATHE_CHECK(
       executor == "compiled" || !args.has("print-tasks"),
@@ -140,10 +167,11 @@ int run(const Args& args) {
   compile.passes.record_snapshots = false;
   driver::CompiledGraph compiled = driver::compile_graph(graph, compile);
   if (args.has("print-tasks")) print_task_list(std::cout, driver::all_tasks(compiled));
+  std::vector<std::string> output_names;
+  for (ValueId v : graph.outputs) output_names.push_back(graph.value(v).name);
+  if (compile.target.is_gpu()) return run_on_gpu(compiled, compile.target, args, output_names);
   driver::JitGraphModule module(compiled, compile.target);
-  std::vector<std::string> names;
-  for (ValueId v : graph.outputs) names.push_back(graph.value(v).name);
-  return run_compiled(module.executor(), args, names, &compiled);
+  return run_compiled(module.executor(), args, output_names, &compiled);
 }
 
 }  // namespace
@@ -167,6 +195,8 @@ Command run_command(CLI::App& lathe) {
              "compiled kernels (default) or the plain reference kernels")
       .flag("print-tasks",
             "list the kernels and the schedule each got, and why any fell back to the generic one")
+      .flag("check-each-kernel",
+            "on a GPU: wait after every kernel, so that a kernel's fault names it (slower)")
       .target_option()
       .input_shapes_option()
       .plugin_option();

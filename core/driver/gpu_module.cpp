@@ -1,6 +1,7 @@
 #include "driver/gpu_module.h"
 
 #include "codegen/codegen.h"
+#include "driver/package_writer.h"
 #include "support/error.h"
 #include "support/timer.h"
 #include "topi/schedule_cuda.h"
@@ -46,6 +47,34 @@ GpuModule build_gpu_module(const CompiledGraph& compiled, const Target& target) 
     module.launches.push_back(codegen::verify_gpu_func(f, target));
   module.ptx = codegen::emit_assembly(compiled.funcs, target);
   module.llvm_ms = timer.milliseconds();
+  return module;
+}
+
+runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const GpuModule& module,
+                                        const Target& target) {
+  runtime::GraphModuleDesc desc = compiled.desc;
+  for (const runtime::GraphNode& node : desc.nodes) {
+    if (!node.control_flow.empty())
+      fail(str("node '", node.name, "' is host control flow (", node.control_flow,
+               "); a cuda build does not run control flow between GPU kernels yet"));
+    if (node.external)
+      fail(str("node '", node.name, "' runs through an external codegen ('", node.func_name,
+               "'), which runs on the host only"));
+  }
+  desc.target = target.to_string();
+  for (const GpuLaunch& l : module.launches)
+    desc.launches[l.kernel] = {l.grid, l.block, l.shared_bytes};
+  for (const runtime::GraphNode& node : desc.nodes)
+    if (node.is_op() && !desc.launches.count(node.func_name))
+      fail(str("kernel '", node.func_name, "' of node '", node.name,
+               "' is not in the GPU module"));
+  return desc;
+}
+
+GpuModule export_gpu_package(const CompiledGraph& compiled, const Target& target,
+                             const std::string& path) {
+  GpuModule module = build_gpu_module(compiled, target);
+  write_gpu_package(path, module.ptx, gpu_graph_desc(compiled, module, target), compiled.params);
   return module;
 }
 

@@ -1,7 +1,7 @@
 // A compiled graph for a GPU target as PTX: every kernel of the graph in one
-// PTX module, with the launch each one needs (grid, block, shared memory).
-// The CUDA package that carries it beside mod.json and mod.params, and the
-// runtime that loads it, are planned (docs/ARCHITECTURE.md, "Targets").
+// PTX module, with the launch each one needs (grid, block, shared memory);
+// the graph description that carries those launches, and the cuda package
+// (mod.ptx, mod.json, mod.params) that runtime::Package loads.
 #pragma once
 
 #include <string>
@@ -38,5 +38,17 @@ LoweredFunc lower_for_gpu(const KernelWorkbench& bench, const std::string& sched
 // lathe::Error for a target that is not a GPU and for a kernel the verifier
 // refuses (naming it and the loop).
 GpuModule build_gpu_module(const CompiledGraph& compiled, const Target& target);
+
+// compiled.desc with the target and each kernel's launch, as a cuda
+// package's mod.json and the runtime's GPU executor take it. Throws
+// lathe::Error naming a control-flow node (If, Loop: host control flow
+// between GPU kernels is not built yet) or an external node.
+runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const GpuModule& module,
+                                        const Target& target);
+
+// Builds the module and writes the cuda package to `path`; returns the module
+// (its PTX and launches, and the LLVM time).
+GpuModule export_gpu_package(const CompiledGraph& compiled, const Target& target,
+                             const std::string& path);
 
 }  // namespace lathe::driver

@@ -33,7 +33,8 @@ PackageContents read_package_contents(const std::string& tar_path) {
   std::map<std::string, std::string> members = runtime::read_package_members(tar_path);
   PackageContents contents;
   contents.path = tar_path;
-  contents.library_bytes = members["mod.so"].size();
+  // A cuda package holds its kernels as PTX text instead.
+  contents.library_bytes = members.count("mod.so") ? members["mod.so"].size() : members["mod.ptx"].size();
   try {
     contents.graph = runtime::parse_graph_json(members["mod.json"]);
   } catch (const runtime::Error& e) {

@@ -37,7 +37,7 @@ struct PackageContents {
   std::vector<PackageStorage> storage;  // by id, every id mod.json uses
   size_t param_bytes = 0;
   size_t storage_bytes = 0;  // all pools: inputs, parameters and activations
-  size_t library_bytes = 0;  // mod.so
+  size_t library_bytes = 0;  // mod.so, or a cuda package's mod.ptx
 
   // The node whose output `entry` is, and the output's index.
   std::pair<uint32_t, uint32_t> entry_owner(uint32_t entry) const;

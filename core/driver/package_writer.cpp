@@ -159,14 +159,10 @@ std::pair<const runtime::GraphModuleDesc*, std::string> parameter_owner(
   return {&graph, name};
 }
 
-}  // namespace
-
-void write_package(const std::string& tar_path, const std::vector<char>& object,
-                   const runtime::GraphModuleDesc& desc,
-                   const std::map<std::string, runtime::NDArray>& params,
-                   const std::string& target_text, const std::string& target_features,
-                   const std::vector<std::string>& libraries) {
-  LATHE_CHECK(!object.empty(), "write_package: empty kernel object");
+// The finalized, validated graph; what the loader would refuse is caught
+// here: a parameter the graph does not take, or one of another shape or type.
+runtime::GraphModuleDesc checked_graph(const runtime::GraphModuleDesc& desc,
+                                       const std::map<std::string, runtime::NDArray>& params) {
   runtime::GraphModuleDesc graph = desc;
   runtime::finalize(graph);
   try {
@@ -175,8 +171,6 @@ void write_package(const std::string& tar_path, const std::vector<char>& object,
     fail(str("write_package: ", e.what()));
   }
 
-  // Catch here what the loader would refuse: a parameter the graph does not
-  // take, or one of another shape or type.
   for (const auto& [name, value] : params) {
     bool found = false;
     const auto [owner, local] = parameter_owner(graph, name);
@@ -193,6 +187,18 @@ void write_package(const std::string& tar_path, const std::vector<char>& object,
     }
     LATHE_CHECK(found, "write_package: parameter '", name, "' is not an argument of the graph");
   }
+  return graph;
+}
+
+}  // namespace
+
+void write_package(const std::string& tar_path, const std::vector<char>& object,
+                   const runtime::GraphModuleDesc& desc,
+                   const std::map<std::string, runtime::NDArray>& params,
+                   const std::string& target_text, const std::string& target_features,
+                   const std::vector<std::string>& libraries) {
+  LATHE_CHECK(!object.empty(), "write_package: empty kernel object");
+  const runtime::GraphModuleDesc graph = checked_graph(desc, params);
 
   ScratchDir dir;
   write_file(dir.file("kernels.o"), object.data(), object.size());
@@ -219,6 +225,29 @@ void write_package(const std::string& tar_path, const std::vector<char>& object,
 
   std::vector<std::pair<std::string, std::string>> members = {
       {"mod.so", read_file(dir.file("mod.so"))},
+      {"mod.json", runtime::to_json(graph)},
+      {"mod.params", runtime::save_params(params)},
+  };
+  try {
+    write_tar(tar_path, members);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(tar_path, ignored);
+    throw;
+  }
+}
+
+void write_gpu_package(const std::string& tar_path, const std::string& ptx,
+                       const runtime::GraphModuleDesc& desc,
+                       const std::map<std::string, runtime::NDArray>& params) {
+  LATHE_CHECK(!ptx.empty(), "write_gpu_package: empty PTX");
+  LATHE_CHECK(!desc.target.empty(), "write_gpu_package: the graph names no target");
+  const runtime::GraphModuleDesc graph = checked_graph(desc, params);
+  for (const runtime::GraphNode& node : graph.nodes)
+    LATHE_CHECK(!node.is_op() || graph.launches.count(node.func_name), "write_gpu_package: kernel '",
+                node.func_name, "' of node '", node.name, "' has no launch record");
+  std::vector<std::pair<std::string, std::string>> members = {
+      {"mod.ptx", ptx},
       {"mod.json", runtime::to_json(graph)},
       {"mod.params", runtime::save_params(params)},
   };

@@ -30,4 +30,13 @@ void write_package(const std::string& tar_path, const std::vector<char>& object,
                    const std::string& target_text, const std::string& target_features,
                    const std::vector<std::string>& libraries = {});
 
+// A cuda package: mod.ptx (the module's PTX text), mod.json (`desc`, which
+// carries the target and every kernel's launch: driver::gpu_graph_desc) and
+// mod.params. Throws lathe::Error for an empty PTX, a desc without a target
+// or with a kernel that has no launch, the parameter errors above, and a
+// file it could not write.
+void write_gpu_package(const std::string& tar_path, const std::string& ptx,
+                       const runtime::GraphModuleDesc& desc,
+                       const std::map<std::string, runtime::NDArray>& params);
+
 }  // namespace lathe::driver

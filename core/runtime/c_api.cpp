@@ -11,6 +11,7 @@
 struct LatheModule {
   std::unique_ptr<lathe::runtime::Package> package;
   std::vector<std::string> input_dtypes, output_dtypes;
+  std::string device;
 };
 
 namespace {
@@ -55,12 +56,21 @@ int lathe_module_load(const char* path, LatheModule** out) {
       module->input_dtypes.push_back(ex.input_dtype(i).to_string());
     for (int i = 0; i < ex.num_outputs(); ++i)
       module->output_dtypes.push_back(ex.output_dtype(i).to_string());
+    module->device = module->package->device().to_string();
     *out = module.release();
   });
 }
 
 void lathe_module_free(LatheModule* module) {
   delete module;
+}
+
+const char* lathe_module_device(const LatheModule* module) {
+  if (!module) {
+    last_error = "null LatheModule";
+    return nullptr;
+  }
+  return module->device.c_str();
 }
 
 int lathe_module_num_inputs(const LatheModule* module) {

@@ -22,6 +22,12 @@ int lathe_module_load(const char* path, LatheModule** out);
 /* Frees the module (NULL is allowed). */
 void lathe_module_free(LatheModule* module);
 
+/* Where the module's kernels run: "host" for a CPU package, "cuda:0" for a
+ * cuda package (whose inputs and outputs still cross as host memory: the
+ * module copies them to and from the GPU). Valid as long as the module;
+ * NULL for a null module. */
+const char* lathe_module_device(const LatheModule* module);
+
 int lathe_module_num_inputs(const LatheModule* module);
 int lathe_module_num_outputs(const LatheModule* module);
 

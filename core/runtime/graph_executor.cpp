@@ -41,7 +41,38 @@ GraphExecutor::GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
                              const std::map<std::string, NDArray>& params,
                              const ExternalLookup& external)
     : desc_(std::move(desc)) {
+  build(&lookup, nullptr, params, external);
+}
+
+GraphExecutor::GraphExecutor(GraphModuleDesc desc, const DeviceKernels& kernels,
+                             const std::map<std::string, NDArray>& params)
+    : desc_(std::move(desc)), device_(kernels.device) {
+  if (!device_ || !kernels.lookup) throw Error("graph: a device executor needs a device");
+  build(nullptr, &kernels, params, {});
+}
+
+NDArray GraphExecutor::make_pool(size_t bytes) const {
+  const std::vector<int64_t> shape{static_cast<int64_t>(bytes)};
+  return device_ ? NDArray(shape, {1, 8, 1}, device_) : NDArray(shape, {1, 8, 1});
+}
+
+void GraphExecutor::build(const KernelLookup* lookup_ptr, const DeviceKernels* device_kernels,
+                          const std::map<std::string, NDArray>& params,
+                          const ExternalLookup& external) {
   validate(desc_);
+  // What runs on the host only, refused by name before any device memory is taken.
+  if (device_kernels)
+    for (uint32_t node_id = 0; node_id < desc_.nodes.size(); ++node_id) {
+      const GraphNode& node = desc_.nodes[node_id];
+      if (!node.control_flow.empty())
+        throw Error(node_label(desc_, node_id) + " is host control flow (" + node.control_flow +
+                    "), which does not run on " + device_->device().to_string() + " yet");
+      if (node.external)
+        throw Error(node_label(desc_, node_id) + " runs through an external codegen ('" +
+                    node.func_name + "'), which runs on the host only");
+    }
+  const KernelLookup empty_lookup;
+  const KernelLookup& lookup = lookup_ptr ? *lookup_ptr : empty_lookup;
   const uint32_t num_entries = desc_.num_entries();
 
   // One pool per storage id, as large as the largest entry placed in it.
@@ -61,7 +92,7 @@ GraphExecutor::GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
   }
   pools_.resize(pool_bytes.size());
   for (size_t sid = 0; sid < pool_bytes.size(); ++sid)
-    if (users[sid]) pools_[sid] = NDArray({static_cast<int64_t>(pool_bytes[sid])}, {1, 8, 1});
+    if (users[sid]) pools_[sid] = make_pool(pool_bytes[sid]);
   for (uint32_t e = 0; e < num_entries; ++e)
     entries_.push_back(NDArray::view(pools_[desc_.storage_id[e]], desc_.shape[e], dtypes[e]));
 
@@ -108,8 +139,17 @@ GraphExecutor::GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
   for (uint32_t node_id = 0; node_id < desc_.nodes.size(); ++node_id) {
     const GraphNode& node = desc_.nodes[node_id];
     if (!node.is_op()) continue;
-    Step step{node_id, nullptr, {}, {}, nullptr, nullptr};
-    if (!node.control_flow.empty())
+    Step step{node_id, nullptr, {}, {}, nullptr, nullptr, {}};
+    if (device_kernels) {
+      try {
+        step.device = device_kernels->lookup(node.func_name);
+      } catch (const Error& e) {
+        throw Error(node_label(desc_, node_id) + ": " + e.what());
+      }
+      if (!step.device)
+        throw Error("kernel '" + node.func_name + "' of " + node_label(desc_, node_id) +
+                    " is not in the module");
+    } else if (!node.control_flow.empty())
       bind_control_flow(step, node);
     else if (node.external)
       bind_external(step, node, external);
@@ -122,7 +162,15 @@ GraphExecutor::GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
       step.args.push_back(entries_[desc_.entry_id(node_id, k)].data());
     steps_.push_back(std::move(step));
   }
-  for (const GraphEntryRef& head : desc_.heads) outputs_.push_back(entries_[desc_.entry_id(head)]);
+  for (const GraphEntryRef& head : desc_.heads) {
+    const NDArray& entry = entries_[desc_.entry_id(head)];
+    if (!device_) {
+      outputs_.push_back(entry);
+      continue;
+    }
+    device_outputs_.push_back(entry);
+    outputs_.emplace_back(entry.shape(), entry.dtype());
+  }
 }
 
 void GraphExecutor::bind_external(Step& step, const GraphNode& node,
@@ -190,8 +238,24 @@ void GraphExecutor::set_input(const std::string& name, const void* data, size_t 
   set_input(index, data, nbytes);
 }
 
+void GraphExecutor::call_step(Step& step) {
+  if (!device_) return step.call();
+  try {
+    step.call();
+    if (check_each_kernel_) device_->synchronize();
+  } catch (const Error& e) {
+    throw Error(node_label(desc_, step.node_id) + " on " + device_->device().to_string() + ": " +
+                e.what());
+  }
+}
+
 void GraphExecutor::run() {
-  for (Step& step : steps_) step.call();
+  for (Step& step : steps_) call_step(step);
+  if (!device_) return;
+  // The copies wait for the kernels; a kernel's fault surfaces in the first.
+  for (size_t i = 0; i < outputs_.size(); ++i)
+    device_outputs_[i].copy_to(outputs_[i].data(), outputs_[i].nbytes());
+  device_->synchronize();
 }
 
 const NDArray& GraphExecutor::output(int index) const {
@@ -228,7 +292,21 @@ size_t GraphExecutor::storage_bytes() const {
 std::vector<KernelProfile> GraphExecutor::profile(int repeat) {
   if (repeat < 1) throw Error("profile: repeat must be at least 1");
   std::vector<double> total_us(steps_.size(), 0.0);
-  for (int r = 0; r < repeat; ++r) {
+  if (device_) {
+    // Events around each launch, read after the run: the device's own times,
+    // without the host's launch overhead between kernels.
+    std::vector<std::unique_ptr<DeviceTimer>> timers;
+    for (size_t i = 0; i < steps_.size(); ++i) timers.push_back(device_->create_timer());
+    for (int r = 0; r < repeat; ++r) {
+      for (size_t i = 0; i < steps_.size(); ++i) {
+        timers[i]->start();
+        call_step(steps_[i]);
+        timers[i]->stop();
+      }
+      for (size_t i = 0; i < steps_.size(); ++i) total_us[i] += timers[i]->elapsed_ms() * 1000;
+    }
+  }
+  for (int r = 0; r < repeat && !device_; ++r) {
     for (size_t i = 0; i < steps_.size(); ++i) {
       const Clock::time_point start = Clock::now();
       steps_[i].call();

@@ -7,6 +7,12 @@
 // A control-flow node (If, Loop) runs on the host over executors of its
 // subgraphs, each with its own memory plan; values are copied only where
 // they cross into or out of a subgraph (graph_executor_control_flow.cpp).
+//
+// On a device (a cuda package) the pools are the device's memory, the
+// parameters are copied there once, inputs are copied in by set_input, each
+// kernel is launched with its buffers' device addresses, and run() ends by
+// copying the graph's outputs to host arrays: data crosses only at the
+// graph's boundary. Control flow and external nodes run on the host only.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/device_api.h"
 #include "runtime/external_abi.h"
 #include "runtime/graph_json.h"
 #include "runtime/ndarray.h"
@@ -28,6 +35,15 @@ using KernelLookup = std::function<KernelFunction(const std::string& func_name)>
 // Returns an external codegen's table for the func_name of an external node
 // (runtime/external_abi.h), or nullptr when there is none.
 using ExternalLookup = std::function<const LatheExternalFunctions*(const std::string& func_name)>;
+
+// A device's kernel: launches on the device with its buffers' addresses
+// (inputs, then outputs), without waiting for it.
+using DeviceKernel = std::function<void(void* const* buffers, size_t count)>;
+struct DeviceKernels {
+  std::shared_ptr<DeviceAPI> device;
+  // Returns the kernel for a func_name; throws Error saying why there is none.
+  std::function<DeviceKernel(const std::string& func_name)> lookup;
+};
 
 struct KernelProfile {
   std::string node_name;
@@ -55,6 +71,10 @@ class GraphExecutor {
   GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
                 const std::map<std::string, NDArray>& params = {},
                 const ExternalLookup& external = {});
+  // The graph on a device: memory there, kernels from `kernels`. Throws
+  // Error as above, and naming a control-flow or external node (host only).
+  GraphExecutor(GraphModuleDesc desc, const DeviceKernels& kernels,
+                const std::map<std::string, NDArray>& params = {});
   GraphExecutor(const GraphExecutor&) = delete;
   GraphExecutor& operator=(const GraphExecutor&) = delete;
 
@@ -69,10 +89,19 @@ class GraphExecutor {
   void set_input(int index, const void* data, size_t nbytes);
   void set_input(const std::string& name, const void* data, size_t nbytes);
 
+  // On a device: launches every kernel, copies the outputs to the host and
+  // waits; a kernel's fault is thrown here (naming the kernel when
+  // set_check_each_kernel is on).
   void run();
 
+  Device device() const { return device_ ? device_->device() : Device{}; }
+  // On a device, waits after every kernel so that a fault names its node
+  // (slower: for finding which kernel fails).
+  void set_check_each_kernel(bool check) { check_each_kernel_ = check; }
+
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
-  // A view of the output's storage, valid until the next run().
+  // A view of the output's storage (on a device, of its host copy), valid
+  // until the next run().
   const NDArray& output(int index) const;
   void copy_output(int index, void* data, size_t nbytes) const;
   const std::vector<int64_t>& output_shape(int index) const;
@@ -83,9 +112,10 @@ class GraphExecutor {
   size_t storage_bytes() const;
   size_t num_storages() const { return pools_.size(); }
 
-  // Runs the graph `repeat` times timing every kernel call; one row per
-  // kernel node in node order with its mean time (a control-flow node's row
-  // holds the time of its subgraphs' runs, which it includes).
+  // Runs the graph `repeat` times timing every kernel call (on a device with
+  // its timers, CUDA events, read after the run); one row per kernel node in
+  // node order with its mean time (a control-flow node's row holds the time
+  // of its subgraphs' runs, which it includes).
   std::vector<KernelProfile> profile(int repeat = 1);
   // TVM's debug-executor table: Node Name, Ops, Time(us), Time(%), Shape,
   // sorted by time descending, then a Total_time row.
@@ -104,8 +134,12 @@ class GraphExecutor {
     // kernel is destroyed with the step, also when a later node fails to bind.
     const LatheExternalFunctions* external = nullptr;
     std::shared_ptr<void> external_kernel;
+    // A device's kernel instead.
+    DeviceKernel device;
     void call() {
-      if (host)
+      if (device)
+        device(args.data(), args.size());
+      else if (host)
         host();
       else if (external)
         external->run(external_kernel.get(), args.data());
@@ -117,6 +151,11 @@ class GraphExecutor {
     std::string name;
     uint32_t entry;
   };
+  // The constructors' common part: `device_kernels` for a device, else the rest.
+  void build(const KernelLookup* lookup, const DeviceKernels* device_kernels,
+             const std::map<std::string, NDArray>& params, const ExternalLookup& external);
+  NDArray make_pool(size_t bytes) const;
+  void call_step(Step& step);
   const Port& input_port(int index) const;
   // Builds an external node's kernel into `step`; throws naming the node.
   void bind_external(Step& step, const GraphNode& node, const ExternalLookup& external);
@@ -136,7 +175,10 @@ class GraphExecutor {
   std::vector<NDArray> entries_;  // views of the pools, by entry id
   std::vector<Step> steps_;
   std::vector<Port> inputs_;
-  std::vector<NDArray> outputs_;
+  std::vector<NDArray> outputs_;  // on a device: host arrays, filled at the end of run()
+  std::vector<NDArray> device_outputs_;  // on a device: the heads' device entries
+  std::shared_ptr<DeviceAPI> device_;    // null: the host
+  bool check_each_kernel_ = false;
   std::vector<std::unique_ptr<GraphExecutor>> subgraphs_;  // by GraphModuleDesc::subgraphs
 };
 

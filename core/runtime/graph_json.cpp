@@ -164,7 +164,22 @@ void validate(const GraphModuleDesc& desc) {
 
 namespace {
 
+void validate_launch(const std::string& kernel, const KernelLaunch& launch) {
+  const std::string where = "launches." + kernel;
+  for (int d = 0; d < 3; ++d) {
+    const int64_t grid_limit = d == 0 ? INT32_MAX : 65535;
+    if (launch.grid[d] < 1 || launch.grid[d] > grid_limit)
+      bad(where, "grid extent " + std::to_string(launch.grid[d]) + " is not in [1, " +
+                     std::to_string(grid_limit) + "]");
+    if (launch.block[d] < 1 || launch.block[d] > 65535)
+      bad(where, "block extent " + std::to_string(launch.block[d]) + " is not in [1, 65535]");
+  }
+  if (launch.shared_bytes < 0 || launch.shared_bytes > INT32_MAX)
+    bad(where, "shared_bytes " + std::to_string(launch.shared_bytes) + " is out of range");
+}
+
 void validate_graph(const GraphModuleDesc& desc) {
+  for (const auto& [kernel, launch] : desc.launches) validate_launch(kernel, launch);
   if (desc.node_row_ptr.size() != desc.nodes.size() + 1)
     bad("node_row_ptr", "has " + std::to_string(desc.node_row_ptr.size()) + " values for " +
                             std::to_string(desc.nodes.size()) + " nodes (expected nodes + 1)");
@@ -264,7 +279,36 @@ ordered_json desc_to_json(const GraphModuleDesc& desc) {
     for (const GraphModuleDesc& sub : desc.subgraphs) subgraphs.push_back(desc_to_json(sub));
     root["subgraphs"] = subgraphs;
   }
+  if (!desc.target.empty()) root["target"] = desc.target;
+  if (!desc.launches.empty()) {
+    ordered_json launches = ordered_json::object();
+    for (const auto& [kernel, l] : desc.launches)
+      launches[kernel] = {{"grid", l.grid}, {"block", l.block}, {"shared_bytes", l.shared_bytes}};
+    root["launches"] = launches;
+  }
   return root;
+}
+
+std::array<int64_t, 3> parse_extents(const json& value, const std::string& where) {
+  const json& list = as_array(value, where);
+  if (list.size() != 3) bad(where, "expected 3 extents (x, y, z), got " + list.dump());
+  std::array<int64_t, 3> extents{};
+  for (size_t d = 0; d < 3; ++d) {
+    if (!list[d].is_number_integer()) bad(where, "expected integer extents, got " + list.dump());
+    extents[d] = list[d].get<int64_t>();
+  }
+  return extents;
+}
+
+KernelLaunch parse_launch(const json& value, const std::string& where) {
+  if (!value.is_object()) bad(where, "expected an object");
+  KernelLaunch launch;
+  launch.grid = parse_extents(member(value, "grid", where), where + ".grid");
+  launch.block = parse_extents(member(value, "block", where), where + ".block");
+  const json& shared = member(value, "shared_bytes", where);
+  if (!shared.is_number_integer()) bad(where + ".shared_bytes", "expected an integer");
+  launch.shared_bytes = shared.get<int64_t>();
+  return launch;
 }
 
 // Deeper nesting than any model has; a file that claims more is refused
@@ -329,6 +373,13 @@ GraphModuleDesc parse_desc(const json& root, int depth) {
         throw Error("subgraph " + std::to_string(k) + ": " + e.what());
       }
     }
+  }
+  if (root.contains("target")) desc.target = as_string(root["target"], "target");
+  if (root.contains("launches")) {
+    const json& launches = root["launches"];
+    if (!launches.is_object()) bad("launches", "expected an object");
+    for (const auto& [kernel, value] : launches.items())
+      desc.launches[kernel] = parse_launch(value, "launches." + kernel);
   }
   return desc;
 }

@@ -20,9 +20,19 @@
 // top-level "subgraphs" array of nested descriptions, each with its "name")
 // lists. Its func_name is the op's name; its inputs and outputs are the
 // control-flow node's, in ir/control_flow.h's order.
+//
+// A package for a GPU adds what its kernels need to launch (TVM keeps this
+// in the device module's function table): the target, and per kernel the
+// grid, the block and the static shared memory its lowering recorded:
+//   "target": "cuda -arch=sm_90",
+//   "launches": {"fused_add": {"grid": [64, 1, 1], "block": [256, 1, 1],
+//                              "shared_bytes": 0}, ...}
+// A CPU package has neither key.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,6 +64,14 @@ struct GraphNode {
   bool is_op() const { return op == "tvm_op"; }
 };
 
+// A GPU kernel's launch (codegen::GpuLaunch, as the runtime reads it).
+struct KernelLaunch {
+  std::array<int64_t, 3> grid{1, 1, 1};   // blockIdx.x/y/z extents
+  std::array<int64_t, 3> block{1, 1, 1};  // threadIdx.x/y/z extents
+  int64_t shared_bytes = 0;               // static shared memory, declared in the PTX
+  bool operator==(const KernelLaunch&) const = default;
+};
+
 struct GraphModuleDesc {
   std::vector<GraphNode> nodes;  // in execution order; inputs refer to earlier nodes
   std::vector<uint32_t> arg_nodes;
@@ -67,6 +85,10 @@ struct GraphModuleDesc {
   // its parameters' names ("If_25/then/w") in the package's parameters.
   std::string name = {};
   std::vector<GraphModuleDesc> subgraphs = {};
+  // A GPU package's target ("cuda -arch=sm_90") and its kernels' launches by
+  // func_name; empty for the CPU.
+  std::string target = {};
+  std::map<std::string, KernelLaunch> launches = {};
 
   uint32_t entry_id(const GraphEntryRef& e) const { return node_row_ptr[e.node_id] + e.index; }
   uint32_t entry_id(uint32_t node_id, uint32_t index) const {
@@ -81,7 +103,9 @@ void finalize(GraphModuleDesc& desc);
 // Checks what the executor relies on: inputs refer to earlier nodes' existing
 // outputs, arg_nodes are "null" nodes, heads exist, the per-entry attributes
 // have one value per entry, data types parse, control-flow nodes name
-// subgraphs that exist, and the subgraphs are valid. Throws Error naming the
+// subgraphs that exist, the subgraphs are valid, and every launch has
+// extents of at least 1 (grid x below 2^31, y and z and the block's below
+// 65536) and non-negative shared bytes. Throws Error naming the
 // node/key (and the subgraph).
 void validate(const GraphModuleDesc& desc);
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "runtime/device_api.h"
 #include "runtime/thread_pool.h"
 
 namespace lathe::runtime {
@@ -131,6 +132,22 @@ NDArray::NDArray(std::vector<int64_t> shape, DataType dtype)
   data_ = p;
 }
 
+NDArray::NDArray(std::vector<int64_t> shape, DataType dtype,
+                 const std::shared_ptr<DeviceAPI>& device)
+    : shape_(std::move(shape)), dtype_(dtype) {
+  if (!device) throw Error("NDArray on a null device");
+  const size_t bytes = std::max<size_t>(1, static_cast<size_t>(num_bytes(shape_, dtype_)));
+  void* p = device->allocate(bytes);
+  // The deleter keeps the device's API (its context) alive as long as the memory.
+  storage_ = std::shared_ptr<void>(p, [device](void* q) { device->free(q); });
+  data_ = p;
+  if (device->device().type != DeviceType::Host) device_api_ = device;
+}
+
+Device NDArray::device() const {
+  return device_api_ ? device_api_->device() : Device{};
+}
+
 NDArray NDArray::view(const NDArray& base, std::vector<int64_t> shape, DataType dtype) {
   if (!base.defined()) throw Error("NDArray::view of an undefined array");
   NDArray v;
@@ -142,11 +159,17 @@ NDArray NDArray::view(const NDArray& base, std::vector<int64_t> shape, DataType 
                 std::to_string(base.nbytes()));
   v.storage_ = base.storage_;
   v.data_ = base.data_;
+  v.device_api_ = base.device_api_;
   return v;
 }
 
 NDArray NDArray::clone() const {
   if (!defined()) return {};
+  if (device_api_) {
+    NDArray copy(shape_, dtype_, device_api_);
+    device_api_->copy_within(copy.data_, data_, nbytes());
+    return copy;
+  }
   NDArray copy(shape_, dtype_);
   std::memcpy(copy.data_, data_, nbytes());
   return copy;
@@ -157,7 +180,10 @@ void NDArray::copy_from(const void* src, size_t bytes) {
     throw Error("a " + dtype_.to_string() + shape_to_string(shape_) + " array takes " +
                 std::to_string(nbytes()) + " bytes; got " + std::to_string(bytes));
   if (bytes && !src) throw Error("copy into an array from a null pointer");
-  if (bytes) std::memcpy(data_, src, bytes);
+  if (bytes && device_api_)
+    device_api_->copy_from_host(data_, src, bytes);
+  else if (bytes)
+    std::memcpy(data_, src, bytes);
 }
 
 void NDArray::copy_to(void* dst, size_t bytes) const {
@@ -165,7 +191,10 @@ void NDArray::copy_to(void* dst, size_t bytes) const {
     throw Error("a " + dtype_.to_string() + shape_to_string(shape_) + " array holds " +
                 std::to_string(nbytes()) + " bytes; the destination has " + std::to_string(bytes));
   if (bytes && !dst) throw Error("copy out of an array into a null pointer");
-  if (bytes) std::memcpy(dst, data_, bytes);
+  if (bytes && device_api_)
+    device_api_->copy_to_host(dst, data_, bytes);
+  else if (bytes)
+    std::memcpy(dst, data_, bytes);
 }
 
 }  // namespace lathe::runtime

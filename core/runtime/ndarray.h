@@ -1,5 +1,8 @@
 // The runtime's tensor: a shape, a DLPack data type and 64-byte aligned
-// storage. Copies share the storage, as TVM's NDArray does; clone() copies it.
+// storage on a device (the host unless made on another). Copies share the
+// storage, as TVM's NDArray does; clone() copies it. A device array's data()
+// is the device's address: only kernels of that device and its DeviceAPI's
+// copies may touch it; copy_from and copy_to cross to and from the host.
 #pragma once
 
 #include <cstddef>
@@ -9,7 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "runtime/device.h"
+
 namespace lathe::runtime {
+
+class DeviceAPI;
 
 // Everything the runtime reports (bad package, wrong input size ...). The
 // runtime links no other lathe library, so this is its own error type; like
@@ -52,6 +59,8 @@ class NDArray {
   NDArray() = default;
   // Zero-filled storage of num_elements(shape) * dtype.bytes() bytes.
   NDArray(std::vector<int64_t> shape, DataType dtype);
+  // Zero-filled storage on `device` (host_device_api() gives a host array).
+  NDArray(std::vector<int64_t> shape, DataType dtype, const std::shared_ptr<DeviceAPI>& device);
   // An array of the given shape over `base`'s storage (which must be large
   // enough); shares base's lifetime. The executor's outputs are such views.
   static NDArray view(const NDArray& base, std::vector<int64_t> shape, DataType dtype);
@@ -62,6 +71,8 @@ class NDArray {
   DataType dtype() const { return dtype_; }
   int64_t numel() const { return num_elements(shape_); }
   size_t nbytes() const { return static_cast<size_t>(num_bytes(shape_, dtype_)); }
+  Device device() const;
+  bool is_host() const { return device_api_ == nullptr; }
 
   void* data() { return data_; }
   const void* data() const { return data_; }
@@ -74,9 +85,9 @@ class NDArray {
     return static_cast<const T*>(data_);
   }
 
-  // A copy with storage of its own.
+  // A copy with storage of its own, on the same device.
   NDArray clone() const;
-  // Copies nbytes() bytes in or out; Error when nbytes differs.
+  // Copies nbytes() bytes in from or out to host memory; Error when nbytes differs.
   void copy_from(const void* src, size_t nbytes);
   void copy_to(void* dst, size_t nbytes) const;
 
@@ -85,6 +96,7 @@ class NDArray {
   void* data_ = nullptr;
   std::vector<int64_t> shape_;
   DataType dtype_;
+  std::shared_ptr<DeviceAPI> device_api_;  // null: plain host memory
 };
 
 }  // namespace lathe::runtime

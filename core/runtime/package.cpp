@@ -15,6 +15,7 @@
 #include <map>
 
 #include "runtime/cpu_features.h"
+#include "runtime/cuda_device_api.h"
 #include "runtime/params.h"
 #include "runtime/thread_pool.h"
 
@@ -22,7 +23,8 @@ namespace lathe::runtime {
 
 namespace {
 
-const char* const kMembers[] = {"mod.so", "mod.json", "mod.params"};
+// mod.so for a CPU package, mod.ptx for a cuda one.
+const char* const kMembers[] = {"mod.so", "mod.ptx", "mod.json", "mod.params"};
 
 }  // namespace
 
@@ -45,7 +47,7 @@ std::map<std::string, std::string> read_package_members(const std::string& path)
     std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
     while (name.rfind("./", 0) == 0) name = name.substr(2);
     bool wanted = archive_entry_filetype(entry) == AE_IFREG;
-    wanted = wanted && (name == kMembers[0] || name == kMembers[1] || name == kMembers[2]);
+    wanted = wanted && std::find(std::begin(kMembers), std::end(kMembers), name) != std::end(kMembers);
     if (!wanted) continue;
     std::string data;
     char buffer[1 << 16];
@@ -63,10 +65,14 @@ std::map<std::string, std::string> read_package_members(const std::string& path)
                   " of " + std::to_string(archive_entry_size(entry)) + " bytes)");
     members[name] = std::move(data);
   }
-  for (const char* member : kMembers)
+  for (const char* member : {"mod.json", "mod.params"})
     if (!members.count(member))
       throw Error(path + ": missing member " + member +
-                  " (a package holds mod.so, mod.json and mod.params)");
+                  " (a package holds mod.so or mod.ptx, mod.json and mod.params)");
+  if (members.count("mod.so") == members.count("mod.ptx"))
+    throw Error(path + (members.count("mod.so") ? ": holds both mod.so and mod.ptx"
+                                                : ": missing member mod.so") +
+                " (a package holds mod.so or mod.ptx, mod.json and mod.params)");
   return members;
 }
 
@@ -97,6 +103,24 @@ std::string cpu_description(const std::string& target) {
 
 }  // namespace
 
+std::unique_ptr<GraphExecutor> make_cuda_executor(GraphModuleDesc desc, const std::string& ptx,
+                                                 const ParamMap& params) {
+  std::shared_ptr<CudaDeviceAPI> device = CudaDeviceAPI::get(0);
+  auto module = std::make_shared<CudaModule>(device, ptx);
+  const std::map<std::string, KernelLaunch> launches = desc.launches;
+  DeviceKernels kernels{device, [module, launches](const std::string& name) -> DeviceKernel {
+                          auto it = launches.find(name);
+                          if (it == launches.end())
+                            throw Error("kernel '" + name + "' has no launch record in mod.json");
+                          const KernelLaunch launch = it->second;
+                          const CudaFunction function = module->function(name, launch);
+                          return [module, function, launch](void* const* buffers, size_t count) {
+                            module->launch(function, launch, buffers, count);
+                          };
+                        }};
+  return std::make_unique<GraphExecutor>(std::move(desc), kernels, params);
+}
+
 Package::Package(const std::string& tar_path) : Package(tar_path, host_cpu_features()) {}
 
 Package::Package(const std::string& tar_path, const std::set<std::string>& cpu_features)
@@ -124,6 +148,26 @@ void Package::release() {
   }
 }
 
+void Package::load_cuda(GraphModuleDesc desc, std::map<std::string, std::string>& members) {
+  target_ = desc.target;
+  device_ = {DeviceType::Cuda, 0};
+  if (target_.rfind("cuda", 0) != 0)
+    throw Error(path_ + ": holds mod.ptx but mod.json's target is '" + target_ +
+                "', not a cuda target");
+  ParamMap params = load_params(members["mod.params"], path_ + ": mod.params");
+  try {
+    CudaDeviceAPI::get(0);
+  } catch (const Error& e) {
+    throw Error(path_ + ": this package is for cuda; " + cuda_driver_library() +
+                " is not available: " + e.what());
+  }
+  try {
+    executor_ = make_cuda_executor(std::move(desc), members["mod.ptx"], params);
+  } catch (const Error& e) {
+    throw Error(path_ + ": " + e.what());
+  }
+}
+
 void Package::load(const std::set<std::string>& cpu_features) {
   if (!std::filesystem::exists(path_)) throw Error(path_ + ": no such file");
   std::map<std::string, std::string> members = read_package_members(path_);
@@ -134,6 +178,7 @@ void Package::load(const std::set<std::string>& cpu_features) {
   } catch (const Error& e) {
     throw Error(path_ + ": mod.json: " + e.what());
   }
+  if (members.count("mod.ptx")) return load_cuda(std::move(desc), members);
   // mod.so brings external kernels' libraries along (and their OpenMP).
   if (std::any_of(desc.nodes.begin(), desc.nodes.end(),
                   [](const GraphNode& node) { return node.external; }))

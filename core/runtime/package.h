@@ -5,6 +5,12 @@
 // cpu_features, the JIT's check as well) and builds a GraphExecutor whose
 // kernels are mod.so's symbols.
 //
+// A cuda package holds mod.ptx instead of mod.so, and its mod.json carries
+// the target and every kernel's launch (runtime/graph_json.h): loading it
+// opens the CUDA driver (never touched for a CPU package), loads the PTX and
+// builds a GraphExecutor on the GPU. Without the driver it is refused: "this
+// package is for cuda; libcuda.so.1 is not available: ...".
+//
 // mod.so leaves lathe_parallel_for, lathe_alloc and lathe_free undefined: they
 // resolve to liblathe_runtime.so, which the host process has loaded (linked
 // against it, or dlopen'ed RTLD_GLOBAL).
@@ -23,12 +29,19 @@ namespace lathe::runtime {
 inline constexpr const char* kModuleTargetSymbol = "lathe_module_target";      // "llvm -mcpu=..."
 inline constexpr const char* kModuleFeaturesSymbol = "lathe_module_features";  // "+avx2,..."
 
-// The members a package needs (mod.so, mod.json, mod.params), read from the
-// tar into memory by name; other members are ignored and never written to
-// disk. Throws Error naming the file for: not a tar, a truncated tar or
-// member, a missing member. Package's constructor starts here; fuzz_package
+// The members a package needs (mod.so or mod.ptx, mod.json, mod.params),
+// read from the tar into memory by name; other members are ignored and never
+// written to disk. Throws Error naming the file for: not a tar, a truncated
+// tar or member, a missing member, both mod.so and mod.ptx. Package's constructor starts here; fuzz_package
 // calls it alone, without dlopen.
 std::map<std::string, std::string> read_package_members(const std::string& tar_path);
+
+// The executor of a cuda graph on GPU 0: `ptx` loaded as one module, each
+// kernel launched with desc.launches' record. Throws Error: no driver
+// (CudaDeviceAPI::get's message), the driver refuses the PTX (its log), a
+// kernel missing from the PTX or from the launches, and GraphExecutor's errors.
+std::unique_ptr<GraphExecutor> make_cuda_executor(GraphModuleDesc desc, const std::string& ptx,
+                                                 const std::map<std::string, NDArray>& params);
 
 class Package {
  public:
@@ -49,17 +62,21 @@ class Package {
   GraphExecutor& executor() { return *executor_; }
   const GraphExecutor& executor() const { return *executor_; }
   const std::string& path() const { return path_; }
-  const std::string& target() const { return target_; }      // lathe_module_target
+  // lathe_module_target, or a cuda package's mod.json target.
+  const std::string& target() const { return target_; }
+  Device device() const { return device_; }  // where its kernels run
   const std::string& features() const { return features_; }  // lathe_module_features
 
  private:
   void load(const std::set<std::string>& cpu_features);
+  void load_cuda(GraphModuleDesc desc, std::map<std::string, std::string>& members);
   void release();
 
   std::string path_;
   std::string dir_;  // the private extraction folder, removed at destruction
   void* library_ = nullptr;
   std::string target_, features_;
+  Device device_;
   std::unique_ptr<GraphExecutor> executor_;
 };
 
