@@ -105,8 +105,8 @@ int run_on_gpu(const driver::CompiledGraph& compiled, const driver::Target& targ
   try {
     runtime::CudaDeviceAPI::get(0);
   } catch (const runtime::Error& e) {
-    fail(str("--target ", target.to_string(), " runs on the GPU; ",
-             runtime::cuda_driver_library(), " is not available: ", e.what()));
+    fail(str("--target ", target.to_string(), " runs on the GPU; ", runtime::cuda_driver_library(),
+             " is not available: ", e.what()));
   }
   std::unique_ptr<runtime::GraphExecutor> exec =
       runtime::make_cuda_executor(std::move(desc), module.ptx, compiled.params);

@@ -66,8 +66,7 @@ runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const Gpu
     desc.launches[l.kernel] = {l.grid, l.block, l.shared_bytes};
   for (const runtime::GraphNode& node : desc.nodes)
     if (node.is_op() && !desc.launches.count(node.func_name))
-      fail(str("kernel '", node.func_name, "' of node '", node.name,
-               "' is not in the GPU module"));
+      fail(str("kernel '", node.func_name, "' of node '", node.name, "' is not in the GPU module"));
   return desc;
 }
 

@@ -34,7 +34,8 @@ PackageContents read_package_contents(const std::string& tar_path) {
   PackageContents contents;
   contents.path = tar_path;
   // A cuda package holds its kernels as PTX text instead.
-  contents.library_bytes = members.count("mod.so") ? members["mod.so"].size() : members["mod.ptx"].size();
+  contents.library_bytes =
+      members.count("mod.so") ? members["mod.so"].size() : members["mod.ptx"].size();
   try {
     contents.graph = runtime::parse_graph_json(members["mod.json"]);
   } catch (const runtime::Error& e) {

@@ -244,8 +244,9 @@ void write_gpu_package(const std::string& tar_path, const std::string& ptx,
   LATHE_CHECK(!desc.target.empty(), "write_gpu_package: the graph names no target");
   const runtime::GraphModuleDesc graph = checked_graph(desc, params);
   for (const runtime::GraphNode& node : graph.nodes)
-    LATHE_CHECK(!node.is_op() || graph.launches.count(node.func_name), "write_gpu_package: kernel '",
-                node.func_name, "' of node '", node.name, "' has no launch record");
+    LATHE_CHECK(!node.is_op() || graph.launches.count(node.func_name),
+                "write_gpu_package: kernel '", node.func_name, "' of node '", node.name,
+                "' has no launch record");
   std::vector<std::pair<std::string, std::string>> members = {
       {"mod.ptx", ptx},
       {"mod.json", runtime::to_json(graph)},

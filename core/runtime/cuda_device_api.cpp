@@ -67,8 +67,8 @@ std::shared_ptr<CudaDeviceAPI> CudaDeviceAPI::get(int ordinal) {
   std::unique_ptr<CudaDriver> driver = CudaDriver::open(library);
   const int count = driver->device_count();
   if (ordinal < 0 || ordinal >= count)
-    throw Error("cuda: no GPU " + std::to_string(ordinal) + ": the driver (" + library +
-                ") sees " + std::to_string(count) + " devices");
+    throw Error("cuda: no GPU " + std::to_string(ordinal) + ": the driver (" + library + ") sees " +
+                std::to_string(count) + " devices");
   auto api = std::make_shared<CudaDeviceAPI>(std::move(driver), ordinal);
   opened->emplace(std::make_pair(library, ordinal), api);
   return api;

@@ -68,8 +68,8 @@ struct CudaDriver::Api {
   CUresult (*cuMemcpyHtoD)(CudaDevicePtr, const void*, size_t) = nullptr;
   CUresult (*cuMemcpyDtoH)(void*, CudaDevicePtr, size_t) = nullptr;
   CUresult (*cuMemcpyDtoD)(CudaDevicePtr, CudaDevicePtr, size_t) = nullptr;
-  CUresult (*cuModuleLoadDataEx)(CudaModuleHandle*, const void*, unsigned int, int*, void**) =
-      nullptr;
+  CUresult (*cuModuleLoadDataEx)(CudaModuleHandle*, const void*, unsigned int, int*,
+                                 void**) = nullptr;
   CUresult (*cuModuleUnload)(CudaModuleHandle) = nullptr;
   CUresult (*cuModuleGetFunction)(CudaFunction*, CudaModuleHandle, const char*) = nullptr;
   CUresult (*cuFuncGetAttribute)(int*, int, CudaFunction) = nullptr;
@@ -175,8 +175,8 @@ void CudaDriver::check(int result, const char* call) const {
   const char* text = nullptr;
   api_->cuGetErrorName(result, &name);
   api_->cuGetErrorString(result, &text);
-  throw Error(std::string("cuda: ") + call + " failed: " + (name ? name : known_error_name(result)) +
-              " (" +
+  throw Error(std::string("cuda: ") + call +
+              " failed: " + (name ? name : known_error_name(result)) + " (" +
               std::to_string(result) + ")" + (text ? std::string(": ") + text : std::string()));
 }
 

@@ -20,10 +20,10 @@
 namespace lathe::runtime {
 
 // The driver's handles, opaque here as in cuda.h.
-using CudaContext = void*;   // CUcontext
-using CudaModuleHandle = void*;    // CUmodule
-using CudaFunction = void*;  // CUfunction
-using CudaEvent = void*;     // CUevent
+using CudaContext = void*;       // CUcontext
+using CudaModuleHandle = void*;  // CUmodule
+using CudaFunction = void*;      // CUfunction
+using CudaEvent = void*;         // CUevent
 using CudaDevicePtr = uint64_t;  // CUdeviceptr
 
 class CudaDriver {

@@ -31,8 +31,8 @@ class HostDeviceAPI final : public DeviceAPI {
   Device device() const override { return {DeviceType::Host, 0}; }
   void* allocate(size_t bytes) override {
     // aligned_alloc wants a multiple of the alignment.
-    const size_t size = std::max(kHostAlignment, (bytes + kHostAlignment - 1) / kHostAlignment *
-                                                     kHostAlignment);
+    const size_t size =
+        std::max(kHostAlignment, (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment);
     void* p = std::aligned_alloc(kHostAlignment, size);
     if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes");
     std::memset(p, 0, size);

@@ -175,7 +175,7 @@ class GraphExecutor {
   std::vector<NDArray> entries_;  // views of the pools, by entry id
   std::vector<Step> steps_;
   std::vector<Port> inputs_;
-  std::vector<NDArray> outputs_;  // on a device: host arrays, filled at the end of run()
+  std::vector<NDArray> outputs_;         // on a device: host arrays, filled at the end of run()
   std::vector<NDArray> device_outputs_;  // on a device: the heads' device entries
   std::shared_ptr<DeviceAPI> device_;    // null: the host
   bool check_each_kernel_ = false;

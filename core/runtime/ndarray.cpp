@@ -141,7 +141,8 @@ NDArray::NDArray(std::vector<int64_t> shape, DataType dtype,
   // The deleter keeps the device's API (its context) alive as long as the memory.
   storage_ = std::shared_ptr<void>(p, [device](void* q) { device->free(q); });
   data_ = p;
-  if (device->device().type != DeviceType::Host) device_api_ = device;
+  // Copies of any other API's memory go through it.
+  if (device != host_device_api()) device_api_ = device;
 }
 
 Device NDArray::device() const {

@@ -72,7 +72,7 @@ class NDArray {
   int64_t numel() const { return num_elements(shape_); }
   size_t nbytes() const { return static_cast<size_t>(num_bytes(shape_, dtype_)); }
   Device device() const;
-  bool is_host() const { return device_api_ == nullptr; }
+  bool is_host() const { return device().type == DeviceType::Host; }
 
   void* data() { return data_; }
   const void* data() const { return data_; }

@@ -47,7 +47,8 @@ std::map<std::string, std::string> read_package_members(const std::string& path)
     std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
     while (name.rfind("./", 0) == 0) name = name.substr(2);
     bool wanted = archive_entry_filetype(entry) == AE_IFREG;
-    wanted = wanted && std::find(std::begin(kMembers), std::end(kMembers), name) != std::end(kMembers);
+    wanted =
+        wanted && std::find(std::begin(kMembers), std::end(kMembers), name) != std::end(kMembers);
     if (!wanted) continue;
     std::string data;
     char buffer[1 << 16];
@@ -70,9 +71,10 @@ std::map<std::string, std::string> read_package_members(const std::string& path)
       throw Error(path + ": missing member " + member +
                   " (a package holds mod.so or mod.ptx, mod.json and mod.params)");
   if (members.count("mod.so") == members.count("mod.ptx"))
-    throw Error(path + (members.count("mod.so") ? ": holds both mod.so and mod.ptx"
-                                                : ": missing member mod.so") +
-                " (a package holds mod.so or mod.ptx, mod.json and mod.params)");
+    throw Error(
+        path +
+        (members.count("mod.so") ? ": holds both mod.so and mod.ptx" : ": missing member mod.so") +
+        " (a package holds mod.so or mod.ptx, mod.json and mod.params)");
   return members;
 }
 
@@ -104,7 +106,7 @@ std::string cpu_description(const std::string& target) {
 }  // namespace
 
 std::unique_ptr<GraphExecutor> make_cuda_executor(GraphModuleDesc desc, const std::string& ptx,
-                                                 const ParamMap& params) {
+                                                  const ParamMap& params) {
   std::shared_ptr<CudaDeviceAPI> device = CudaDeviceAPI::get(0);
   auto module = std::make_shared<CudaModule>(device, ptx);
   const std::map<std::string, KernelLaunch> launches = desc.launches;

@@ -32,8 +32,8 @@ inline constexpr const char* kModuleFeaturesSymbol = "lathe_module_features";  /
 // The members a package needs (mod.so or mod.ptx, mod.json, mod.params),
 // read from the tar into memory by name; other members are ignored and never
 // written to disk. Throws Error naming the file for: not a tar, a truncated
-// tar or member, a missing member, both mod.so and mod.ptx. Package's constructor starts here; fuzz_package
-// calls it alone, without dlopen.
+// tar or member, a missing member, both mod.so and mod.ptx. Package's constructor starts here;
+// fuzz_package calls it alone, without dlopen.
 std::map<std::string, std::string> read_package_members(const std::string& tar_path);
 
 // The executor of a cuda graph on GPU 0: `ptx` loaded as one module, each
@@ -41,7 +41,7 @@ std::map<std::string, std::string> read_package_members(const std::string& tar_p
 // (CudaDeviceAPI::get's message), the driver refuses the PTX (its log), a
 // kernel missing from the PTX or from the launches, and GraphExecutor's errors.
 std::unique_ptr<GraphExecutor> make_cuda_executor(GraphModuleDesc desc, const std::string& ptx,
-                                                 const std::map<std::string, NDArray>& params);
+                                                  const std::map<std::string, NDArray>& params);
 
 class Package {
  public:
@@ -64,7 +64,7 @@ class Package {
   const std::string& path() const { return path_; }
   // lathe_module_target, or a cuda package's mod.json target.
   const std::string& target() const { return target_; }
-  Device device() const { return device_; }  // where its kernels run
+  Device device() const { return device_; }                  // where its kernels run
   const std::string& features() const { return features_; }  // lathe_module_features
 
  private:

@@ -40,6 +40,28 @@ class TestCudaDriver : public QObject {
     QVERIFY2(message.contains("libm.so.6 does not define cuInit"), qPrintable(message));
   }
 
+  // Lacking the newer functions: each one named, and why.
+  void partialDriverNamesEveryMissingFunction() {
+    const QString message = error_of(LATHE_PARTIAL_CUDA_DRIVER);
+    for (const char* name :
+         {"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease_v2", "cuMemAlloc_v2",
+          "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuModuleLoadDataEx", "cuLaunchKernel",
+          "cuEventCreate", "cuEventElapsedTime_v2"})
+      QVERIFY2(message.contains(name), qPrintable(message + " lacks " + name));
+    QVERIFY2(!message.contains("cuDeviceGetName"), qPrintable(message));
+    QVERIFY2(message.contains("the driver is too old for Lathe"), qPrintable(message));
+  }
+
+  // The CUDA toolkit's stub libcuda.so exports the driver's real symbol
+  // table (its functions all fail): every name the binding asks for is one
+  // NVIDIA's driver exports, and cuInit's failure is reported by name.
+  void toolkitStubBindsEveryFunction() {
+    const char* stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+    if (!QFileInfo::exists(stub)) QSKIP("no CUDA toolkit stub library at /usr/local/cuda");
+    const QString message = error_of(stub);
+    QVERIFY2(message.contains("cuInit failed: CUDA_ERROR_STUB_LIBRARY (34)"), qPrintable(message));
+  }
+
   void theMachinesDriverOpensOrSaysWhy() {
     std::unique_ptr<CudaDriver> driver;
     try {
@@ -51,6 +73,7 @@ class TestCudaDriver : public QObject {
       QSKIP(qPrintable("no CUDA driver on this machine: " + message));
     }
     QVERIFY(driver->driver_version() > 0);
+    if (driver->device_count() > 0) QVERIFY(driver->device_memory(0) > 0);
     for (int i = 0; i < driver->device_count(); ++i) {
       QVERIFY(!driver->device_name(i).empty());
       QVERIFY(QString::fromStdString(driver->device_arch(i)).startsWith("sm_"));

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "runtime/device_api.h"
 #include "runtime/graph_executor.h"
 #include "runtime/graph_json.h"
 
@@ -125,6 +126,40 @@ std::vector<float> output_values(const GraphExecutor& ex, int index) {
   std::vector<float> out(static_cast<size_t>(ex.output(index).numel()));
   ex.copy_output(index, out.data(), out.size() * sizeof(float));
   return out;
+}
+
+// The host's memory behind the DeviceAPI interface, counting what crosses
+// it: how a test sees which copies a device executor makes (a GPU's own API
+// is exercised on a machine that has one: tools/gpu/device_check.sh).
+struct CountingDeviceAPI final : DeviceAPI {
+  int allocations = 0, to_device = 0, to_host = 0, syncs = 0;
+  Device device() const override { return host_device_api()->device(); }
+  void* allocate(size_t bytes) override {
+    ++allocations;
+    return host_device_api()->allocate(bytes);
+  }
+  void free(void* data) noexcept override { host_device_api()->free(data); }
+  void copy_from_host(void* dst, const void* src, size_t bytes) override {
+    ++to_device;
+    host_device_api()->copy_from_host(dst, src, bytes);
+  }
+  void copy_to_host(void* dst, const void* src, size_t bytes) override {
+    ++to_host;
+    host_device_api()->copy_to_host(dst, src, bytes);
+  }
+  void copy_within(void* dst, const void* src, size_t bytes) override {
+    host_device_api()->copy_within(dst, src, bytes);
+  }
+  void synchronize() override { ++syncs; }
+  std::unique_ptr<DeviceTimer> create_timer() override { return host_device_api()->create_timer(); }
+};
+
+DeviceKernels device_kernels(std::shared_ptr<DeviceAPI> device) {
+  return {std::move(device), [](const std::string& name) -> DeviceKernel {
+            KernelFunction f = lookup(name);
+            if (!f) return {};
+            return [f](void* const* buffers, size_t) { f(const_cast<void**>(buffers)); };
+          }};
 }
 
 }  // namespace
@@ -249,6 +284,58 @@ class TestGraphExecutor : public QObject {
     e = error_of([&] { GraphExecutor ex(d, lookup, {}, external_lookup); });
     QCOMPARE(e, QString("external function 'scale_functions' of node 3 ('fused_relu'): bad "
                         "parameters 'double'"));
+  }
+
+  // On a device the memory plan is the device's, parameters go there once,
+  // inputs when set, and run() copies the outputs back and waits: nothing
+  // else crosses.
+  void deviceExecutorCopiesAtTheGraphsBoundaryOnly() {
+    auto device = std::make_shared<CountingDeviceAPI>();
+    GraphExecutor ex(add_relu_graph(), device_kernels(device),
+                     {{"w", floats({1, 1, 1, -10, -10, -10})}});
+    QCOMPARE(device->allocations, 4);  // one pool per storage id
+    QCOMPARE(device->to_device, 1);    // w
+    const std::vector<float> x = {1, -2, 3, 4, 5, 6};
+    ex.set_input("x", x.data(), x.size() * sizeof(float));
+    QCOMPARE(device->to_device, 2);
+    for (int run = 1; run <= 3; ++run) {
+      ex.run();
+      QCOMPARE(device->to_host, run);  // the one output
+      QCOMPARE(device->syncs, run);
+    }
+    QCOMPARE(device->to_device, 2);
+    QCOMPARE(output_values(ex, 0), std::vector<float>({2, 0, 4, 0, 0, 0}));
+    // The output is a host copy, not a view of the device's memory.
+    QVERIFY(ex.output(0).is_host());
+    const std::vector<KernelProfile> rows = ex.profile(2);
+    QCOMPARE(rows.size(), size_t(2));
+    QCOMPARE(rows[1].func_name, std::string("relu"));
+    QCOMPARE(device->to_host, 3);  // the profile copies nothing
+  }
+
+  void deviceExecutorErrorsNameTheNode() {
+    auto device = std::make_shared<CountingDeviceAPI>();
+    GraphModuleDesc d = add_relu_graph();
+    d.nodes[3].func_name = "scale_functions";
+    d.nodes[3].external = true;
+    QString e = error_of([&] { GraphExecutor ex(d, device_kernels(device)); });
+    QCOMPARE(e, QString("node 3 ('fused_relu') runs through an external codegen "
+                        "('scale_functions'), which runs on the host only"));
+    QCOMPARE(device->allocations, 0);  // refused before any memory is taken
+    d = add_relu_graph();
+    d.nodes[3].func_name = "tanh";
+    e = error_of([&] { GraphExecutor ex(d, device_kernels(device)); });
+    QCOMPARE(e, QString("kernel 'tanh' of node 3 ('fused_relu') is not in the module"));
+
+    // A launch that fails names its node and the device.
+    DeviceKernels failing{device, [](const std::string& name) -> DeviceKernel {
+                            if (name == "relu")
+                              return [](void* const*, size_t) { throw Error("launch refused"); };
+                            return [](void* const*, size_t) {};
+                          }};
+    GraphExecutor ex(add_relu_graph(), failing, {{"w", floats({0, 0, 0, 0, 0, 0})}});
+    e = error_of([&] { ex.run(); });
+    QCOMPARE(e, QString("node 3 ('fused_relu') on host: launch refused"));
   }
 
   void profileHasOneRowPerKernel() {

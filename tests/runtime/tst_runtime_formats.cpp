@@ -239,6 +239,34 @@ class TestRuntimeFormats : public QObject {
     QCOMPARE(to_json(back), text);
   }
 
+  // A cuda package's mod.json: the target and each kernel's launch; a CPU
+  // package's has neither key.
+  void graphJsonCarriesLaunchRecords() {
+    GraphModuleDesc d = two_node_graph();
+    const std::string cpu = to_json(d);
+    QVERIFY(cpu.find("launches") == std::string::npos &&
+            cpu.find("\"target\"") == std::string::npos);
+    d.target = "cuda -arch=sm_90";
+    d.launches["fused_add"] = {{16, 2, 1}, {256, 1, 1}, 4096};
+    const GraphModuleDesc back = parse_graph_json(to_json(d));
+    QCOMPARE(back.target, std::string("cuda -arch=sm_90"));
+    QCOMPARE(back.launches.size(), size_t(1));
+    QVERIFY(back.launches.at("fused_add") == (KernelLaunch{{16, 2, 1}, {256, 1, 1}, 4096}));
+    QCOMPARE(to_json(back), to_json(d));
+
+    d.launches["fused_add"].block = {256, 0, 1};
+    QString e = error_of([&] { parse_graph_json(to_json(d)); });
+    QVERIFY2(e.contains("launches.fused_add: block extent 0 is not in [1, 65535]"), qPrintable(e));
+    d.launches["fused_add"] = {{1, 70000, 1}, {1, 1, 1}, 0};
+    e = error_of([&] { parse_graph_json(to_json(d)); });
+    QVERIFY2(e.contains("launches.fused_add: grid extent 70000"), qPrintable(e));
+    std::string text = to_json(two_node_graph());
+    text.insert(text.rfind('}'),
+                R"(, "launches": {"k": {"grid": [1, 1], "block": [1, 1, 1], "shared_bytes": 0}})");
+    e = error_of([&] { parse_graph_json(text); });
+    QVERIFY2(e.contains("launches.k.grid: expected 3 extents"), qPrintable(e));
+  }
+
   void graphJsonAsTvmWritesIt() {
     // A graph in the shape relay.build's executor codegen produces, with
     // TVM's extra keys (hash, device_index, metadata) and no node_row_ptr.
