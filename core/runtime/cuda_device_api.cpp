@@ -130,8 +130,8 @@ void CudaDeviceAPI::synchronize() {
 }
 
 std::unique_ptr<DeviceTimer> CudaDeviceAPI::create_timer() {
-  // The timer keeps the API alive; every CudaDeviceAPI is owned by get()'s table.
-  return std::make_unique<CudaTimer>(get(ordinal_));
+  // The timer keeps the API alive.
+  return std::make_unique<CudaTimer>(shared_from_this());
 }
 
 CudaModule::CudaModule(std::shared_ptr<CudaDeviceAPI> device, const std::string& ptx)

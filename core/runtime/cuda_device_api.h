@@ -17,7 +17,7 @@ namespace lathe::runtime {
 // test points it at another library), else libcuda.so.1.
 std::string cuda_driver_library();
 
-class CudaDeviceAPI final : public DeviceAPI {
+class CudaDeviceAPI final : public DeviceAPI, public std::enable_shared_from_this<CudaDeviceAPI> {
  public:
   // GPU `ordinal`'s API, opened once per process and library and kept for its
   // life (its primary context outlives every buffer freed at exit). Throws
