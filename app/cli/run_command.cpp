@@ -14,7 +14,6 @@
 #include "driver/reference_run.h"
 #include "driver/tensor_files.h"
 #include "model_options.h"
-#include "runtime/cuda_device_api.h"
 #include "support/error.h"
 #include "support/timer.h"
 #include "task_list.h"
@@ -61,8 +60,7 @@ int run_compiled(driver::GraphExecutor& exec, const Args& args,
                  const std::vector<std::string>& output_names,
                  const driver::CompiledGraph* compiled = nullptr) {
   if (exec.device().type != runtime::DeviceType::Host) {
-    std::cerr << "note: running on " << exec.device().to_string() << " ("
-              << runtime::CudaDeviceAPI::get(exec.device().id)->name() << ")\n";
+    std::cerr << "note: running on " << driver::device_description(exec.device()) << "\n";
     exec.set_check_each_kernel(args.has("check-each-kernel"));
   }
   set_inputs(exec, args.get("inputs"));
@@ -100,16 +98,7 @@ int run_compiled(driver::GraphExecutor& exec, const Args& args,
 // CUDA events (no CPU roofline to place them on).
 int run_on_gpu(const driver::CompiledGraph& compiled, const driver::Target& target,
                const Args& args, const std::vector<std::string>& output_names) {
-  const driver::GpuModule module = driver::build_gpu_module(compiled, target);
-  runtime::GraphModuleDesc desc = driver::gpu_graph_desc(compiled, module, target);
-  try {
-    runtime::CudaDeviceAPI::get(0);
-  } catch (const runtime::Error& e) {
-    fail(str("--target ", target.to_string(), " runs on the GPU; ", runtime::cuda_driver_library(),
-             " is not available: ", e.what()));
-  }
-  std::unique_ptr<runtime::GraphExecutor> exec =
-      runtime::make_cuda_executor(std::move(desc), module.ptx, compiled.params);
+  std::unique_ptr<runtime::GraphExecutor> exec = driver::make_gpu_executor(compiled, target);
   return run_compiled(*exec, args, output_names);
 }
 

@@ -2,6 +2,8 @@
 
 #include "codegen/codegen.h"
 #include "driver/package_writer.h"
+#include "runtime/cuda_device_api.h"
+#include "runtime/package.h"
 #include "support/error.h"
 #include "support/timer.h"
 #include "topi/schedule_cuda.h"
@@ -68,6 +70,24 @@ runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const Gpu
     if (node.is_op() && !desc.launches.count(node.func_name))
       fail(str("kernel '", node.func_name, "' of node '", node.name, "' is not in the GPU module"));
   return desc;
+}
+
+std::unique_ptr<runtime::GraphExecutor> make_gpu_executor(const CompiledGraph& compiled,
+                                                          const Target& target) {
+  const GpuModule module = build_gpu_module(compiled, target);
+  runtime::GraphModuleDesc desc = gpu_graph_desc(compiled, module, target);
+  try {
+    runtime::CudaDeviceAPI::get(0);
+  } catch (const runtime::Error& e) {
+    fail(str("--target ", target.to_string(), " runs on the GPU; ", runtime::cuda_driver_library(),
+             " is not available: ", e.what()));
+  }
+  return runtime::make_cuda_executor(std::move(desc), module.ptx, compiled.params);
+}
+
+std::string device_description(runtime::Device device) {
+  if (device.type != runtime::DeviceType::Cuda) return device.to_string();
+  return device.to_string() + " (" + runtime::CudaDeviceAPI::get(device.id)->name() + ")";
 }
 
 GpuModule export_gpu_package(const CompiledGraph& compiled, const Target& target,

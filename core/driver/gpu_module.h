@@ -4,12 +4,14 @@
 // (mod.ptx, mod.json, mod.params) that runtime::Package loads.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "codegen/gpu_launch.h"
 #include "driver/graph_compiler.h"
 #include "driver/kernel_workbench.h"
+#include "runtime/graph_executor.h"
 #include "topi/config_space.h"
 
 namespace lathe::driver {
@@ -45,6 +47,15 @@ GpuModule build_gpu_module(const CompiledGraph& compiled, const Target& target);
 // between GPU kernels is not built yet) or an external node.
 runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const GpuModule& module,
                                         const Target& target);
+
+// Builds the module and makes its executor on GPU 0 (what `lathe run
+// --target cuda` runs). Throws lathe::Error saying the target runs on the GPU
+// and why the driver is not available, and runtime::Error for the driver's
+// refusals (the PTX, a kernel's launch).
+std::unique_ptr<runtime::GraphExecutor> make_gpu_executor(const CompiledGraph& compiled,
+                                                          const Target& target);
+// "cuda:0 (NVIDIA H100 80GB HBM3 (sm_90))"; "host" for the host.
+std::string device_description(runtime::Device device);
 
 // Builds the module and writes the cuda package to `path`; returns the module
 // (its PTX and launches, and the LLVM time).
