@@ -1,5 +1,6 @@
 #include "ir/op_registry.h"
 
+#include "ir/ops/conv_integer_nchwc.h"
 #include "support/error.h"
 
 namespace lathe {
@@ -83,6 +84,7 @@ OpRegistry& OpRegistry::global() {
     register_loss_ops(*r);
     register_layout_ops(*r);
     register_quantize_ops(*r);
+    register_conv_integer_nchwc_op(*r);
     register_control_flow_ops(*r);
     return r;
   }();

@@ -36,6 +36,7 @@ class LayoutRewriter {
     graph_.nodes.clear();
     for (Node& node : old_nodes) {
       if (convert_conv(node)) continue;
+      if (adopt_back_transform(node)) continue;
       if (sink_back_transforms(node)) continue;
       if (sink_through_pool(node)) continue;
       if (sink_through_concat(node)) continue;
@@ -180,6 +181,23 @@ class LayoutRewriter {
       win.pad_end.insert(win.pad_end.begin(), 0);
     }
     return win;
+  }
+
+  // A back transform NCHW{b}c -> NCHW that an earlier pass wrote (the int8
+  // layout pass, alter_int8_conv_layout) is one of this pass's own: the ops
+  // after it run blocked in the same way.
+  bool adopt_back_transform(Node& node) {
+    if (node.op != "LayoutTransform" || node.inputs.size() != 1 || node.outputs.size() != 1)
+      return false;
+    const TensorType& in = graph_.type(node.inputs[0]);
+    if (in.rank() != 5 || node.attrs.get_string("dst_layout", "") != "NCHW" ||
+        node.attrs.get_string("src_layout", "") != nchwc_layout(in.shape[4]))
+      return false;
+    const ValueId blocked = node.inputs[0], y = node.outputs[0];
+    const int64_t block = in.shape[4];
+    emit(std::move(node));
+    blocked_[y] = {blocked, block};
+    return true;
   }
 
   bool convert_conv(Node& conv) {

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "passes/alter_conv_layout.h"
+#include "passes/alter_int8_conv_layout.h"
 #include "passes/cancel_layout_transforms.h"
 #include "passes/canonicalize_qnn.h"
 #include "passes/eliminate_dead_code.h"
@@ -52,6 +53,7 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   // The lowerings' weights are slices and transposes of constants: folded,
   // the layout pass sees constants it may pad (padded_filters).
   run("fold_constants", fold_constants);
+  if (options.alter_layout) run("alter_int8_conv_layout", alter_int8_conv_layout);
   if (options.alter_layout)
     run("alter_conv_layout",
         [&](const Graph& g) { return alter_conv_layout(g, options.vector_unit); });

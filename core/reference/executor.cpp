@@ -4,6 +4,8 @@
 
 namespace lathe::reference {
 
+void register_conv_integer_nchwc_kernel(OpRegistry& registry);  // conv_integer_nchwc.cpp
+
 OpRegistry& kernel_registry() {
   static OpRegistry* registry = [] {
     OpRegistry* r = &OpRegistry::global();
@@ -15,6 +17,7 @@ OpRegistry& kernel_registry() {
     register_loss_kernels(*r);
     register_layout_kernels(*r);
     register_quantize_kernels(*r);
+    register_conv_integer_nchwc_kernel(*r);
     register_control_flow_kernels(*r);
     return r;
   }();

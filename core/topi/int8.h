@@ -56,6 +56,15 @@ struct Int8Kernel {
 Int8Kernel conv2d_integer_nchwc(const QuantOperand& x, const QuantOperand& w, const Conv2dParams& p,
                                 int64_t ic_block = 16, const std::string& name = "conv_integer");
 
+// ConvIntegerNCHWc (ir/ops/conv_integer_nchwc.h): x uint8 [N, C/ib, H, W,
+// ib], w already packed as conv2d_integer_nchwc packs it (int8 [OC/16, C/ib,
+// KH, KW, ib/4, 16, 4]), `weight_sum` the weights' sums [OC/16, 16] int32
+// (undefined: computed from w where x's zero point needs them). The output
+// [N, OC/16, OH, OW, 16] int32, blocked as the product: no unpacking stage.
+Int8Kernel conv2d_integer_packed(const QuantOperand& x, const QuantOperand& w,
+                                 const Tensor& weight_sum, const Conv2dParams& p,
+                                 const std::string& name = "conv_integer");
+
 // The tensorized stage alone, on operands already packed as
 // conv2d_integer_nchwc packs them: data [N, C/ib, H + pads, W + pads, ib]
 // uint8 (`p`'s padding already in it: only strides and dilations are read),

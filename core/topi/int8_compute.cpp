@@ -62,6 +62,56 @@ Expr and_all(const std::vector<Expr>& conditions) {
   return all;
 }
 
+// The sums the zero points' terms need: sum w per output channel (given, or
+// computed from the packed weights) where the activations' zero point is
+// not zero, sum x per output pixel where the weights' is not.
+void add_conv_sums(Int8Kernel& k, const Conv2dParams& p, bool x_zero_nonzero, bool w_zero_nonzero,
+                   const Tensor& given_weight_sum, const std::string& name) {
+  const auto& ds = k.data.shape();
+  const auto& ws = k.weights.shape();
+  const int64_t cb = ws[1], kh = ws[2], kw = ws[3], iq = ws[4], ib = ds[4];
+  const int64_t n = ds[0], oh = k.product.shape()[2], ow = k.product.shape()[3];
+  if (x_zero_nonzero && given_weight_sum.defined()) {
+    k.weight_sum = given_weight_sum;
+  } else if (x_zero_nonzero) {
+    IterVar sco = te::reduce_axis(cb, "rco"), sy = te::reduce_axis(kh, "ry"),
+            sx = te::reduce_axis(kw, "rx"), sq = te::reduce_axis(iq, "rcq"),
+            sl = te::reduce_axis(kGroup, "rcl");
+    k.weight_sum =
+        te::compute({ws[0], kLanes},
+                    [&](const std::vector<Var>& i) {
+                      return te::sum(te::cast(kI32, k.weights(i[0], sco.var(), sy.var(), sx.var(),
+                                                              sq.var(), i[1], sl.var())),
+                                     {sco, sy, sx, sq, sl});
+                    },
+                    name + "_weight_sum", {"oc_chunk", "oc_block"});
+  }
+  if (w_zero_nonzero) {
+    IterVar sco = te::reduce_axis(cb, "rco"), sy = te::reduce_axis(kh, "ry"),
+            sx = te::reduce_axis(kw, "rx"), sc = te::reduce_axis(ib, "rc");
+    k.data_sum = te::compute(
+        {n, oh, ow},
+        [&](const std::vector<Var>& i) {
+          Expr y = i[1] * te::make_int(p.stride_h) + sy.var() * te::make_int(p.dilation_h);
+          Expr x = i[2] * te::make_int(p.stride_w) + sx.var() * te::make_int(p.dilation_w);
+          return te::sum(te::cast(kI32, k.data(i[0], sco.var(), y, x, sc.var())),
+                         {sco, sy, sx, sc});
+        },
+        name + "_data_sum", {"n", "oh", "ow"});
+  }
+}
+
+// The product corrected by the zero points' terms:
+//   sum x w - wz sum x - xz sum w + K xz wz.
+Expr corrected(const Int8Kernel& k, Expr v, const Expr& n, const Expr& y, const Expr& x,
+               const Expr& chunk, const Expr& lane, const Expr& x_zero, const Expr& w_zero,
+               int64_t taps) {
+  if (k.data_sum.defined()) v = v - w_zero * k.data_sum(n, y, x);
+  if (k.weight_sum.defined()) v = v - x_zero * k.weight_sum(chunk, lane);
+  if (k.data_sum.defined() && k.weight_sum.defined()) v = v + te::make_int(taps) * x_zero * w_zero;
+  return v;
+}
+
 }  // namespace
 
 Int8Kernel conv2d_integer_nchwc(const QuantOperand& x, const QuantOperand& w, const Conv2dParams& p,
@@ -123,56 +173,67 @@ Int8Kernel conv2d_integer_nchwc(const QuantOperand& x, const QuantOperand& w, co
                           },
                           name + "_weights",
                           {"oc_chunk", "ic_chunk", "kh", "kw", "ic_quad", "oc_block", "ic_lane"});
-
   k.product = conv2d_nchwc_int8(k.data, k.weights, p, name + "_product");
-  auto y_at = [&](const Expr& y, const IterVar& r) {
-    return y * te::make_int(p.stride_h) + r.var() * te::make_int(p.dilation_h);
-  };
-  auto x_at = [&](const Expr& xx, const IterVar& r) {
-    return xx * te::make_int(p.stride_w) + r.var() * te::make_int(p.dilation_w);
-  };
-
-  // The zero points' terms: which sums they need.
-  Var probe("oc");
-  const Expr w_zero_probe = zero_point(w, probe, oc, w_shift, op);
-  if (!is_zero(x_zero)) {
-    IterVar sco = te::reduce_axis(cb, "rco"), sy = te::reduce_axis(kh, "ry"),
-            sx = te::reduce_axis(kw, "rx"), sq = te::reduce_axis(ib / kGroup, "rcq"),
-            sl = te::reduce_axis(kGroup, "rcl");
-    k.weight_sum =
-        te::compute({ocb, kLanes},
-                    [&](const std::vector<Var>& i) {
-                      return te::sum(te::cast(kI32, k.weights(i[0], sco.var(), sy.var(), sx.var(),
-                                                              sq.var(), i[1], sl.var())),
-                                     {sco, sy, sx, sq, sl});
-                    },
-                    name + "_weight_sum", {"oc_chunk", "oc_block"});
-  }
-  if (!is_zero(w_zero_probe)) {
-    IterVar sco = te::reduce_axis(cb, "rco"), sy = te::reduce_axis(kh, "ry"),
-            sx = te::reduce_axis(kw, "rx"), sc = te::reduce_axis(ib, "rc");
-    k.data_sum = te::compute({n, oh, ow},
-                             [&](const std::vector<Var>& i) {
-                               return te::sum(te::cast(kI32, k.data(i[0], sco.var(), y_at(i[1], sy),
-                                                                    x_at(i[2], sx), sc.var())),
-                                              {sco, sy, sx, sc});
-                             },
-                             name + "_data_sum", {"n", "oh", "ow"});
-  }
+  add_conv_sums(k, p, !is_zero(x_zero), !is_zero(zero_point(w, Var("oc"), oc, w_shift, op)),
+                Tensor(), name);
   const int64_t taps = c * kh * kw;
   k.output = te::compute(
       {n, oc, oh, ow},
       [&](const std::vector<Var>& i) {
         Expr chunk = i[1] / te::make_int(kLanes), lane = i[1] % te::make_int(kLanes);
-        Expr v = k.product(i[0], chunk, i[2], i[3], lane);
-        const Expr w_zero = zero_point(w, i[1], oc, w_shift, op);
-        if (k.data_sum.defined()) v = v - w_zero * k.data_sum(i[0], i[2], i[3]);
-        if (k.weight_sum.defined()) v = v - x_zero * k.weight_sum(chunk, lane);
-        if (k.data_sum.defined() && k.weight_sum.defined())
-          v = v + te::make_int(taps) * x_zero * w_zero;
-        return v;
+        return corrected(k, k.product(i[0], chunk, i[2], i[3], lane), i[0], i[2], i[3], chunk, lane,
+                         x_zero, zero_point(w, i[1], oc, w_shift, op), taps);
       },
       name, {"n", "oc", "oh", "ow"}, "conv_integer");
+  return k;
+}
+
+Int8Kernel conv2d_integer_packed(const QuantOperand& x, const QuantOperand& w,
+                                 const Tensor& weight_sum, const Conv2dParams& p,
+                                 const std::string& name) {
+  const char* op = "ConvIntegerNCHWc";
+  LATHE_CHECK(x.value.ndim() == 5 && x.value.dtype() == DataType::UInt(8) && w.value.ndim() == 7 &&
+                  w.value.dtype() == DataType::Int(8),
+              op, ": needs uint8 data [N, C/ib, H, W, ib] and packed int8 weights");
+  const auto& xs = x.value.shape();
+  const auto& ws = w.value.shape();
+  const int64_t n = xs[0], cb = xs[1], h = xs[2], wd = xs[3], ib = xs[4];
+  const int64_t ocb = ws[0], kh = ws[2], kw = ws[3];
+  const int64_t oc = ocb * kLanes;
+  const Expr x_zero = zero_point(x, Expr(), 1, 0, op);
+  Int8Kernel k;
+  k.lanes = kLanes;
+  k.weights = w.value;
+  if (p.pad_top || p.pad_bottom || p.pad_left || p.pad_right) {
+    // The spatial padding holds the zero point: a padded tap adds zero.
+    k.data = te::compute({n, cb, h + p.pad_top + p.pad_bottom, wd + p.pad_left + p.pad_right, ib},
+                         [&](const std::vector<Var>& i) {
+                           Expr y = i[2] - te::make_int(p.pad_top),
+                                xx = i[3] - te::make_int(p.pad_left);
+                           std::vector<Expr> inside;
+                           if (p.pad_top) inside.push_back(y >= 0);
+                           if (p.pad_bottom) inside.push_back(y < te::make_int(h));
+                           if (p.pad_left) inside.push_back(xx >= 0);
+                           if (p.pad_right) inside.push_back(xx < te::make_int(wd));
+                           return te::select(and_all(inside), x.value(i[0], i[1], y, xx, i[4]),
+                                             te::cast(DataType::UInt(8), x_zero));
+                         },
+                         name + "_data", {"n", "c_chunk", "h", "w", "c_block"});
+  } else {
+    k.data = x.value;
+  }
+  k.product = conv2d_nchwc_int8(k.data, k.weights, p, name + "_product");
+  const Expr w_zero_probe = zero_point(w, Var("oc"), oc, 0, op);
+  add_conv_sums(k, p, !is_zero(x_zero), !is_zero(w_zero_probe), weight_sum, name);
+  const int64_t taps = cb * ib * kh * kw;
+  k.output = te::compute(
+      k.product.shape(),
+      [&](const std::vector<Var>& i) {
+        Expr channel = i[1] * te::make_int(kLanes) + i[4];
+        return corrected(k, k.product(std::vector<Expr>(i.begin(), i.end())), i[0], i[2], i[3],
+                         i[1], i[4], x_zero, zero_point(w, channel, oc, 0, op), taps);
+      },
+      name, {"n", "oc_chunk", "oh", "ow", "oc_block"}, "conv_integer");
   return k;
 }
 

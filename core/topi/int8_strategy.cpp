@@ -59,6 +59,30 @@ std::vector<te::Tensor> conv_integer_compute(const ComputeContext& ctx) {
   return {conv2d_integer_nchwc(qx, qw, p, input_block(x[1]), ctx.name()).output};
 }
 
+// ConvIntegerNCHWc(x, w, w_sum, x_zero_point, w_zero_point): the layout
+// pass's form, its weight and sums constants packed at compile time.
+std::vector<te::Tensor> conv_integer_nchwc_compute(const ComputeContext& ctx) {
+  auto ints = [&](const char* name, std::vector<int64_t> fallback) {
+    std::vector<int64_t> v = ctx.attrs().get_ints(name);
+    return v.empty() ? fallback : v;
+  };
+  const std::vector<int64_t> strides = ints("strides", {1, 1});
+  const std::vector<int64_t> dilations = ints("dilations", {1, 1});
+  const std::vector<int64_t> pads = ints("pads", {0, 0, 0, 0});
+  Conv2dParams p;
+  p.stride_h = strides[0];
+  p.stride_w = strides[1];
+  p.dilation_h = dilations[0];
+  p.dilation_w = dilations[1];
+  p.pad_top = pads[0];
+  p.pad_left = pads[1];
+  p.pad_bottom = pads[2];
+  p.pad_right = pads[3];
+  const Tensor w_sum = ctx.has_input(2) ? ctx.input(2) : Tensor();
+  return {
+      conv2d_integer_packed(operand(ctx, 0, 3), operand(ctx, 1, 4), w_sum, p, ctx.name()).output};
+}
+
 // MatMulInteger(a, b, a_zero_point, b_zero_point).
 std::vector<te::Tensor> matmul_integer_compute(const ComputeContext& ctx) {
   if (ctx.input_type(0).rank() < 2 || ctx.input_type(1).rank() != 2)
@@ -153,6 +177,8 @@ SearchSpace matmul_integer_template(const Tensor& anchor, const std::vector<Tens
 void register_int8_computes(OpStrategyRegistry& registry) {
   registry.define_compute("ConvInteger", conv_integer_compute);
   registry.define_template("ConvInteger", conv_integer_template);
+  registry.define_compute("ConvIntegerNCHWc", conv_integer_nchwc_compute);
+  registry.define_template("ConvIntegerNCHWc", conv_integer_template);
   registry.define_compute("MatMulInteger", matmul_integer_compute);
   registry.define_template("MatMulInteger", matmul_integer_template);
 }

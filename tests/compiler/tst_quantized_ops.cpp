@@ -291,7 +291,8 @@ class TestQuantizedOps : public QObject {
                              {relu, b.constant("ys", Tensor::scalar(0.05f)),
                               b.constant("yzp", Tensor::scalar<uint8_t>(0))});
     const Outputs out = run_both(b.finish({y}), {lathe::testing::random_tensor(x_shape, 7)});
-    QCOMPARE(has_op(out.optimized, "ConvInteger"), !int8_activations);
+    // ConvInteger, packed by the int8 layout pass into ConvIntegerNCHWc.
+    QCOMPARE(has_op(out.optimized, "ConvIntegerNCHWc"), !int8_activations);
     if (!int8_activations) QVERIFY(!has_op(out.optimized, "Conv"));
     const std::vector<uint8_t> got = values<uint8_t>(out.compiled);
     const std::vector<uint8_t> expected = values<uint8_t>(out.reference);

@@ -1,0 +1,148 @@
+#include "passes/alter_int8_conv_layout.h"
+
+#include <algorithm>
+
+#include "ir/ops/conv_integer_nchwc.h"
+#include "ir/ops/layout.h"
+#include "ir/ops/window_geometry.h"
+#include "passes/graph_edit.h"
+
+namespace lathe::passes {
+namespace {
+
+constexpr int64_t kLanes = kConvIntegerLanes;
+constexpr int64_t kGroup = kConvIntegerGroup;
+
+// The input channels per block: the largest multiple of 4 up to 16 that
+// divides C; 0 when C is not a multiple of 4 (the data would need channel
+// padding, which a layout transform does not do).
+int64_t input_block(int64_t channels) {
+  for (int64_t b = 16; b >= kGroup; b -= kGroup)
+    if (channels % b == 0) return b;
+  return 0;
+}
+
+// W [OC, C, KH, KW] int8 as [OC/16, C/ib, KH, KW, ib/4, 16, 4].
+Tensor pack_weight(const Tensor& w, int64_t ib) {
+  const Shape& s = w.shape();
+  const int64_t oc = s[0], c = s[1], kh = s[2], kw = s[3];
+  Tensor packed(DType::Int8, {oc / kLanes, c / ib, kh, kw, ib / kGroup, kLanes, kGroup});
+  const int8_t* src = w.data<int8_t>();
+  int8_t* dst = packed.data<int8_t>();
+  for (int64_t o = 0; o < oc; ++o)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x = 0; x < kw; ++x) {
+          const int64_t at =
+              (((((o / kLanes * (c / ib) + ch / ib) * kh + y) * kw + x) * (ib / kGroup) +
+                (ch % ib) / kGroup) *
+                   kLanes +
+               o % kLanes) *
+                  kGroup +
+              ch % kGroup;
+          dst[at] = src[((o * c + ch) * kh + y) * kw + x];
+        }
+  return packed;
+}
+
+// Σw per output channel as [OC/16, 16] int32.
+Tensor weight_sums(const Tensor& w) {
+  const int64_t oc = w.shape()[0], per = w.numel() / oc;
+  Tensor sums(DType::Int32, {oc / kLanes, kLanes});
+  const int8_t* src = w.data<int8_t>();
+  for (int64_t o = 0; o < oc; ++o) {
+    int32_t s = 0;
+    for (int64_t i = 0; i < per; ++i) s += src[o * per + i];
+    sums.data<int32_t>()[o] = s;
+  }
+  return sums;
+}
+
+class Int8LayoutRewriter {
+ public:
+  explicit Int8LayoutRewriter(Graph& graph) : graph_(graph), names_(graph), emit_(graph, names_) {}
+
+  bool convert(const Node& conv) {
+    if (conv.op != "ConvInteger" || conv.outputs.size() != 1 || !conv.has_input(0) ||
+        !conv.has_input(1))
+      return false;
+    const TensorType xt = graph_.type(conv.inputs[0]);
+    const Tensor* weight = constant_input(graph_, conv, 1);
+    if (!weight) return false;
+    // A copy: adding constants below moves the graph's values.
+    const Tensor wt = *weight;
+    const Tensor* w = &wt;
+    if (xt.dtype != DType::UInt8 || xt.rank() != 4 || w->dtype() != DType::Int8 || w->rank() != 4 ||
+        conv.attrs.get_int("group", 1) != 1)
+      return false;
+    const int64_t channels = xt.shape[1], filters = w->shape()[0];
+    const int64_t ib = input_block(channels);
+    if (ib == 0 || filters % kLanes != 0 || w->shape()[1] != channels) return false;
+    // A weight zero point that is not a constant would be read per call; rare, left as is.
+    if (conv.has_input(3) && !constant_input(graph_, conv, 3)) return false;
+
+    const ValueId y = conv.outputs[0];
+    const Shape& ys = graph_.type(y).shape;
+    const SpatialWindow win = resolve_window(conv.attrs, {xt.shape[2], xt.shape[3]}, {ys[2], ys[3]},
+                                             {w->shape()[2], w->shape()[3]});
+    std::vector<int64_t> pads = win.pad_begin;
+    pads.insert(pads.end(), win.pad_end.begin(), win.pad_end.end());
+
+    const std::string& name = conv.name;
+    std::vector<ValueId> inputs = {
+        transform(conv.inputs[0], "NCHW", nchwc_layout(ib), name + "_data"),
+        graph_.add_constant(names_.value(name + "_weight_packed"), pack_weight(*w, ib)),
+        conv.has_input(2) ? graph_.add_constant(names_.value(name + "_weight_sum"), weight_sums(*w))
+                          : kNoValue,
+        conv.has_input(2) ? conv.inputs[2] : kNoValue,
+        conv.has_input(3) ? conv.inputs[3] : kNoValue};
+    while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
+    Attributes attrs;
+    attrs.set("strides", win.strides);
+    attrs.set("dilations", win.dilations);
+    attrs.set("pads", pads);
+    Node blocked;
+    blocked.name = name;
+    blocked.op = "ConvIntegerNCHWc";
+    blocked.inputs = std::move(inputs);
+    blocked.attrs = std::move(attrs);
+    blocked.outputs = {graph_.add_value(names_.value(graph_.value(y).name + "_NCHW16c"), {})};
+    graph_.value(blocked.outputs[0]).type = infer_types(graph_, blocked)[0];
+    const ValueId out = blocked.outputs[0];
+    graph_.add_node(std::move(blocked));
+
+    Node back;
+    back.name = names_.node(name + "_to_NCHW");
+    back.op = "LayoutTransform";
+    back.inputs = {out};
+    back.attrs.set("src_layout", nchwc_layout(kLanes));
+    back.attrs.set("dst_layout", std::string("NCHW"));
+    back.outputs = {y};
+    graph_.add_node(std::move(back));
+    return true;
+  }
+
+ private:
+  ValueId transform(ValueId x, const std::string& src, const std::string& dst,
+                    const std::string& node_name) {
+    Attributes attrs;
+    attrs.set("src_layout", src);
+    attrs.set("dst_layout", dst);
+    return emit_.append(node_name, "LayoutTransform", {x}, std::move(attrs), "_" + dst);
+  }
+
+  Graph& graph_;
+  NameTable names_;
+  NodeEmitter emit_;
+};
+
+}  // namespace
+
+Graph alter_int8_conv_layout(const Graph& input) {
+  Graph graph = input;
+  Int8LayoutRewriter rewriter(graph);
+  replace_nodes(graph, [&](const Node& node) { return rewriter.convert(node); });
+  return graph;
+}
+
+}  // namespace lathe::passes

@@ -1,0 +1,182 @@
+// The int8 layout pass (passes/alter_int8_conv_layout.h): ConvInteger with a
+// constant weight becomes ConvIntegerNCHWc on a weight packed at compile
+// time, and uint8 activations stay blocked between quantized convolutions.
+// Every result is compared exactly with the reference executor running the
+// graph before the pass (ConvInteger's own definition), on pseudo-random
+// operands, including non-zero and per-channel zero points, strides,
+// dilations and asymmetric padding.
+#include <QtTest>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "../graph_builder.h"
+#include "driver/compiled_module.h"
+#include "driver/graph_compiler.h"
+#include "passes/alter_int8_conv_layout.h"
+#include "reference/executor.h"
+
+using namespace lathe;
+using lathe::testing::attrs_of;
+
+namespace {
+
+// Deterministic operands: a linear congruential sequence over [lo, hi].
+template <typename T>
+Tensor random_tensor(Shape shape, int lo, int hi, uint32_t seed) {
+  Tensor t(dtype_of<T>, std::move(shape));
+  uint32_t s = seed;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    t.data<T>()[i] = static_cast<T>(lo + static_cast<int>((s >> 8) % (hi - lo + 1)));
+  }
+  return t;
+}
+
+int count_op(const Graph& g, const std::string& op) {
+  return static_cast<int>(
+      std::ranges::count_if(g.nodes, [&](const Node& n) { return n.op == op; }));
+}
+
+template <typename T>
+std::vector<T> values(const Tensor& t) {
+  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
+}
+
+Tensor run_reference(const Graph& g, const Tensor& x) {
+  return reference::Executor(g).run({{g.value(g.inputs[0]).name, x}})[0];
+}
+
+struct Compiled {
+  Tensor output;
+  Graph optimized;
+};
+
+Compiled run_compiled(const Graph& g, const Tensor& x) {
+  driver::CompileOptions options;
+  options.passes.record_snapshots = false;
+  const driver::CompiledGraph compiled = driver::compile_graph(g, options);
+  driver::JitGraphModule module(compiled, options.target);
+  runtime::GraphExecutor& exec = module.executor();
+  exec.set_input(exec.input_name(0), x.raw(), x.nbytes());
+  exec.run();
+  return {driver::from_ndarray(exec.output(0)), compiled.optimized.graph};
+}
+
+// QLinearConv(x, ...) with pseudo-random int8 weights of `filters` x C x k x k.
+ValueId qlinear_conv(lathe::testing::GraphBuilder& b, const std::string& name, ValueId x,
+                     int64_t filters, int64_t k, Attributes attrs, uint8_t x_zp, uint8_t y_zp,
+                     uint32_t seed) {
+  const int64_t c = b.g.type(x).shape[1];
+  std::vector<float> w_scales;
+  for (int64_t o = 0; o < filters; ++o) w_scales.push_back(0.01f + 0.001f * static_cast<float>(o));
+  return b.node(
+      "QLinearConv", name,
+      {x, b.constant(name + "_xs", Tensor::scalar(0.05f)),
+       b.constant(name + "_xzp", Tensor::scalar<uint8_t>(x_zp)),
+       b.constant(name + "_w", random_tensor<int8_t>({filters, c, k, k}, -127, 127, seed)),
+       b.constant(name + "_ws", Tensor::from_vector<float>(w_scales, {filters})),
+       b.constant(name + "_wzp", Tensor(DType::Int8, {filters})),
+       b.constant(name + "_ys", Tensor::scalar(0.4f)),
+       b.constant(name + "_yzp", Tensor::scalar<uint8_t>(y_zp)),
+       b.constant(name + "_bias", random_tensor<int32_t>({filters}, -3000, 3000, seed + 1))},
+      std::move(attrs));
+}
+
+}  // namespace
+
+class TestInt8ConvLayout : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // The pass alone, run by the reference executor: ConvIntegerNCHWc on the
+  // packed weight computes ConvInteger's result, with zero points on both
+  // operands (the weight's per channel), strides, dilations and pads.
+  void packedConvMatchesConvInteger_data() {
+    QTest::addColumn<int64_t>("channels");
+    QTest::addColumn<int64_t>("kernel");
+    QTest::addColumn<int64_t>("stride");
+    QTest::addColumn<int64_t>("dilation");
+    QTest::addColumn<bool>("per_channel_w_zero");
+    QTest::newRow("3x3 pad 1") << int64_t{16} << int64_t{3} << int64_t{1} << int64_t{1} << false;
+    QTest::newRow("3x3 stride 2 dilation 2")
+        << int64_t{8} << int64_t{3} << int64_t{2} << int64_t{2} << true;
+    QTest::newRow("1x1 stride 2, 12 channels")
+        << int64_t{12} << int64_t{1} << int64_t{2} << int64_t{1} << true;
+    QTest::newRow("1x1, 4 channels")
+        << int64_t{4} << int64_t{1} << int64_t{1} << int64_t{1} << false;
+  }
+  void packedConvMatchesConvInteger() {
+    QFETCH(int64_t, channels);
+    QFETCH(int64_t, kernel);
+    QFETCH(int64_t, stride);
+    QFETCH(int64_t, dilation);
+    QFETCH(bool, per_channel_w_zero);
+    const int64_t filters = 32;
+    lathe::testing::GraphBuilder b;
+    const ValueId x = b.input("x", {1, channels, 9, 7}, DType::UInt8);
+    const Tensor wz =
+        per_channel_w_zero ? random_tensor<int8_t>({filters}, -5, 5, 7) : Tensor::scalar<int8_t>(3);
+    const int64_t pad = kernel / 2;
+    const ValueId y = b.node(
+        "ConvInteger", "conv",
+        {x,
+         b.constant("w", random_tensor<int8_t>({filters, channels, kernel, kernel}, -128, 127, 3)),
+         b.constant("xz", Tensor::scalar<uint8_t>(117)), b.constant("wz", wz)},
+        attrs_of({{"strides", std::vector<int64_t>{stride, stride}},
+                  {"dilations", std::vector<int64_t>{dilation, dilation}},
+                  {"pads", std::vector<int64_t>{pad, 0, pad + 1, pad}}}));
+    const Graph g = b.finish({y});
+    const Graph altered = passes::alter_int8_conv_layout(g);
+    QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 1);
+    QCOMPARE(count_op(altered, "ConvInteger"), 0);
+    const Tensor in = random_tensor<uint8_t>({1, channels, 9, 7}, 0, 255, 11);
+    const Tensor expected = run_reference(g, in);
+    QCOMPARE(values<int32_t>(run_reference(altered, in)), values<int32_t>(expected));
+    QCOMPARE(values<int32_t>(run_compiled(g, in).output), values<int32_t>(expected));
+  }
+
+  // Shapes the packed form does not take stay ConvInteger: 3 input channels
+  // (not a multiple of 4), 24 filters (not a multiple of 16), a weight that
+  // is not a constant.
+  void unsupportedShapesStay() {
+    lathe::testing::GraphBuilder b;
+    const ValueId x = b.input("x", {1, 3, 5, 5}, DType::UInt8);
+    const ValueId x8 = b.input("x8", {1, 8, 5, 5}, DType::UInt8);
+    const ValueId wv = b.input("w", {16, 8, 1, 1}, DType::Int8);
+    const ValueId a =
+        b.node("ConvInteger", "rgb", {x, b.constant("w3", Tensor(DType::Int8, {16, 3, 1, 1}))});
+    const ValueId c =
+        b.node("ConvInteger", "odd", {x8, b.constant("w24", Tensor(DType::Int8, {24, 8, 1, 1}))});
+    const ValueId d = b.node("ConvInteger", "variable", {x8, wv});
+    const Graph altered = passes::alter_int8_conv_layout(b.finish({a, c, d}));
+    QCOMPARE(count_op(altered, "ConvInteger"), 3);
+    QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 0);
+  }
+
+  // Two quantized convolutions in a row: the requantize epilogue between
+  // them runs blocked and writes uint8 NCHW16c, which the second reads
+  // directly (the only layout transforms left are the model's input and
+  // output ones), and the compiled result is the reference's, exactly.
+  void activationsStayBlockedBetweenConvs() {
+    lathe::testing::GraphBuilder b;
+    const ValueId x = b.input("x", {1, 16, 10, 10}, DType::UInt8);
+    const ValueId a = qlinear_conv(
+        b, "a", x, 32, 3, attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}), 120, 7, 21);
+    const ValueId c = qlinear_conv(b, "c", a, 16, 1,
+                                   attrs_of({{"strides", std::vector<int64_t>{2, 2}}}), 7, 130, 31);
+    const Graph g = b.finish({c});
+    const Tensor in = random_tensor<uint8_t>({1, 16, 10, 10}, 0, 255, 5);
+    const Tensor expected = run_reference(g, in);
+    const Compiled out = run_compiled(g, in);
+    QCOMPARE(values<uint8_t>(out.output), values<uint8_t>(expected));
+    QCOMPARE(count_op(out.optimized, "ConvIntegerNCHWc"), 2);
+    QCOMPARE(count_op(out.optimized, "LayoutTransform"), 2);
+    // The weights are packed constants: nothing in the graph packs them.
+    for (const Node& n : out.optimized.nodes)
+      if (n.op == "ConvIntegerNCHWc") QVERIFY(out.optimized.value(n.inputs[1]).is_constant());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestInt8ConvLayout)
+#include "tst_int8_conv_layout.moc"
