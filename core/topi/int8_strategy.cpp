@@ -164,6 +164,20 @@ SearchSpace conv_integer_template(const Tensor& anchor, const std::vector<Tensor
     };
     return with_epilogue(space, anchor, outputs);
   }
+  // The packed form (ConvIntegerNCHWc), its correction elementwise in the
+  // product: inlined into the epilogue, so the int32 sums are read once.
+  if (anchor.ndim() == 5 && !is_output(outputs, anchor)) {
+    Int8Kernel k = kernel_of(anchor);
+    k.output = k.product;  // no root stage for the anchor
+    SearchSpace space = conv2d_int8_template(k);
+    auto kernel = space.apply;
+    space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
+      kernel(s, config);
+      schedule_epilogue(s, anchor, outputs);
+      s[anchor].compute_inline();
+    };
+    return space;
+  }
   return with_epilogue(conv2d_int8_template(kernel_of(anchor)), anchor, outputs);
 }
 
