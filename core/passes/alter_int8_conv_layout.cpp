@@ -72,8 +72,9 @@ class Int8LayoutRewriter {
     // A copy: adding constants below moves the graph's values.
     const Tensor wt = *weight;
     const Tensor* w = &wt;
-    if (xt.dtype != DType::UInt8 || xt.rank() != 4 || w->dtype() != DType::Int8 || w->rank() != 4 ||
-        conv.attrs.get_int("group", 1) != 1)
+    const bool int8_data = xt.dtype == DType::Int8;
+    if ((xt.dtype != DType::UInt8 && !int8_data) || xt.rank() != 4 || w->dtype() != DType::Int8 ||
+        w->rank() != 4 || conv.attrs.get_int("group", 1) != 1)
       return false;
     const int64_t channels = xt.shape[1], filters = w->shape()[0];
     const int64_t ib = input_block(channels);
@@ -89,13 +90,31 @@ class Int8LayoutRewriter {
     pads.insert(pads.end(), win.pad_end.begin(), win.pad_end.end());
 
     const std::string& name = conv.name;
+    ValueId data = conv.inputs[0];
+    ValueId data_zero = conv.has_input(2) ? conv.inputs[2] : kNoValue;
+    if (int8_data) {
+      // vpdpbusd's unsigned operand: int8 data and its zero point + 128 as
+      // uint8 (exact; ORT's S8 -> U8 conversion), elementwise ops that fuse
+      // into the producer's epilogue.
+      const Tensor* z = data_zero == kNoValue ? nullptr : constant_input(graph_, conv, 2);
+      if (data_zero != kNoValue && !z) return false;
+      const int32_t zero = z ? z->data<int8_t>()[0] : 0;
+      data = cast(data, DType::Int32, name + "_data_widen");
+      data = emit_.append(
+          name + "_data_shift", "Add",
+          {data, graph_.add_constant(names_.value(name + "_shift"), Tensor::scalar<int32_t>(128))},
+          {}, "_shifted");
+      data = cast(data, DType::UInt8, name + "_data_unsigned");
+      data_zero = graph_.add_constant(names_.value(name + "_x_zero_point_unsigned"),
+                                      Tensor::scalar<uint8_t>(static_cast<uint8_t>(zero + 128)));
+    }
     std::vector<ValueId> inputs = {
-        transform(conv.inputs[0], "NCHW", nchwc_layout(ib), name + "_data"),
+        transform(data, "NCHW", nchwc_layout(ib), name + "_data"),
         graph_.add_constant(names_.value(name + "_weight_packed"), pack_weight(*w, ib)),
-        conv.has_input(2) ? graph_.add_constant(names_.value(name + "_weight_sum"), weight_sums(*w))
-                          : kNoValue,
-        conv.has_input(2) ? conv.inputs[2] : kNoValue,
-        conv.has_input(3) ? conv.inputs[3] : kNoValue};
+        data_zero != kNoValue
+            ? graph_.add_constant(names_.value(name + "_weight_sum"), weight_sums(*w))
+            : kNoValue,
+        data_zero, conv.has_input(3) ? conv.inputs[3] : kNoValue};
     while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
     Attributes attrs;
     attrs.set("strides", win.strides);
@@ -123,6 +142,13 @@ class Int8LayoutRewriter {
   }
 
  private:
+  // Cast of `x` to int32 or uint8.
+  ValueId cast(ValueId x, DType to, const std::string& name) {
+    Attributes attrs;
+    attrs.set("to", static_cast<int64_t>(to == DType::Int32 ? 6 : 2));  // ONNX's INT32, UINT8
+    return emit_.append(name, "Cast", {x}, std::move(attrs), to == DType::Int32 ? "_i32" : "_u8");
+  }
+
   ValueId transform(ValueId x, const std::string& src, const std::string& dst,
                     const std::string& node_name) {
     Attributes attrs;

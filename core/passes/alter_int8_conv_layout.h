@@ -8,7 +8,8 @@
 
 namespace lathe::passes {
 
-// Every 2-D ConvInteger with uint8 data of C channels (C a multiple of 4),
+// Every 2-D ConvInteger with 8-bit data of C channels (C a multiple of 4;
+// int8 data is first shifted into uint8 by +128, its zero point too),
 // a constant int8 weight [OC, C, KH, KW] (OC a multiple of 16), group 1 and
 // a per-tensor or constant zero point of the weight becomes
 //   LayoutTransform(X: NCHW -> NCHW{ib}c)

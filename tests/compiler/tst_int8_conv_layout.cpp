@@ -136,6 +136,27 @@ class TestInt8ConvLayout : public QObject {
     QCOMPARE(values<int32_t>(run_compiled(g, in).output), values<int32_t>(expected));
   }
 
+  // int8 data (QOperator S8S8 models) goes to uint8 by +128, its zero point
+  // too: the same result, exactly, with and without a zero point.
+  void int8DataIsShifted() {
+    for (bool with_zero : {true, false}) {
+      lathe::testing::GraphBuilder b;
+      const ValueId x = b.input("x", {1, 8, 6, 6}, DType::Int8);
+      std::vector<ValueId> inputs = {
+          x, b.constant("w", random_tensor<int8_t>({16, 8, 3, 3}, -128, 127, 9))};
+      if (with_zero) inputs.push_back(b.constant("xz", Tensor::scalar<int8_t>(-7)));
+      const ValueId y = b.node("ConvInteger", "conv", inputs,
+                               attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+      const Graph g = b.finish({y});
+      const Graph altered = passes::alter_int8_conv_layout(g);
+      QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 1);
+      const Tensor in = random_tensor<int8_t>({1, 8, 6, 6}, -128, 127, 13);
+      const Tensor expected = run_reference(g, in);
+      QCOMPARE(values<int32_t>(run_reference(altered, in)), values<int32_t>(expected));
+      QCOMPARE(values<int32_t>(run_compiled(g, in).output), values<int32_t>(expected));
+    }
+  }
+
   // Shapes the packed form does not take stay ConvInteger: 3 input channels
   // (not a multiple of 4), 24 filters (not a multiple of 16), a weight that
   // is not a constant.
