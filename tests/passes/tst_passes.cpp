@@ -1076,13 +1076,13 @@ class TestPasses : public QObject {
     passes::OptimizedGraph opt = passes::optimize_graph(original);
     QStringList passes_run;
     for (const auto& s : opt.snapshots) passes_run << QString::fromStdString(s.pass);
-    QCOMPARE(
-        passes_run.join(' '),
-        QString(
-            "eliminate_dead_code canonicalize_qnn fold_constants simplify fold_constants "
-            "lower_conv_transpose prune_padding_taps lower_conv3d fold_constants alter_conv_layout "
-            "fold_constants "
-            "cancel_layout_transforms eliminate_dead_code fuse_ops"));
+    QCOMPARE(passes_run.join(' '),
+             QString("eliminate_dead_code canonicalize_qnn fold_constants simplify fold_constants "
+                     "lower_conv_transpose prune_padding_taps lower_conv3d fold_constants "
+                     "alter_int8_conv_layout "
+                     "alter_conv_layout "
+                     "fold_constants "
+                     "cancel_layout_transforms eliminate_dead_code fuse_ops"));
     for (size_t k = 0; k + 1 < opt.snapshots.size(); ++k) QVERIFY(opt.snapshots[k].groups.empty());
     QCOMPARE(opt.snapshots.back().groups.size(), opt.groups.size());
     QCOMPARE(joined(ops_of(opt.graph)),
