@@ -1,6 +1,7 @@
 #include "passes/alter_int8_conv_layout.h"
 
 #include <algorithm>
+#include <set>
 
 #include "ir/ops/conv_integer_nchwc.h"
 #include "ir/ops/layout.h"
@@ -58,13 +59,61 @@ Tensor weight_sums(const Tensor& w) {
   return sums;
 }
 
+bool is_grouped_conv(const Node& node) {
+  return node.op == "ConvInteger" && node.attrs.get_int("group", 1) != 1;
+}
+
+// An elementwise or broadcast node whose inputs other than `in` are
+// constants: the requantize steps between two convolutions.
+bool passes_through(const Graph& graph, const Node& node, ValueId in) {
+  const FusionKind kind = op_kind(node.op);
+  if ((kind != FusionKind::ElemWise && kind != FusionKind::Broadcast) || node.outputs.size() != 1)
+    return false;
+  for (ValueId v : node.inputs)
+    if (v != kNoValue && v != in && !graph.value(v).is_constant()) return false;
+  return true;
+}
+
+// Whether `conv` reads from or feeds a grouped (depthwise) ConvInteger
+// through the requantize steps only. Those stay NCHW, so a packed conv
+// beside one would pay a layout transform of its activations on that side
+// each call (MobileNetV2's 1x1 convs, between depthwise ones).
+bool beside_grouped_conv(const Graph& graph, const std::vector<std::vector<int>>& consumers,
+                         const Node& conv) {
+  for (ValueId v = conv.inputs[0]; v != kNoValue;) {
+    const int p = graph.value(v).producer;
+    if (p < 0) break;
+    const Node& node = graph.nodes[static_cast<size_t>(p)];
+    if (is_grouped_conv(node)) return true;
+    if (!passes_through(graph, node, node.inputs.empty() ? kNoValue : node.inputs[0])) break;
+    v = node.inputs[0];
+  }
+  std::vector<ValueId> stack = {conv.outputs[0]};
+  while (!stack.empty()) {
+    const ValueId v = stack.back();
+    stack.pop_back();
+    for (int c : consumers[static_cast<size_t>(v)]) {
+      const Node& node = graph.nodes[static_cast<size_t>(c)];
+      if (is_grouped_conv(node)) return true;
+      if (passes_through(graph, node, v)) stack.push_back(node.outputs[0]);
+    }
+  }
+  return false;
+}
+
 class Int8LayoutRewriter {
  public:
-  explicit Int8LayoutRewriter(Graph& graph) : graph_(graph), names_(graph), emit_(graph, names_) {}
+  explicit Int8LayoutRewriter(Graph& graph)
+      : graph_(graph), names_(graph), emit_(graph, names_), consumers_(value_consumers(graph)) {
+    for (const Node& node : graph.nodes)
+      if (node.op == "ConvInteger" && node.has_input(0) && node.outputs.size() == 1 &&
+          beside_grouped_conv(graph, consumers_, node))
+        skipped_.insert(node.name);
+  }
 
   bool convert(const Node& conv) {
     if (conv.op != "ConvInteger" || conv.outputs.size() != 1 || !conv.has_input(0) ||
-        !conv.has_input(1))
+        !conv.has_input(1) || skipped_.count(conv.name))
       return false;
     const TensorType xt = graph_.type(conv.inputs[0]);
     const Tensor* weight = constant_input(graph_, conv, 1);
@@ -160,6 +209,8 @@ class Int8LayoutRewriter {
   Graph& graph_;
   NameTable names_;
   NodeEmitter emit_;
+  std::vector<std::vector<int>> consumers_;  // of the graph before the rewrite
+  std::set<std::string> skipped_;            // convs beside a depthwise one, by name
 };
 
 }  // namespace

@@ -15,7 +15,10 @@ namespace lathe::passes {
 //   LayoutTransform(X: NCHW -> NCHW{ib}c)
 //   -> ConvIntegerNCHWc(X', W packed, Σw, x_zero_point, w_zero_point)
 //   -> LayoutTransform(NCHW16c -> NCHW)
-// with ib the largest multiple of 4 up to 16 dividing C, the weight packed
+// A conv that reads from or feeds a grouped (depthwise) ConvInteger through
+// elementwise requantize steps only is left as it is: the depthwise kernel
+// runs in NCHW, so it would pay a layout transform on that side every call.
+// ib is the largest multiple of 4 up to 16 dividing C, the weight packed
 // to [OC/16, C/ib, KH, KW, ib/4, 16, 4] and Σw [OC/16, 16] (when there is
 // an x_zero_point) as constants. The ConvIntegerNCHWc keeps the node's name,
 // the back transform produces its output value. alter_conv_layout, run

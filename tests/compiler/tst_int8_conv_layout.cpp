@@ -175,6 +175,37 @@ class TestInt8ConvLayout : public QObject {
     QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 0);
   }
 
+  // A conv feeding a depthwise ConvInteger (which runs in NCHW) through its
+  // requantize steps stays ConvInteger: packed, it would pay a layout
+  // transform on that side; the conv after the depthwise one likewise.
+  void convsBesideDepthwiseStay() {
+    lathe::testing::GraphBuilder b;
+    const ValueId x = b.input("x", {1, 16, 6, 6}, DType::UInt8);
+    auto requantize = [&](ValueId acc, const std::string& name) {
+      const ValueId f = b.node("Cast", name + "_f", {acc}, attrs_of({{"to", int64_t{1}}}));
+      return b.node("QuantizeLinear", name + "_q",
+                    {f, b.constant(name + "_s", Tensor::scalar(64.0f)),
+                     b.constant(name + "_z", Tensor::scalar<uint8_t>(128))});
+    };
+    const ValueId expand =
+        b.node("ConvInteger", "expand",
+               {x, b.constant("we", random_tensor<int8_t>({16, 16, 1, 1}, -128, 127, 1))});
+    const ValueId dw = b.node(
+        "ConvInteger", "depthwise",
+        {requantize(expand, "e"), b.constant("wd", random_tensor<int8_t>({16, 1, 3, 3}, -9, 9, 2))},
+        attrs_of({{"group", int64_t{16}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+    const ValueId project =
+        b.node("ConvInteger", "project",
+               {requantize(dw, "d"),
+                b.constant("wp", random_tensor<int8_t>({16, 16, 1, 1}, -128, 127, 3))});
+    const ValueId alone =
+        b.node("ConvInteger", "alone",
+               {x, b.constant("wa", random_tensor<int8_t>({16, 16, 3, 3}, -128, 127, 4))});
+    const Graph altered = passes::alter_int8_conv_layout(b.finish({project, alone}));
+    QCOMPARE(count_op(altered, "ConvInteger"), 3);
+    QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 1);  // "alone"
+  }
+
   // Two quantized convolutions in a row: the requantize epilogue between
   // them runs blocked and writes uint8 NCHW16c, which the second reads
   // directly (the only layout transforms left are the model's input and
