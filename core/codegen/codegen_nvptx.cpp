@@ -167,49 +167,28 @@ llvm::Value* CodeGenNVPTX::emit_prefetch(const te::CallNode*) {
 llvm::Value* CodeGenNVPTX::emit_libm_per_lane(const char* float_name, const char*, llvm::Value*) {
   fail_at(str(float_name,
               " is not available on cuda: LLVM's NVPTX back end has no libm, and Lathe's own "
-              "polynomials cover exp, tanh, erf and sigmoid"));
+              "polynomials cover exp, log, pow, tanh, erf, sigmoid, sin and cos"));
 }
 
 llvm::Value* CodeGenNVPTX::emit_target_math(te::Intrinsic op, DataType t,
                                             const std::vector<llvm::Value*>& args) {
-  using Poly = llvm::Value* (*)(llvm::IRBuilder<>&, llvm::Value*);
-  // The polynomials take vectors; a scalar goes through a vector of one.
-  auto apply = [&](Poly poly, llvm::Value* x) -> llvm::Value* {
-    if (x->getType()->isVectorTy()) return poly(builder_, x);
-    llvm::Type* one = llvm::FixedVectorType::get(x->getType(), 1);
-    llvm::Value* v = builder_.CreateInsertElement(llvm::PoisonValue::get(one), x, uint64_t(0));
-    return builder_.CreateExtractElement(poly(builder_, v), uint64_t(0));
-  };
-  const bool f32 = t.is_float() && t.bits == 32;
-  auto refuse = [&](const char* name) -> llvm::Value* {
-    fail_at(str(name, " of ", t.to_string(),
-                " is not available on cuda: LLVM's NVPTX back end has no libm, and Lathe's own "
-                "polynomials cover float32 exp, tanh, erf and sigmoid"));
-  };
   switch (op) {
     case te::Intrinsic::Exp:
-      return f32 ? apply(emit_vector_expf, args[0]) : refuse("exp");
-    case te::Intrinsic::Tanh:
-      return f32 ? apply(emit_vector_tanhf, args[0]) : refuse("tanh");
-    case te::Intrinsic::Erf:
-      return f32 ? apply(emit_vector_erff, args[0]) : refuse("erf");
-    case te::Intrinsic::Sigmoid: {
-      if (!f32) return refuse("sigmoid");
-      llvm::Value* one = llvm::ConstantFP::get(args[0]->getType(), 1.0);
-      llvm::Value* e = apply(emit_vector_expf, builder_.CreateFNeg(args[0]));
-      return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
-    }
     case te::Intrinsic::Log:
-      return refuse("log");
     case te::Intrinsic::Pow:
-      return refuse("pow");
+    case te::Intrinsic::Tanh:
+    case te::Intrinsic::Erf:
+    case te::Intrinsic::Sigmoid:
     case te::Intrinsic::Sin:
-      return refuse("sin");
     case te::Intrinsic::Cos:
-      return refuse("cos");
+      break;
     default:
       return nullptr;  // instructions NVPTX has (sqrt, fma, floor ...) or libm names
   }
+  if (llvm::Value* r = emit_polynomial_math(builder_, op, args)) return r;
+  fail_at(str(te::intrinsic_name(op), " of ", t.to_string(),
+              " is not available on cuda: LLVM's NVPTX back end has no libm, and Lathe's own "
+              "polynomials cover float32 exp, log, pow, tanh, erf, sigmoid, sin and cos"));
 }
 
 }  // namespace lathe::codegen::detail

@@ -51,6 +51,16 @@ struct BufferFacts {
 llvm::Value* emit_vector_expf(llvm::IRBuilder<>& builder, llvm::Value* x);
 llvm::Value* emit_vector_erff(llvm::IRBuilder<>& builder, llvm::Value* x);
 llvm::Value* emit_vector_tanhf(llvm::IRBuilder<>& builder, llvm::Value* x);
+// log, sin, cos and pow the same way, for targets without libm (NVPTX).
+llvm::Value* emit_vector_logf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_sinf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_cosf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_powf(llvm::IRBuilder<>& builder, llvm::Value* x, llvm::Value* y);
+// The float32 math of a target without libm (gpu_math.cpp): exp, log, pow,
+// tanh, erf, sigmoid, sin, cos on scalars or vectors of float; nullptr for
+// an op it does not cover.
+llvm::Value* emit_polynomial_math(llvm::IRBuilder<>& builder, te::Intrinsic op,
+                                  const std::vector<llvm::Value*>& args);
 
 // Translates PrimFuncs into one LLVM module: expressions, stores, serial,
 // unrolled and vectorised loops, branches, lets and stack allocations, which

@@ -4,10 +4,12 @@
 // verifier refuses what a device cannot run, naming the loop or buffer.
 #include <QtTest>
 
+#include <cmath>
 #include <map>
 
 #include "codegen/codegen.h"
 #include "codegen/gpu_launch.h"
+#include "codegen/gpu_math.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
 #include "te/tensor.h"
@@ -208,7 +210,9 @@ s[S].bind(xi, te.thread_axis("threadIdx.x"))
     // A function without a polynomial is refused by name.
     te::Tensor A = te::placeholder({1024}, te::DataType::Float(32), "A");
     te::Tensor L = te::compute(
-        {1024}, [&](const std::vector<te::Var>& v) { return te::log(A(v[0])); }, "L", {"i"});
+        {1024},
+        [&](const std::vector<te::Var>& v) { return te::call(te::Intrinsic::Tan, {A(v[0])}); }, "L",
+        {"i"});
     const tir::PrimFunc log_f = lower_text({{"A", A}, {"L", L}}, R"(s = te.create_schedule(L.op)
 xo, xi = s[L].split(L.op.axis[0], factor=256)
 s[L].bind(xo, te.thread_axis("blockIdx.x"))
@@ -216,7 +220,119 @@ s[L].bind(xi, te.thread_axis("threadIdx.x"))
 )",
                                            {"A", "L"}, "log");
     const QString message = error_of([&] { ptx_of(log_f); });
-    QVERIFY2(message.contains("log of float32 is not available on cuda"), qPrintable(message));
+    QVERIFY2(message.contains("tanf is not available on cuda"), qPrintable(message));
+  }
+
+  // The polynomials the cuda target emits, JIT-compiled for this CPU, against
+  // libm in double: the error bound of each (relative, or absolute near a
+  // zero of the function), well inside the 1e-4 a model's output may move.
+  void polynomialMathMatchesLibm_data() {
+    QTest::addColumn<int>("op");
+    QTest::addColumn<double>("lo");
+    QTest::addColumn<double>("hi");
+    QTest::addColumn<double>("tolerance");
+    QTest::newRow("log") << int(te::Intrinsic::Log) << 1e-30 << 1e30 << 3e-7;
+    QTest::newRow("log near 1") << int(te::Intrinsic::Log) << 0.5 << 2.0 << 3e-7;
+    QTest::newRow("exp") << int(te::Intrinsic::Exp) << -87.0 << 88.0 << 3e-7;
+    QTest::newRow("sin") << int(te::Intrinsic::Sin) << -100.0 << 100.0 << 3e-7;
+    QTest::newRow("cos") << int(te::Intrinsic::Cos) << -100.0 << 100.0 << 3e-7;
+    QTest::newRow("tanh") << int(te::Intrinsic::Tanh) << -10.0 << 10.0 << 1e-6;
+    QTest::newRow("erf") << int(te::Intrinsic::Erf) << -5.0 << 5.0 << 1e-6;
+    QTest::newRow("pow") << int(te::Intrinsic::Pow) << 1e-3 << 1e3 << 6e-6;
+  }
+  void polynomialMathMatchesLibm() {
+    QFETCH(int, op);
+    QFETCH(double, lo);
+    QFETCH(double, hi);
+    QFETCH(double, tolerance);
+    const auto intrinsic = te::Intrinsic(op);
+    // Points spread geometrically where the range spans magnitudes, evenly
+    // where it crosses zero.
+    const int n = 20000;
+    std::vector<float> x(n), y(n);
+    for (int i = 0; i < n; ++i) {
+      const double t = double(i) / (n - 1);
+      x[i] = float(lo > 0 ? lo * std::pow(hi / lo, t) : lo + (hi - lo) * t);
+      y[i] = float(-6.0 + 12.0 * std::fmod(t * 7919.0, 1.0));  // pow's exponents in [-6, 6]
+    }
+    const std::vector<float> got = codegen::evaluate_polynomial_math(intrinsic, x, y);
+    double worst = 0;
+    int worst_at = 0;
+    for (int i = 0; i < n; ++i) {
+      const double xi = x[i];
+      double want = 0;
+      switch (intrinsic) {
+        case te::Intrinsic::Log:
+          want = std::log(xi);
+          break;
+        case te::Intrinsic::Exp:
+          want = std::exp(xi);
+          break;
+        case te::Intrinsic::Sin:
+          want = std::sin(xi);
+          break;
+        case te::Intrinsic::Cos:
+          want = std::cos(xi);
+          break;
+        case te::Intrinsic::Tanh:
+          want = std::tanh(xi);
+          break;
+        case te::Intrinsic::Erf:
+          want = std::erf(xi);
+          break;
+        case te::Intrinsic::Pow:
+          want = std::pow(xi, double(y[i]));
+          break;
+        default:
+          QFAIL("no reference");
+      }
+      // Relative error, absolute below 1 in magnitude (sin, log at zeros).
+      const double error = std::fabs(got[i] - want) / std::max(1.0, std::fabs(want));
+      if (!(error <= worst)) {
+        worst = error;
+        worst_at = i;
+      }
+    }
+    QVERIFY2(worst <= tolerance,
+             qPrintable(QString("%1(%2%3) = %4, libm %5: error %6")
+                            .arg(te::intrinsic_name(intrinsic))
+                            .arg(x[worst_at])
+                            .arg(intrinsic == te::Intrinsic::Pow ? QString(", %1").arg(y[worst_at])
+                                                                 : QString())
+                            .arg(got[worst_at])
+                            .arg(intrinsic == te::Intrinsic::Pow
+                                     ? std::pow(double(x[worst_at]), double(y[worst_at]))
+                                     : 0.0)
+                            .arg(worst)));
+  }
+
+  // C's special values: the ends of each function's domain, the signs of pow.
+  void polynomialMathSpecialValues() {
+    const float inf = INFINITY, nan = NAN;
+    const std::vector<float> log = codegen::evaluate_polynomial_math(
+        te::Intrinsic::Log, {0.0f, -1.0f, inf, nan, 1.0f, 1e-40f});
+    QCOMPARE(log[0], -inf);
+    QVERIFY(std::isnan(log[1]));
+    QCOMPARE(log[2], inf);
+    QVERIFY(std::isnan(log[3]));
+    QCOMPARE(log[4], 0.0f);
+    QVERIFY(std::fabs(log[5] - std::log(1e-40)) < 1e-4);  // a denormal
+    const std::vector<float> pow = codegen::evaluate_polynomial_math(
+        te::Intrinsic::Pow, {-2.0f, -2.0f, -2.0f, 0.0f, 0.0f, 5.0f, 1.0f},
+        {2.0f, 3.0f, 0.5f, 2.0f, 0.0f, 0.0f, nan});
+    QVERIFY(std::fabs(pow[0] - 4.0f) < 1e-5f);
+    QVERIFY(std::fabs(pow[1] + 8.0f) < 1e-5f);
+    QVERIFY(std::isnan(pow[2]));
+    QCOMPARE(pow[3], 0.0f);
+    QCOMPARE(pow[4], 1.0f);
+    QCOMPARE(pow[5], 1.0f);
+    QCOMPARE(pow[6], 1.0f);
+    const std::vector<float> sin =
+        codegen::evaluate_polynomial_math(te::Intrinsic::Sin, {inf, nan, -0.5f});
+    QVERIFY(std::isnan(sin[0]) && std::isnan(sin[1]));
+    QVERIFY(std::fabs(sin[2] - std::sin(-0.5f)) < 1e-7f);
+    QVERIFY(
+        !error_of([] { codegen::evaluate_polynomial_math(te::Intrinsic::Tan, {1.0f}); }).isEmpty());
   }
 
   void ptxasAcceptsThePtx_data() {
