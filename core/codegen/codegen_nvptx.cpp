@@ -11,6 +11,7 @@
 #include <llvm/IR/Metadata.h>
 
 #include "support/error.h"
+#include "te/tensor.h"
 
 namespace lathe::codegen::detail {
 
@@ -104,7 +105,9 @@ void CodeGenNVPTX::emit_thread_binding(const tir::ForNode* n) {
   }
   if (non_negative(n->min)) non_negative_vars_[n->loop_var] = true;
   llvm::Value* shadowed = bind(n->loop_var, value, Expr());
+  bound_loops_.push_back({n->thread_tag, extent, guard != nullptr});
   emit_stmt(n->body);
+  bound_loops_.pop_back();
   unbind(n->loop_var, shadowed);
   if (end_bb) {
     builder_.CreateBr(end_bb);
@@ -150,6 +153,125 @@ void CodeGenNVPTX::emit_allocate(const tir::AllocateNode* n) {
 
 void CodeGenNVPTX::emit_barrier() {
   builder_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+}
+
+llvm::Value* CodeGenNVPTX::shuffle_xor(llvm::Value* v, unsigned lane_mask, unsigned offset) {
+  llvm::Type* type = v->getType();
+  auto shuffle32 = [&](llvm::Value* x) {
+    const bool is_float = x->getType()->isFloatTy();
+    return builder_.CreateIntrinsic(
+        is_float ? llvm::Intrinsic::nvvm_shfl_sync_bfly_f32
+                 : llvm::Intrinsic::nvvm_shfl_sync_bfly_i32,
+        {}, {builder_.getInt32(lane_mask), x, builder_.getInt32(offset), builder_.getInt32(0x1f)});
+  };
+  if (type->isFloatTy() || type->isIntegerTy(32)) return shuffle32(v);
+  // 64 bits: the two halves, as CUDA's __shfl_xor_sync of a double.
+  llvm::Type* halves = llvm::FixedVectorType::get(builder_.getInt32Ty(), 2);
+  llvm::Value* pair = builder_.CreateBitCast(v, halves);
+  llvm::Value* lo = shuffle32(builder_.CreateExtractElement(pair, uint64_t(0)));
+  llvm::Value* hi = shuffle32(builder_.CreateExtractElement(pair, uint64_t(1)));
+  pair = builder_.CreateInsertElement(pair, lo, uint64_t(0));
+  pair = builder_.CreateInsertElement(pair, hi, uint64_t(1));
+  return builder_.CreateBitCast(pair, type);
+}
+
+void CodeGenNVPTX::emit_thread_allreduce(const tir::AttrStmtNode* n) {
+  // tir/transform/thread_allreduce.h: store the combination over the
+  // threadIdx.x threads of the store's value; every thread gets it.
+  const auto* store = n->body.as<tir::StoreNode>();
+  const int64_t* reducer = te::as_const_int(n->value);
+  if (!store || !reducer || *reducer < 0 || *reducer > int64_t(te::Reducer::Prod))
+    fail_at("a thread_allreduce attribute must hold a reducer and wrap one store");
+  const DataType t = store->value.type();
+  if (t.lanes != 1 || (t.bits != 32 && t.bits != 64))
+    fail_at(str("a cross-thread reduction of ", t.to_string(),
+                ": warp shuffles move 32- and 64-bit scalars"));
+  const BoundLoop* group = nullptr;
+  for (const BoundLoop& loop : bound_loops_) {
+    if (loop.guarded && loop.tag.rfind("threadIdx.", 0) == 0)
+      fail_at(str("a cross-thread reduction inside the loop bound to ", loop.tag, " (extent ",
+                  loop.extent, ", ", launch_.block[loop.tag.back() - 'x'],
+                  " launched): every thread of the block must take part; give the loops bound "
+                  "to ",
+                  loop.tag, " one extent"));
+    if (loop.tag == "threadIdx.x") group = &loop;
+  }
+  if (!group) fail_at("a cross-thread reduction outside every loop bound to threadIdx.x");
+  const int64_t width = group->extent;
+  if (width < 1 || (width & (width - 1)) != 0 || width > 1024)
+    fail_at(str("a cross-thread reduction over ", width,
+                " threads: the reduce loop bound to threadIdx.x needs a power of two up to 1024"));
+
+  // Combines two values as the reducer does (te::reducer_combine).
+  const te::Reducer r = te::Reducer(*reducer);
+  const te::Var lhs("allreduce_lhs", t), rhs("allreduce_rhs", t);
+  const Expr combine = te::reducer_combine(r, lhs, rhs);
+  auto combine_values = [&](llvm::Value* a, llvm::Value* b) {
+    llvm::Value* shadow_a = bind(lhs, a, Expr());
+    llvm::Value* shadow_b = bind(rhs, b, Expr());
+    llvm::Value* c = emit_expr(combine);
+    unbind(rhs, shadow_b);
+    unbind(lhs, shadow_a);
+    return c;
+  };
+
+  // Within a warp: a butterfly over the lanes of the group (all end with the
+  // combination), lanes of a block smaller than a warp masked out.
+  const int64_t threads = launch_.threads_per_block();
+  const unsigned lane_mask = threads >= 32 ? 0xffffffffu : (1u << threads) - 1u;
+  llvm::Value* v = emit_expr(store->value);
+  for (int64_t offset = std::min<int64_t>(width, 32) / 2; offset >= 1; offset /= 2)
+    v = combine_values(v, shuffle_xor(v, lane_mask, unsigned(offset)));
+
+  if (width > 32) {
+    // Across warps: lane 0 of each warp leaves its combination in shared
+    // memory; after a barrier every thread combines its group's warps (in
+    // the same order, so all get the same value); a second barrier lets the
+    // scratch be written again (a reduction in a serial loop).
+    llvm::Type* elem = llvm_type(t);
+    const int64_t warps = threads / 32;
+    llvm::Type* array = llvm::ArrayType::get(elem, uint64_t(warps));
+    auto* scratch = new llvm::GlobalVariable(
+        module_, array, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
+        str(kernel_name_, "_allreduce", allreduce_count_++, "_shared"), nullptr,
+        llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+    scratch->setAlignment(llvm::Align(8));
+    llvm::Value* tid_x = read_thread_index("threadIdx.x");
+    llvm::Value* linear = tid_x;
+    if (launch_.block[1] > 1 || launch_.block[2] > 1) {
+      llvm::Value* y = read_thread_index("threadIdx.y");
+      llvm::Value* z = read_thread_index("threadIdx.z");
+      llvm::Value* yz = builder_.CreateAdd(
+          y, builder_.CreateMul(z, builder_.getInt32(uint32_t(launch_.block[1]))));
+      linear = builder_.CreateAdd(
+          tid_x, builder_.CreateMul(yz, builder_.getInt32(uint32_t(launch_.block[0]))));
+    }
+    llvm::Value* warp = builder_.CreateLShr(linear, 5);
+    llvm::Value* lane = builder_.CreateAnd(linear, 31);
+    llvm::BasicBlock* write_bb = llvm::BasicBlock::Create(ctx_, "allreduce.write", function_);
+    llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(ctx_, "allreduce.written", function_);
+    builder_.CreateCondBr(builder_.CreateICmpEQ(lane, builder_.getInt32(0)), write_bb, done_bb);
+    builder_.SetInsertPoint(write_bb);
+    builder_.CreateStore(v,
+                         builder_.CreateInBoundsGEP(array, scratch, {builder_.getInt32(0), warp}));
+    builder_.CreateBr(done_bb);
+    builder_.SetInsertPoint(done_bb);
+    emit_barrier();
+    llvm::Value* first = builder_.CreateSub(warp, builder_.CreateLShr(tid_x, 5));
+    auto warp_value = [&](int64_t j) {
+      llvm::Value* index = builder_.CreateAdd(first, builder_.getInt32(uint32_t(j)));
+      return builder_.CreateLoad(
+          elem, builder_.CreateInBoundsGEP(array, scratch, {builder_.getInt32(0), index}));
+    };
+    v = warp_value(0);
+    for (int64_t j = 1; j < width / 32; ++j) v = combine_values(v, warp_value(j));
+    emit_barrier();
+  }
+
+  const te::Var result("allreduce_result", t);
+  llvm::Value* shadowed = bind(result, v, Expr());
+  emit_stmt(tir::make_store(store->buffer, result, store->index));
+  unbind(result, shadowed);
 }
 
 llvm::Value* CodeGenNVPTX::emit_tensor_intrinsic(const te::CallNode*) {

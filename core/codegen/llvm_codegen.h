@@ -86,6 +86,8 @@ class CodeGenLLVM {
   virtual void emit_allocate(const tir::AllocateNode* n) = 0;
   // The "storage_sync" attribute (tir/transform/inject_storage_sync.h).
   virtual void emit_barrier() = 0;
+  // The "thread_allreduce" attribute (tir/transform/thread_allreduce.h).
+  virtual void emit_thread_allreduce(const tir::AttrStmtNode* n) = 0;
   virtual llvm::Value* emit_prefetch(const te::CallNode* n) = 0;
   // A tensorized region's call (te/tensor_intrinsic.h).
   virtual llvm::Value* emit_tensor_intrinsic(const te::CallNode* n) = 0;
@@ -188,6 +190,7 @@ class CodeGenCPU final : public CodeGenLLVM {
   void emit_thread_binding(const tir::ForNode* n) override;
   void emit_allocate(const tir::AllocateNode* n) override;
   void emit_barrier() override;
+  void emit_thread_allreduce(const tir::AttrStmtNode* n) override;
   llvm::Value* emit_prefetch(const te::CallNode* n) override;
   // The x86 implementations (tensor_intrinsic_x86.cpp).
   llvm::Value* emit_tensor_intrinsic(const te::CallNode* n) override;

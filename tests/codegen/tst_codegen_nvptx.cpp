@@ -58,6 +58,17 @@ Env row_sum_env(int64_t rows, int64_t cols) {
   return {{"A", A}, {"R", R}};
 }
 
+// One block per row, the row's columns over `threads` threads that combine
+// their partial sums (a cross-thread reduction).
+std::string cross_thread_row_sum(int threads) {
+  return "s = te.create_schedule(R.op)\n"
+         "ko, ki = s[R].split(R.op.reduce_axis[0], factor=" +
+         std::to_string(threads) +
+         ")\n"
+         "s[R].bind(R.op.axis[0], te.thread_axis(\"blockIdx.x\"))\n"
+         "s[R].bind(ki, te.thread_axis(\"threadIdx.x\"))\n";
+}
+
 const char* kBoundAdd = R"(s = te.create_schedule(C.op)
 xo, xi = s[C].split(C.op.axis[0], factor=128)
 s[C].bind(xo, te.thread_axis("blockIdx.x"))
@@ -335,11 +346,81 @@ s[L].bind(xi, te.thread_axis("threadIdx.x"))
         !error_of([] { codegen::evaluate_polynomial_math(te::Intrinsic::Tan, {1.0f}); }).isEmpty());
   }
 
+  // A reduce loop bound to threadIdx.x: each thread folds its share of the
+  // row into a local partial, the threads combine theirs (warp shuffles,
+  // then shared memory across warps), and thread 0 writes the row.
+  void crossThreadReductionLowers() {
+    const Env env = row_sum_env(64, 1000);
+    const tir::PrimFunc f = lower_text(env, cross_thread_row_sum(256), {"A", "R"}, "row_sum");
+    const QString ir = QString::fromStdString(tir::to_string(f));
+    // The structure: the bound reduce loop holds the partial's init, the
+    // serial loop over the thread's share (its last step guarded: 1000 is
+    // 3 x 256 + 232), the all-reduce and the store by thread 0.
+    const qsizetype bound = ir.indexOf("threadIdx.x");
+    const qsizetype init = ir.indexOf("R_partial[0] = 0.0f");
+    const qsizetype serial = ir.indexOf("for ko in range");
+    const qsizetype allreduce = ir.indexOf("thread_allreduce");
+    const qsizetype store = ir.indexOf("if ki == 0:");
+    QVERIFY2(bound >= 0 && init > bound && serial > init && allreduce > serial && store > allreduce,
+             qPrintable(ir));
+    QVERIFY2(ir.contains("if ki < 232:"), qPrintable(ir));
+    const codegen::GpuLaunch launch = codegen::verify_gpu_func(f, Target::parse(kH100));
+    QCOMPARE(launch.grid[0], int64_t(64));
+    QCOMPARE(launch.block[0], int64_t(256));
+    const QString ptx = QString::fromStdString(ptx_of(f));
+    // Five butterfly steps within each warp, then the 8 warps' partials
+    // through shared memory between two barriers.
+    QCOMPARE(ptx.count("shfl.sync.bfly.b32"), 5);
+    for (const char* piece :
+         {".shared", "st.shared", "ld.shared", "bar.sync", ".maxntid 256, 1, 1"})
+      QVERIFY2(ptx.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, ptx)));
+    QVERIFY2(!ptx.contains(".local"), qPrintable(ptx));
+    // One warp: the butterfly alone, no shared memory, no barrier.
+    const QString warp = QString::fromStdString(
+        ptx_of(lower_text(env, cross_thread_row_sum(32), {"A", "R"}, "row_sum")));
+    QCOMPARE(warp.count("shfl.sync.bfly.b32"), 5);
+    QVERIFY2(!warp.contains("bar.sync") && !warp.contains(".shared"), qPrintable(warp));
+    // Half a warp: four steps, the lanes of the block masked.
+    const QString half = QString::fromStdString(
+        ptx_of(lower_text(env, cross_thread_row_sum(16), {"A", "R"}, "row_sum")));
+    QCOMPARE(half.count("shfl.sync.bfly.b32"), 4);
+    QVERIFY2(half.contains("65535"), qPrintable(half));
+  }
+
+  void crossThreadReductionIsRefusedWhereItCannotRun() {
+    const Env env = row_sum_env(64, 1000);
+    // Not a power of two.
+    QString message = error_of([&] {
+      ptx_of(lower_text(env, cross_thread_row_sum(96), {"A", "R"}, "row_sum"));
+    });
+    QVERIFY2(message.contains("power of two"), qPrintable(message));
+    // Bound to threadIdx.y.
+    message = error_of([&] {
+      lower_text(env, R"(s = te.create_schedule(R.op)
+ko, ki = s[R].split(R.op.reduce_axis[0], factor=32)
+s[R].bind(R.op.axis[0], te.thread_axis("blockIdx.x"))
+s[R].bind(ki, te.thread_axis("threadIdx.y"))
+)",
+                 {"A", "R"}, "row_sum");
+    });
+    QVERIFY2(message.contains("runs over threadIdx.x"), qPrintable(message));
+    // On the CPU.
+    message = error_of([&] {
+      std::unique_ptr<schedule::Schedule> s =
+          schedule::parse_schedule(cross_thread_row_sum(32), env);
+      codegen::emit_llvm_ir(
+          {tir::lower(*s, {env.at("A"), env.at("R")}, "row_sum", {.record_ir = false}).func},
+          Target::host());
+    });
+    QVERIFY2(message.contains("GPU target"), qPrintable(message));
+  }
+
   void ptxasAcceptsThePtx_data() {
     QTest::addColumn<QString>("kernel");
     QTest::newRow("elementwise") << "add";
     QTest::newRow("shared reduction") << "row_sum";
     QTest::newRow("polynomial math") << "sigmoid";
+    QTest::newRow("cross-thread reduction") << "cross_thread";
   }
   void ptxasAcceptsThePtx() {
     QFETCH(QString, kernel);
@@ -358,6 +439,8 @@ s[S].bind(xo, te.thread_axis("blockIdx.x"))
 s[S].bind(xi, te.thread_axis("threadIdx.x"))
 )",
                      {"A", "S"}, "sigmoid");
+    if (kernel == "cross_thread")
+      f = lower_text(row_sum_env(64, 1000), cross_thread_row_sum(256), {"A", "R"}, "row_sum");
     const QString errors = ptxas_errors(ptx_of(f), kernel);
     QVERIFY2(errors.isEmpty(), qPrintable(errors));
   }

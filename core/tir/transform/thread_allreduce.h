@@ -1,0 +1,25 @@
+// Cross-thread reductions (TVM's tvm_thread_allreduce and its
+// lower_thread_allreduce): a reduction whose reduce loop is bound to
+// threadIdx.x is lowered by schedule_ops to, inside that bound loop,
+//
+//   partial[0] = identity
+//   for <the serial reduce loops>: partial[0] = combine(partial[0], source)
+//   attr thread_allreduce = <te::Reducer> { red[0] = partial[0] }
+//   if (<data guards> && k_thread == 0) out[index] = red[0]   // output or shared
+//
+// where the attribute's store means: store the combination of its value over
+// the threads of the block that share threadIdx.y/z — every one of them gets
+// it. Code generation for a GPU implements it with warp shuffles (butterfly,
+// so all lanes end with the result) and, for more than a warp, the warps'
+// partials through shared memory between two barriers. Every thread of the
+// block must reach it: the bound loop's extent is the block's x extent, a
+// power of two. A stage that is neither an output nor shared keeps the
+// result in every thread's own (local) copy, so that its readers in other
+// thread loops of the same block find it without a barrier.
+#pragma once
+
+namespace lathe::tir {
+
+inline constexpr const char* kThreadAllReduceAttr = "thread_allreduce";
+
+}  // namespace lathe::tir
