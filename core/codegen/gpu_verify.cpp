@@ -8,6 +8,7 @@
 #include "te/expr_functor.h"
 #include "te/expr_printer.h"
 #include "tir/stmt_functor.h"
+#include "tir/transform/thread_allreduce.h"
 
 namespace lathe::codegen {
 
@@ -53,6 +54,10 @@ class Verifier {
                     launch_.block[2], " = ", launch_.threads_per_block(),
                     ") exceed the target's -max_threads_per_block=", target_.max_threads_per_block),
                 GpuVerifyError::Subject::of_threads("threadIdx"));
+    // A cross-thread reduction over more than a warp passes the warps'
+    // partials through shared memory (codegen_nvptx.cpp): a value a warp.
+    if (launch_.block[0] > 32)
+      launch_.shared_bytes += allreduce_bytes_ * (launch_.threads_per_block() / 32);
     if (launch_.shared_bytes > target_.max_shared_memory_per_block)
       fail_here(str("its shared memory (", launch_.shared_bytes,
                     " bytes) exceeds the target's -max_shared_memory_per_block=",
@@ -119,6 +124,9 @@ class Verifier {
         walk(s.as<tir::LetStmtNode>()->body);
         return;
       case tir::StmtKind::AttrStmt:
+        if (s.as<tir::AttrStmtNode>()->key == tir::kThreadAllReduceAttr)
+          if (const auto* store = s.as<tir::AttrStmtNode>()->body.as<tir::StoreNode>())
+            allreduce_bytes_ += (store->value.type().bits + 7) / 8;
         walk(s.as<tir::AttrStmtNode>()->body);
         return;
       case tir::StmtKind::Evaluate:
@@ -204,6 +212,7 @@ class Verifier {
   const tir::PrimFunc& func_;
   const Target& target_;
   GpuLaunch launch_;
+  int64_t allreduce_bytes_ = 0;  // a value of each cross-thread reduction
   int bound_depth_ = 0;
   bool bound_any_ = false;
   bool open_[6] = {};

@@ -367,6 +367,7 @@ s[L].bind(xi, te.thread_axis("threadIdx.x"))
     const codegen::GpuLaunch launch = codegen::verify_gpu_func(f, Target::parse(kH100));
     QCOMPARE(launch.grid[0], int64_t(64));
     QCOMPARE(launch.block[0], int64_t(256));
+    QCOMPARE(launch.shared_bytes, int64_t(8 * 4));  // the 8 warps' partials
     const QString ptx = QString::fromStdString(ptx_of(f));
     // Five butterfly steps within each warp, then the 8 warps' partials
     // through shared memory between two barriers.
