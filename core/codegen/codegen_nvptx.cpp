@@ -10,8 +10,11 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Metadata.h>
 
+#include <optional>
+
 #include "support/error.h"
 #include "te/tensor.h"
+#include "tir/transform/thread_allreduce.h"
 
 namespace lathe::codegen::detail {
 
@@ -105,7 +108,7 @@ void CodeGenNVPTX::emit_thread_binding(const tir::ForNode* n) {
   }
   if (non_negative(n->min)) non_negative_vars_[n->loop_var] = true;
   llvm::Value* shadowed = bind(n->loop_var, value, Expr());
-  bound_loops_.push_back({n->thread_tag, extent, guard != nullptr});
+  bound_loops_.push_back({n->loop_var, n->thread_tag, extent, guard != nullptr});
   emit_stmt(n->body);
   bound_loops_.pop_back();
   unbind(n->loop_var, shadowed);
@@ -175,17 +178,44 @@ llvm::Value* CodeGenNVPTX::shuffle_xor(llvm::Value* v, unsigned lane_mask, unsig
   return builder_.CreateBitCast(pair, type);
 }
 
+llvm::Value* CodeGenNVPTX::linear_thread_index() {
+  llvm::Value* linear = read_thread_index("threadIdx.x");
+  if (launch_.block[1] == 1 && launch_.block[2] == 1) return linear;
+  llvm::Value* y = read_thread_index("threadIdx.y");
+  llvm::Value* z = read_thread_index("threadIdx.z");
+  llvm::Value* yz =
+      builder_.CreateAdd(y, builder_.CreateMul(z, builder_.getInt32(uint32_t(launch_.block[1]))));
+  return builder_.CreateAdd(linear,
+                            builder_.CreateMul(yz, builder_.getInt32(uint32_t(launch_.block[0]))));
+}
+
+llvm::GlobalVariable* CodeGenNVPTX::shared_scratch(llvm::Type* type, int64_t count) {
+  llvm::Type* array = llvm::ArrayType::get(type, uint64_t(count));
+  auto* scratch = new llvm::GlobalVariable(
+      module_, array, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
+      str(kernel_name_, "_allreduce", allreduce_count_++, "_shared"), nullptr,
+      llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+  scratch->setAlignment(llvm::Align(8));
+  return scratch;
+}
+
 void CodeGenNVPTX::emit_thread_allreduce(const tir::AttrStmtNode* n) {
-  // tir/transform/thread_allreduce.h: store the combination over the
-  // threadIdx.x threads of the store's value; every thread gets it.
+  // tir/transform/thread_allreduce.h: store the combination, over the
+  // threads that differ only in the bound reduce loop's index, of the
+  // store's value; every one of them gets it.
   const auto* store = n->body.as<tir::StoreNode>();
-  const int64_t* reducer = te::as_const_int(n->value);
-  if (!store || !reducer || *reducer < 0 || *reducer > int64_t(te::Reducer::Prod))
-    fail_at("a thread_allreduce attribute must hold a reducer and wrap one store");
+  const std::string reducer_name = n->key.substr(std::string(tir::kThreadAllReduceAttr).size());
+  std::optional<te::Reducer> reducer;
+  for (te::Reducer r : {te::Reducer::Sum, te::Reducer::Max, te::Reducer::Min, te::Reducer::Prod})
+    if (reducer_name == te::reducer_name(r)) reducer = r;
+  if (!store || !reducer || !n->value.as<te::VarNode>())
+    fail_at(str("attribute '", n->key,
+                "' must name a reducer, hold the bound reduce loop's variable and wrap one store"));
   const DataType t = store->value.type();
   if (t.lanes != 1 || (t.bits != 32 && t.bits != 64))
     fail_at(str("a cross-thread reduction of ", t.to_string(),
-                ": warp shuffles move 32- and 64-bit scalars"));
+                ": warp shuffles and the shared scratch move 32- and 64-bit scalars"));
+  const te::Var reduce_var(n->value);
   const BoundLoop* group = nullptr;
   for (const BoundLoop& loop : bound_loops_) {
     if (loop.guarded && loop.tag.rfind("threadIdx.", 0) == 0)
@@ -194,18 +224,16 @@ void CodeGenNVPTX::emit_thread_allreduce(const tir::AttrStmtNode* n) {
                   " launched): every thread of the block must take part; give the loops bound "
                   "to ",
                   loop.tag, " one extent"));
-    if (loop.tag == "threadIdx.x") group = &loop;
+    if (loop.var.same_as(reduce_var)) group = &loop;
   }
-  if (!group) fail_at("a cross-thread reduction outside every loop bound to threadIdx.x");
+  if (!group)
+    fail_at(str("a cross-thread reduction over '", reduce_var.name(),
+                "', which no enclosing loop binds to a thread index"));
   const int64_t width = group->extent;
-  if (width < 1 || (width & (width - 1)) != 0 || width > 1024)
-    fail_at(str("a cross-thread reduction over ", width,
-                " threads: the reduce loop bound to threadIdx.x needs a power of two up to 1024"));
 
   // Combines two values as the reducer does (te::reducer_combine).
-  const te::Reducer r = te::Reducer(*reducer);
   const te::Var lhs("allreduce_lhs", t), rhs("allreduce_rhs", t);
-  const Expr combine = te::reducer_combine(r, lhs, rhs);
+  const Expr combine = te::reducer_combine(*reducer, lhs, rhs);
   auto combine_values = [&](llvm::Value* a, llvm::Value* b) {
     llvm::Value* shadow_a = bind(lhs, a, Expr());
     llvm::Value* shadow_b = bind(rhs, b, Expr());
@@ -214,58 +242,72 @@ void CodeGenNVPTX::emit_thread_allreduce(const tir::AttrStmtNode* n) {
     unbind(lhs, shadow_a);
     return c;
   };
-
-  // Within a warp: a butterfly over the lanes of the group (all end with the
-  // combination), lanes of a block smaller than a warp masked out.
-  const int64_t threads = launch_.threads_per_block();
-  const unsigned lane_mask = threads >= 32 ? 0xffffffffu : (1u << threads) - 1u;
+  llvm::Type* elem = llvm_type(t);
+  auto scratch_at = [&](llvm::GlobalVariable* scratch, llvm::Value* index) {
+    return builder_.CreateInBoundsGEP(scratch->getValueType(), scratch,
+                                      {builder_.getInt32(0), index});
+  };
   llvm::Value* v = emit_expr(store->value);
-  for (int64_t offset = std::min<int64_t>(width, 32) / 2; offset >= 1; offset /= 2)
-    v = combine_values(v, shuffle_xor(v, lane_mask, unsigned(offset)));
+  const int64_t threads = launch_.threads_per_block();
 
-  if (width > 32) {
-    // Across warps: lane 0 of each warp leaves its combination in shared
-    // memory; after a barrier every thread combines its group's warps (in
-    // the same order, so all get the same value); a second barrier lets the
-    // scratch be written again (a reduction in a serial loop).
-    llvm::Type* elem = llvm_type(t);
-    const int64_t warps = threads / 32;
-    llvm::Type* array = llvm::ArrayType::get(elem, uint64_t(warps));
-    auto* scratch = new llvm::GlobalVariable(
-        module_, array, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
-        str(kernel_name_, "_allreduce", allreduce_count_++, "_shared"), nullptr,
-        llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
-    scratch->setAlignment(llvm::Align(8));
-    llvm::Value* tid_x = read_thread_index("threadIdx.x");
-    llvm::Value* linear = tid_x;
-    if (launch_.block[1] > 1 || launch_.block[2] > 1) {
-      llvm::Value* y = read_thread_index("threadIdx.y");
-      llvm::Value* z = read_thread_index("threadIdx.z");
-      llvm::Value* yz = builder_.CreateAdd(
-          y, builder_.CreateMul(z, builder_.getInt32(uint32_t(launch_.block[1]))));
-      linear = builder_.CreateAdd(
-          tid_x, builder_.CreateMul(yz, builder_.getInt32(uint32_t(launch_.block[0]))));
-    }
-    llvm::Value* warp = builder_.CreateLShr(linear, 5);
-    llvm::Value* lane = builder_.CreateAnd(linear, 31);
-    llvm::BasicBlock* write_bb = llvm::BasicBlock::Create(ctx_, "allreduce.write", function_);
-    llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(ctx_, "allreduce.written", function_);
-    builder_.CreateCondBr(builder_.CreateICmpEQ(lane, builder_.getInt32(0)), write_bb, done_bb);
-    builder_.SetInsertPoint(write_bb);
-    builder_.CreateStore(v,
-                         builder_.CreateInBoundsGEP(array, scratch, {builder_.getInt32(0), warp}));
-    builder_.CreateBr(done_bb);
-    builder_.SetInsertPoint(done_bb);
+  if (group->tag == "threadIdx.y") {
+    // Threads that differ in y are (past a few) in different warps: every
+    // thread leaves its value in shared memory, and after a barrier combines
+    // its column's values in the order of y (all get the same); a second
+    // barrier lets the scratch be written again.
+    llvm::GlobalVariable* scratch = shared_scratch(elem, threads);
+    llvm::Value* linear = linear_thread_index();
+    builder_.CreateStore(v, scratch_at(scratch, linear));
     emit_barrier();
-    llvm::Value* first = builder_.CreateSub(warp, builder_.CreateLShr(tid_x, 5));
-    auto warp_value = [&](int64_t j) {
-      llvm::Value* index = builder_.CreateAdd(first, builder_.getInt32(uint32_t(j)));
-      return builder_.CreateLoad(
-          elem, builder_.CreateInBoundsGEP(array, scratch, {builder_.getInt32(0), index}));
+    const int64_t bx = launch_.block[0];
+    llvm::Value* y = read_thread_index("threadIdx.y");
+    // The column's first: this thread's index less its y's rows.
+    llvm::Value* first =
+        builder_.CreateSub(linear, builder_.CreateMul(y, builder_.getInt32(uint32_t(bx))));
+    auto value_of_row = [&](int64_t row) {
+      llvm::Value* index = builder_.CreateAdd(first, builder_.getInt32(uint32_t(row * bx)));
+      return builder_.CreateLoad(elem, scratch_at(scratch, index));
     };
-    v = warp_value(0);
-    for (int64_t j = 1; j < width / 32; ++j) v = combine_values(v, warp_value(j));
+    v = value_of_row(0);
+    for (int64_t row = 1; row < width; ++row) v = combine_values(v, value_of_row(row));
     emit_barrier();
+  } else {
+    if (width < 1 || (width & (width - 1)) != 0 || width > 1024)
+      fail_at(str("a cross-thread reduction over ", width,
+                  " threads: the reduce loop bound to threadIdx.x needs a power of two up to "
+                  "1024"));
+    // Within a warp: a butterfly over the lanes of the group (all end with
+    // the combination), lanes of a block smaller than a warp masked out.
+    const unsigned lane_mask = threads >= 32 ? 0xffffffffu : (1u << threads) - 1u;
+    for (int64_t offset = std::min<int64_t>(width, 32) / 2; offset >= 1; offset /= 2)
+      v = combine_values(v, shuffle_xor(v, lane_mask, unsigned(offset)));
+    if (width > 32) {
+      // Across warps: lane 0 of each warp leaves its combination in shared
+      // memory; after a barrier every thread combines its group's warps (in
+      // the same order, so all get the same value); a second barrier lets
+      // the scratch be written again (a reduction in a serial loop).
+      llvm::GlobalVariable* scratch = shared_scratch(elem, threads / 32);
+      llvm::Value* linear = linear_thread_index();
+      llvm::Value* warp = builder_.CreateLShr(linear, 5);
+      llvm::Value* lane = builder_.CreateAnd(linear, 31);
+      llvm::BasicBlock* write_bb = llvm::BasicBlock::Create(ctx_, "allreduce.write", function_);
+      llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(ctx_, "allreduce.written", function_);
+      builder_.CreateCondBr(builder_.CreateICmpEQ(lane, builder_.getInt32(0)), write_bb, done_bb);
+      builder_.SetInsertPoint(write_bb);
+      builder_.CreateStore(v, scratch_at(scratch, warp));
+      builder_.CreateBr(done_bb);
+      builder_.SetInsertPoint(done_bb);
+      emit_barrier();
+      llvm::Value* first =
+          builder_.CreateSub(warp, builder_.CreateLShr(read_thread_index("threadIdx.x"), 5));
+      auto warp_value = [&](int64_t j) {
+        llvm::Value* index = builder_.CreateAdd(first, builder_.getInt32(uint32_t(j)));
+        return builder_.CreateLoad(elem, scratch_at(scratch, index));
+      };
+      v = warp_value(0);
+      for (int64_t j = 1; j < width / 32; ++j) v = combine_values(v, warp_value(j));
+      emit_barrier();
+    }
   }
 
   const te::Var result("allreduce_result", t);

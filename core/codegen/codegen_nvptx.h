@@ -33,11 +33,16 @@ class CodeGenNVPTX final : public CodeGenLLVM {
 
   // One 32-bit shuffle (shfl.sync.bfly) of any 32- or 64-bit value.
   llvm::Value* shuffle_xor(llvm::Value* v, unsigned lane_mask, unsigned offset);
+  // This thread's index in the block, x fastest (as warps are formed).
+  llvm::Value* linear_thread_index();
+  // A `count`-element array of `type` in shared memory, for one kernel.
+  llvm::GlobalVariable* shared_scratch(llvm::Type* type, int64_t count);
 
   GpuLaunch launch_;  // of the kernel being emitted
   // The thread-bound loops around the statement being emitted: their tag,
   // extent and whether some threads of the launch skip the body.
   struct BoundLoop {
+    te::Var var;
     std::string tag;
     int64_t extent;
     bool guarded;

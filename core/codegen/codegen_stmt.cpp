@@ -78,7 +78,7 @@ void CodeGenLLVM::emit_stmt(const tir::Stmt& s) {
     case tir::StmtKind::AttrStmt:
       // A barrier; other annotations (pragma_auto_unroll_max_step,
       // storage_alignment ...) carry nothing LLVM's own heuristics need.
-      if (s.as<tir::AttrStmtNode>()->key == tir::kThreadAllReduceAttr)
+      if (tir::is_thread_allreduce(s.as<tir::AttrStmtNode>()->key))
         return emit_thread_allreduce(s.as<tir::AttrStmtNode>());
       if (s.as<tir::AttrStmtNode>()->key == tir::kStorageSyncAttr) emit_barrier();
       emit_stmt(s.as<tir::AttrStmtNode>()->body);

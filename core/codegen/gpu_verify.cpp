@@ -58,6 +58,8 @@ class Verifier {
     // partials through shared memory (codegen_nvptx.cpp): a value a warp.
     if (launch_.block[0] > 32)
       launch_.shared_bytes += allreduce_bytes_ * (launch_.threads_per_block() / 32);
+    // Over threadIdx.y: a value a thread.
+    launch_.shared_bytes += allreduce_y_bytes_ * launch_.threads_per_block();
     if (launch_.shared_bytes > target_.max_shared_memory_per_block)
       fail_here(str("its shared memory (", launch_.shared_bytes,
                     " bytes) exceeds the target's -max_shared_memory_per_block=",
@@ -124,9 +126,16 @@ class Verifier {
         walk(s.as<tir::LetStmtNode>()->body);
         return;
       case tir::StmtKind::AttrStmt:
-        if (s.as<tir::AttrStmtNode>()->key == tir::kThreadAllReduceAttr)
-          if (const auto* store = s.as<tir::AttrStmtNode>()->body.as<tir::StoreNode>())
-            allreduce_bytes_ += (store->value.type().bits + 7) / 8;
+        if (const auto* n = s.as<tir::AttrStmtNode>(); tir::is_thread_allreduce(n->key))
+          if (const auto* store = n->body.as<tir::StoreNode>()) {
+            const int64_t bytes = (store->value.type().bits + 7) / 8;
+            const auto tag = n->value.as<te::VarNode>() ? bound_tags_.find(te::Var(n->value))
+                                                        : bound_tags_.end();
+            if (tag != bound_tags_.end() && tag->second == "threadIdx.y")
+              allreduce_y_bytes_ += bytes;
+            else
+              allreduce_bytes_ += bytes;
+          }
         walk(s.as<tir::AttrStmtNode>()->body);
         return;
       case tir::StmtKind::Evaluate:
@@ -174,6 +183,7 @@ class Verifier {
     launch = std::max(launch, *extent);
     bound_any_ = true;
     open_[slot] = true;
+    bound_tags_[n->loop_var] = n->thread_tag;
     ++bound_depth_;
     walk(n->body);
     --bound_depth_;
@@ -212,7 +222,9 @@ class Verifier {
   const tir::PrimFunc& func_;
   const Target& target_;
   GpuLaunch launch_;
-  int64_t allreduce_bytes_ = 0;  // a value of each cross-thread reduction
+  int64_t allreduce_bytes_ = 0;         // a value of each reduction over threadIdx.x
+  int64_t allreduce_y_bytes_ = 0;       // and over threadIdx.y
+  te::VarMap<std::string> bound_tags_;  // the variables of the thread-bound loops
   int bound_depth_ = 0;
   bool bound_any_ = false;
   bool open_[6] = {};

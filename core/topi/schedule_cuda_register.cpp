@@ -10,6 +10,8 @@ void register_cuda_templates(OpStrategyRegistry& registry) {
         "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMin", "GlobalAveragePool",
         "GlobalMaxPool", "Softmax", "LogSoftmax", "LayerNormalization", "InstanceNormalization"})
     registry.define_template(op, "cuda", cuda_reduce_template);
+  for (const char* op : {"Gemm", "MatMul"})
+    registry.define_template(op, "cuda", cuda_dense_template);
 }
 
 }  // namespace lathe::topi

@@ -388,6 +388,37 @@ s[L].bind(xi, te.thread_axis("threadIdx.x"))
     QVERIFY2(half.contains("65535"), qPrintable(half));
   }
 
+  // Over threadIdx.y (rows of a block on x, each row's terms on y): the
+  // threads' values through shared memory, no shuffles.
+  void crossThreadReductionOverY() {
+    const Env env = row_sum_env(64, 1000);
+    const tir::PrimFunc f = lower_text(env, R"(s = te.create_schedule(R.op)
+io, ii = s[R].split(R.op.axis[0], factor=32)
+ko, ki = s[R].split(R.op.reduce_axis[0], factor=8)
+s[R].bind(io, te.thread_axis("blockIdx.x"))
+s[R].bind(ii, te.thread_axis("threadIdx.x"))
+s[R].bind(ki, te.thread_axis("threadIdx.y"))
+)",
+                                       {"A", "R"}, "row_sum");
+    const QString ir = QString::fromStdString(tir::to_string(f));
+    QVERIFY2(ir.contains("T.attr(\"thread_allreduce_sum\", ki)") && ir.contains("if ki == 0:"),
+             qPrintable(ir));
+    const codegen::GpuLaunch launch = codegen::verify_gpu_func(f, Target::parse(kH100));
+    QCOMPARE(launch.block[0], int64_t(32));
+    QCOMPARE(launch.block[1], int64_t(8));
+    QCOMPARE(launch.shared_bytes, int64_t(32 * 8 * 4));  // a value a thread
+    const QString ptx = QString::fromStdString(ptx_of(f));
+    QVERIFY2(!ptx.contains("shfl.sync"), qPrintable(ptx));
+    QCOMPARE(ptx.count("bar.sync"), 2);
+    QCOMPARE(ptx.count("ld.shared"), 8);
+    for (const char* piece : {"%tid.y", "st.shared.f32", ".maxntid 32, 8, 1"})
+      QVERIFY2(ptx.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, ptx)));
+    if (QFileInfo(kPtxas).isExecutable()) {
+      const QString errors = ptxas_errors(ptx.toStdString(), "row_sum_y");
+      QVERIFY2(errors.isEmpty(), qPrintable(errors));
+    }
+  }
+
   void crossThreadReductionIsRefusedWhereItCannotRun() {
     const Env env = row_sum_env(64, 1000);
     // Not a power of two.
@@ -395,16 +426,16 @@ s[L].bind(xi, te.thread_axis("threadIdx.x"))
       ptx_of(lower_text(env, cross_thread_row_sum(96), {"A", "R"}, "row_sum"));
     });
     QVERIFY2(message.contains("power of two"), qPrintable(message));
-    // Bound to threadIdx.y.
+    // Bound to threadIdx.z.
     message = error_of([&] {
       lower_text(env, R"(s = te.create_schedule(R.op)
 ko, ki = s[R].split(R.op.reduce_axis[0], factor=32)
 s[R].bind(R.op.axis[0], te.thread_axis("blockIdx.x"))
-s[R].bind(ki, te.thread_axis("threadIdx.y"))
+s[R].bind(ki, te.thread_axis("threadIdx.z"))
 )",
                  {"A", "R"}, "row_sum");
     });
-    QVERIFY2(message.contains("runs over threadIdx.x"), qPrintable(message));
+    QVERIFY2(message.contains("runs over threadIdx.x or threadIdx.y"), qPrintable(message));
     // On the CPU.
     message = error_of([&] {
       std::unique_ptr<schedule::Schedule> s =

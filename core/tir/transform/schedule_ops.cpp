@@ -226,10 +226,11 @@ class NestBuilder {
         throw schedule::ScheduleError(
             str("stage '", stage->op->name, "': reduce loops '", (*found).name(), "' and '",
                 leaf.name(), "' are both bound to threads; fuse them into one before binding"));
-      if (it->second.thread_tag != "threadIdx.x")
-        throw schedule::ScheduleError(str("stage '", stage->op->name, "': reduce loop '",
-                                          leaf.name(), "' is bound to ", it->second.thread_tag,
-                                          "; a cross-thread reduction runs over threadIdx.x"));
+      if (it->second.thread_tag != "threadIdx.x" && it->second.thread_tag != "threadIdx.y")
+        throw schedule::ScheduleError(
+            str("stage '", stage->op->name, "': reduce loop '", leaf.name(), "' is bound to ",
+                it->second.thread_tag,
+                "; a cross-thread reduction runs over threadIdx.x or threadIdx.y"));
       found = &leaf;
     }
     return found;
@@ -267,8 +268,9 @@ class NestBuilder {
         partial,
         te::reducer_combine(reduce.combiner, current, te::substitute(reduce.source, roots)), zero);
     update = nest(stage, serial, guard(conditions, update), true);
-    Stmt allreduce = make_attr(kThreadAllReduceAttr, te::make_int(int(reduce.combiner)),
-                               make_store(combined, current, zero));
+    Stmt allreduce =
+        make_attr(std::string(kThreadAllReduceAttr) + te::reducer_name(reduce.combiner),
+                  bound.var(), make_store(combined, current, zero));
     // An output or a shared buffer is written once; a local one by every
     // thread into its own copy.
     std::vector<Expr> store_conditions = guards.data;
