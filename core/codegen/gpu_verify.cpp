@@ -175,10 +175,15 @@ class Verifier {
                     "; a launch needs a constant, positive number of threads and blocks"),
                 GpuVerifyError::Subject::of_loop(name));
     const int slot = (tag.is_block ? 0 : 3) + tag.dim;
-    if (open_[slot])
+    // A threadIdx loop inside another of the same tag is the threads of the
+    // block again (a cooperative fetch into shared memory inside the
+    // threads' tiles, as TVM's one thread variable per tag); a block cannot
+    // be split again.
+    if (open_[slot] && tag.is_block)
       fail_here(
           str("loop '", name, "' is bound to ", n->thread_tag, " inside another loop bound to it"),
           GpuVerifyError::Subject::of_loop(name));
+    const bool reopened = open_[slot];
     int64_t& launch = tag.is_block ? launch_.grid[tag.dim] : launch_.block[tag.dim];
     launch = std::max(launch, *extent);
     bound_any_ = true;
@@ -187,7 +192,7 @@ class Verifier {
     ++bound_depth_;
     walk(n->body);
     --bound_depth_;
-    open_[slot] = false;
+    open_[slot] = reopened;
   }
 
   void walk_allocate(const tir::AllocateNode* n) {
