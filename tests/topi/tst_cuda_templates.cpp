@@ -1,0 +1,240 @@
+// The cuda templates per op class (topi/schedule_cuda_templates.h) without a
+// GPU: each schedules its kind of group, lowers for cuda with the structure
+// its class needs (cross-thread reductions, shared tiles and barriers), and
+// comes out as PTX with the pieces that structure implies and no .local
+// memory, which CUDA's ptxas assembles where the machine has it.
+#include <QtTest>
+
+#include "codegen/codegen.h"
+#include "codegen/gpu_launch.h"
+#include "schedule/schedule.h"
+#include "te/tensor.h"
+#include "tir/lower.h"
+#include "tir/printer.h"
+#include "topi/op_compute.h"
+#include "topi/schedule_cuda.h"
+#include "topi/schedule_cuda_templates.h"
+
+namespace lathe {
+namespace {
+using codegen::Target;
+using te::Expr;
+using te::Tensor;
+using te::Var;
+
+constexpr const char* kPtxas = "/usr/local/cuda/bin/ptxas";
+constexpr const char* kH100 = "cuda -arch=sm_90";
+const te::DataType f32 = te::DataType::Float(32);
+
+struct Kernel {
+  topi::SearchSpace space;
+  tir::PrimFunc func;
+  codegen::GpuLaunch launch;
+  QString ir, ptx;
+};
+
+// The template's default schedule of the group, lowered and built for cuda.
+Kernel build(topi::OpTemplateFn fn, const Tensor& anchor, const std::vector<Tensor>& args,
+             const std::string& name) {
+  Kernel k;
+  const Target target = Target::parse(kH100);
+  k.space = fn(anchor, {args.back()}, target.vector_unit());
+  schedule::Schedule sch({args.back().op()});
+  k.space.apply(sch, k.space.default_config);
+  k.func = tir::lower(sch, args, name, {.record_ir = false, .target = kH100}).func;
+  k.launch = codegen::verify_gpu_func(k.func, target);
+  k.ir = QString::fromStdString(tir::to_string(k.func));
+  k.ptx = QString::fromStdString(codegen::emit_assembly({k.func}, target));
+  return k;
+}
+
+// Empty when ptxas accepted the PTX for sm_90, else what it said; "skip"
+// when there is no ptxas.
+QString ptxas_errors(const QString& ptx, const QString& name) {
+  if (!QFileInfo(kPtxas).isExecutable()) return "skip";
+  QTemporaryDir dir;
+  const QString path = dir.filePath(name + ".ptx");
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) return "cannot write " + path;
+  file.write(ptx.toUtf8());
+  file.close();
+  QProcess ptxas;
+  ptxas.start(kPtxas, {"-arch=sm_90", path, "-o", dir.filePath(name + ".cubin")});
+  if (!ptxas.waitForFinished(60000)) return "ptxas did not finish";
+  if (ptxas.exitStatus() != QProcess::NormalExit || ptxas.exitCode() != 0)
+    return QString::fromLocal8Bit(ptxas.readAllStandardError());
+  return {};
+}
+
+void check_ptx(const Kernel& k, const std::vector<const char*>& pieces,
+               const std::vector<const char*>& absent = {}) {
+  for (const char* piece : pieces)
+    QVERIFY2(k.ptx.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, k.ptx)));
+  for (const char* piece : absent)
+    QVERIFY2(!k.ptx.contains(piece), qPrintable(QString("'%1' in:\n%2").arg(piece, k.ptx)));
+  // Per-thread arrays in local memory would mean registers spilled or a
+  // register block indexed at run time.
+  QVERIFY2(!k.ptx.contains(".local"), qPrintable(k.ptx));
+  QVERIFY2(k.ptx.contains(QString(".maxntid %1, %2, %3")
+                              .arg(k.launch.block[0])
+                              .arg(k.launch.block[1])
+                              .arg(k.launch.block[2])),
+           qPrintable(k.ptx));
+  const QString errors = ptxas_errors(k.ptx, QString::fromStdString(k.func.name));
+  if (errors == "skip")
+    qInfo("no CUDA ptxas at %s (not a Debian package): the PTX is checked by its text alone",
+          kPtxas);
+  else
+    QVERIFY2(errors.isEmpty(), qPrintable(errors));
+}
+
+// softmax over the rows of [rows, cols]: max, exp(x - max), sum, divide.
+std::vector<Tensor> softmax(int64_t rows, int64_t cols) {
+  Tensor x = te::placeholder({rows, cols}, f32, "x");
+  te::IterVar k1 = te::reduce_axis(cols, "k1"), k2 = te::reduce_axis(cols, "k2");
+  Tensor mx = te::compute(
+      {rows}, [&](const std::vector<Var>& i) { return te::max(x(i[0], k1.var()), {k1}); }, "mx",
+      {"i"});
+  Tensor e = te::compute(
+      {rows, cols}, [&](const std::vector<Var>& i) { return te::exp(x(i[0], i[1]) - mx(i[0])); },
+      "e", {"i", "j"});
+  Tensor sum = te::compute(
+      {rows}, [&](const std::vector<Var>& i) { return te::sum(e(i[0], k2.var()), {k2}); }, "sum",
+      {"i"});
+  Tensor out = te::compute({rows, cols},
+                           [&](const std::vector<Var>& i) { return e(i[0], i[1]) / sum(i[0]); },
+                           "out", {"i", "j"});
+  return {x, mx, out};
+}
+
+// mean over the last axis of [rows, cols]: a sum and its division.
+std::vector<Tensor> row_mean(int64_t rows, int64_t cols) {
+  Tensor x = te::placeholder({rows, cols}, f32, "x");
+  te::IterVar k = te::reduce_axis(cols, "k");
+  Tensor sum = te::compute(
+      {rows, 1}, [&](const std::vector<Var>& i) { return te::sum(x(i[0], k.var()), {k}); }, "sum",
+      {"i", "o"});
+  Tensor mean = te::compute(
+      {rows, 1}, [&](const std::vector<Var>& i) { return sum(i[0], i[1]) * Expr(1.0f / cols); },
+      "mean", {"i", "o"});
+  return {x, sum, mean};
+}
+
+// out = relu(A x B + bias), B given as [N, K] (transposed in the group, as
+// a Gemm of transB) or as [K, N].
+std::vector<Tensor> dense(int64_t m, int64_t n, int64_t k, bool b_transposed) {
+  Tensor a = te::placeholder({m, k}, f32, "a");
+  Tensor b = te::placeholder(b_transposed ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n},
+                             f32, "b");
+  Tensor bias = te::placeholder({n}, f32, "bias");
+  Tensor bt = b;
+  if (b_transposed)
+    bt = te::compute(
+        {k, n}, [&](const std::vector<Var>& i) { return b(i[1], i[0]); }, "bt", {"k", "j"},
+        "transpose_b");
+  te::IterVar r = te::reduce_axis(k, "r");
+  Tensor mm = te::compute(
+      {m, n},
+      [&](const std::vector<Var>& i) { return te::sum(a(i[0], r.var()) * bt(r.var(), i[1]), {r}); },
+      "mm", {"i", "j"}, "matmul");
+  Tensor out = te::compute(
+      {m, n},
+      [&](const std::vector<Var>& i) { return te::max(mm(i[0], i[1]) + bias(i[1]), Expr(0.0f)); },
+      "out", {"i", "j"});
+  return {a, b, bias, mm, out};
+}
+
+}  // namespace
+}  // namespace lathe
+
+using namespace lathe;
+
+class TestCudaTemplates : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void registeredPerOpClass() {
+    const auto& registry = topi::OpStrategyRegistry::global();
+    for (const char* op : {"Softmax", "ReduceMean", "GlobalAveragePool", "LayerNormalization"})
+      QVERIFY2(registry.find(op)->template_for("cuda") == topi::cuda_reduce_template, op);
+    for (const char* op : {"Gemm", "MatMul"})
+      QVERIFY2(registry.find(op)->template_for("cuda") == topi::cuda_dense_template, op);
+  }
+
+  // One block per row; the max and the sum are cross-thread reductions over
+  // the block's threads, which then write the row.
+  void softmaxIsOneBlockPerRow() {
+    const std::vector<te::Tensor> t = softmax(64, 1000);
+    const Kernel k = build(topi::cuda_reduce_template, t[1], {t[0], t[2]}, "softmax");
+    QCOMPARE(QString::fromStdString(k.space.name), QString("reduce.cuda"));
+    QCOMPARE(k.launch.grid[0], int64_t(64));
+    QCOMPARE(k.launch.block[0], int64_t(256));
+    QVERIFY2(k.ir.contains("thread_allreduce_max") && k.ir.contains("thread_allreduce_sum"),
+             qPrintable(k.ir));
+    // Butterflies within warps, then the 8 warps through shared memory.
+    check_ptx(k, {".entry softmax(", "shfl.sync.bfly.b32", ".shared", "bar.sync"});
+  }
+
+  void reductionWithEpilogue() {
+    // 49 terms (a 7 x 7 global pool): 32 threads, one warp, no shared memory.
+    const std::vector<te::Tensor> t = row_mean(512, 49);
+    const Kernel k = build(topi::cuda_reduce_template, t[1], {t[0], t[2]}, "mean");
+    QCOMPARE(QString::fromStdString(k.space.name), QString("reduce.cuda"));
+    QCOMPARE(k.launch.block[0], int64_t(32));
+    QCOMPARE(k.launch.grid[0], int64_t(512));
+    check_ptx(k, {"shfl.sync.bfly.b32"}, {"bar.sync"});
+    // Few terms: one thread per output does them (the default template).
+    const std::vector<te::Tensor> short_rows = row_mean(512, 9);
+    const topi::SearchSpace space = topi::cuda_reduce_template(short_rows[1], {short_rows[2]},
+                                                               Target::parse(kH100).vector_unit());
+    QCOMPARE(QString::fromStdString(space.name), QString("reduction.cuda"));
+  }
+
+  // Batch 1 with [N, K] weights: a warp of threadIdx.x per output splits k.
+  void smallDenseOverKContiguous() {
+    const std::vector<te::Tensor> t = dense(1, 1000, 512, true);
+    const Kernel k = build(topi::cuda_dense_template, t[3], {t[0], t[1], t[2], t[4]}, "dense");
+    QCOMPARE(QString::fromStdString(k.space.name), QString("dense_small.cuda"));
+    QCOMPARE(k.launch.block[0], int64_t(32));
+    QVERIFY2(k.ir.contains("T.attr(\"thread_allreduce_sum\"") && k.ir.contains("threadIdx.y"),
+             qPrintable(k.ir));
+    check_ptx(k, {"shfl.sync.bfly.b32", "%tid.y"}, {"bar.sync"});
+  }
+
+  // Batch 1 with [K, N] weights: 32 columns on threadIdx.x, k on threadIdx.y.
+  void smallDenseOverColumns() {
+    const std::vector<te::Tensor> t = dense(1, 1000, 512, false);
+    const Kernel k = build(topi::cuda_dense_template, t[3], {t[0], t[1], t[2], t[4]}, "dense");
+    QCOMPARE(QString::fromStdString(k.space.name), QString("dense_small.cuda"));
+    QCOMPARE(k.launch.block[0], int64_t(32));
+    QVERIFY(k.launch.block[1] > 1);
+    check_ptx(k, {"bar.sync", "st.shared", "ld.shared"}, {"shfl.sync"});
+  }
+
+  // Many rows: shared tiles of A and B per k step, a register block of
+  // outputs per thread.
+  void tiledDense_data() {
+    QTest::addColumn<int>("m");
+    QTest::addColumn<bool>("transposed");
+    QTest::newRow("128 rows") << 128 << false;
+    QTest::newRow("197 rows, B transposed") << 197 << true;
+  }
+  void tiledDense() {
+    QFETCH(int, m);
+    QFETCH(bool, transposed);
+    const std::vector<te::Tensor> t = dense(m, 384, 256, transposed);
+    const Kernel k = build(topi::cuda_dense_template, t[3], {t[0], t[1], t[2], t[4]}, "dense");
+    QCOMPARE(QString::fromStdString(k.space.name), QString("dense_tiled.cuda"));
+    const auto& tile_i = k.space.value(k.space.default_config, "tile_i");
+    const auto& tile_j = k.space.value(k.space.default_config, "tile_j");
+    const auto& tile_k = k.space.value(k.space.default_config, "tile_k");
+    QCOMPARE(k.launch.grid[1], (m + tile_i[0] - 1) / tile_i[0]);
+    QCOMPARE(k.launch.grid[0], (384 + tile_j[0] - 1) / tile_j[0]);
+    QCOMPARE(k.launch.shared_bytes, (tile_i[0] + tile_j[0]) * tile_k[0] * 4);
+    QVERIFY2(k.ir.contains("\"shared\"") && k.ir.contains("storage_sync"), qPrintable(k.ir));
+    check_ptx(k, {"ld.shared", "st.shared", "bar.sync", "fma.rn.f32"});
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCudaTemplates)
+#include "tst_cuda_templates.moc"
