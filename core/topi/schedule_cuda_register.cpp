@@ -12,6 +12,7 @@ void register_cuda_templates(OpStrategyRegistry& registry) {
     registry.define_template(op, "cuda", cuda_reduce_template);
   for (const char* op : {"Gemm", "MatMul"})
     registry.define_template(op, "cuda", cuda_dense_template);
+  registry.define_template("Conv", "cuda", cuda_conv2d_template);
 }
 
 }  // namespace lathe::topi

@@ -35,6 +35,16 @@ SearchSpace cuda_reduce_template(const te::Tensor& anchor, const std::vector<te:
 SearchSpace cuda_dense_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
                                 const VectorUnit& vector_unit);
 
+// "conv2d_direct.cuda" (schedule_cuda_conv.cpp), after TVM's conv2d_direct:
+// a block computes tile_f output channels of tile_p consecutive pixels, each
+// thread block_f channels of one pixel in registers, over steps of tile_c
+// input channels whose input window and weights the block fetches into
+// shared memory together. Knobs `tile_f`, `block_f`, `tile_p`, `tile_c`,
+// constrained to the block's threads and 44 KiB of shared memory. Grouped
+// and depthwise convolutions keep the default schedule.
+SearchSpace cuda_conv2d_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
+                                 const VectorUnit& vector_unit);
+
 // Registers the templates above for their ops under the "cuda" kind.
 void register_cuda_templates(OpStrategyRegistry& registry);
 
