@@ -11,6 +11,7 @@
 #include "te/tensor.h"
 #include "tir/lower.h"
 #include "tir/printer.h"
+#include "topi/nn.h"
 #include "topi/op_compute.h"
 #include "topi/schedule_cuda.h"
 #include "topi/schedule_cuda_templates.h"
@@ -144,6 +145,25 @@ std::vector<Tensor> dense(int64_t m, int64_t n, int64_t k, bool b_transposed) {
   return {a, b, bias, mm, out};
 }
 
+// out = relu(conv2d(x, w) + bias), NCHW, padding 1, groups 1 (or depthwise).
+std::vector<Tensor> conv(int64_t c, int64_t f, int64_t size, int64_t k, int64_t stride,
+                         bool depthwise = false) {
+  topi::Conv2dParams p;
+  p.stride_h = p.stride_w = stride;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = k / 2;
+  p.groups = depthwise ? c : 1;
+  Tensor x = te::placeholder({1, c, size, size}, f32, "x");
+  Tensor w = te::placeholder({f, depthwise ? 1 : c, k, k}, f32, "w");
+  Tensor bias = te::placeholder({f}, f32, "bias");
+  Tensor y = topi::conv2d_nchw(x, w, p, "conv");
+  Tensor out = te::compute(y.shape(),
+                           [&](const std::vector<Var>& i) {
+                             return te::max(y(i[0], i[1], i[2], i[3]) + bias(i[1]), Expr(0.0f));
+                           },
+                           "out", {"n", "f", "y", "x"});
+  return {x, w, bias, y, out};
+}
+
 }  // namespace
 }  // namespace lathe
 
@@ -159,6 +179,7 @@ class TestCudaTemplates : public QObject {
       QVERIFY2(registry.find(op)->template_for("cuda") == topi::cuda_reduce_template, op);
     for (const char* op : {"Gemm", "MatMul"})
       QVERIFY2(registry.find(op)->template_for("cuda") == topi::cuda_dense_template, op);
+    QVERIFY(registry.find("Conv")->template_for("cuda") == topi::cuda_conv2d_template);
   }
 
   // One block per row; the max and the sum are cross-thread reductions over
@@ -233,6 +254,50 @@ class TestCudaTemplates : public QObject {
     QCOMPARE(k.launch.shared_bytes, (tile_i[0] + tile_j[0]) * tile_k[0] * 4);
     QVERIFY2(k.ir.contains("\"shared\"") && k.ir.contains("storage_sync"), qPrintable(k.ir));
     check_ptx(k, {"ld.shared", "st.shared", "bar.sync", "fma.rn.f32"});
+  }
+
+  // A block's channels x pixels patch; its input window (padding included)
+  // and weights per step of input channels in shared memory, a register
+  // block of channels per thread.
+  void directConv_data() {
+    QTest::addColumn<int>("c");
+    QTest::addColumn<int>("size");
+    QTest::addColumn<int>("k");
+    QTest::addColumn<int>("stride");
+    QTest::newRow("3x3 on 56x56") << 64 << 56 << 3 << 1;
+    QTest::newRow("7x7 stem, stride 2") << 3 << 224 << 7 << 2;
+    QTest::newRow("1x1 on 7x7") << 256 << 7 << 1 << 1;
+  }
+  void directConv() {
+    QFETCH(int, c);
+    QFETCH(int, size);
+    QFETCH(int, k);
+    QFETCH(int, stride);
+    const std::vector<te::Tensor> t = conv(c, 64, size, k, stride);
+    const Kernel kernel = build(topi::cuda_conv2d_template, t[3], {t[0], t[1], t[2], t[4]}, "conv");
+    QCOMPARE(QString::fromStdString(kernel.space.name), QString("conv2d_direct.cuda"));
+    const topi::SearchSpace& space = kernel.space;
+    auto knob = [&](const char* name) { return space.value(space.default_config, name)[0]; };
+    // The window of a tile_h x tile_w patch and the slab of weights, as the
+    // lowering sized them.
+    const int64_t out = (size + 2 * (k / 2) - k) / stride + 1;
+    const int64_t tile_h = std::min<int64_t>(knob("tile_h"), out);
+    const int64_t tile_w = std::min<int64_t>(knob("tile_w"), out);
+    const int64_t rows = (tile_h - 1) * stride + k, cols = (tile_w - 1) * stride + k;
+    const int64_t tile_c = std::min<int64_t>(knob("tile_c"), c);
+    QCOMPARE(kernel.launch.shared_bytes,
+             4 * (tile_c * rows * cols + knob("tile_f") * tile_c * k * k));
+    QCOMPARE(kernel.launch.block[0], tile_h * tile_w);
+    QCOMPARE(kernel.launch.block[1], knob("tile_f") / knob("block_f"));
+    check_ptx(kernel, {".shared", "bar.sync", "ld.shared", "fma.rn.f32"});
+  }
+
+  void depthwiseConvKeepsTheDefault() {
+    const std::vector<te::Tensor> t = conv(32, 32, 56, 3, 1, true);
+    const Kernel kernel =
+        build(topi::cuda_conv2d_template, t[3], {t[0], t[1], t[2], t[4]}, "depthwise");
+    QCOMPARE(QString::fromStdString(kernel.space.name), QString("reduction.cuda"));
+    check_ptx(kernel, {"ld.global"}, {".shared"});
   }
 };
 
