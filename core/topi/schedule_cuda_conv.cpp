@@ -72,7 +72,14 @@ SearchSpace cuda_conv2d_template(const te::Tensor& anchor, const std::vector<te:
   space.knobs.push_back(choice_knob("block_f", {1, 2, 4, 8}));
   space.knobs.push_back(choice_knob("tile_h", {1, 2, 4, 8}));
   space.knobs.push_back(choice_knob("tile_w", {4, 7, 8, 14, 16, 28, 32}));
-  space.knobs.push_back(choice_knob("tile_c", {1, 2, 4, 8, 16}));
+  // Steps of input channels that divide them: a last partial step would be
+  // peeled by loop_partition into a second copy of the loop, with shared
+  // tiles of its own. A few channels (an RGB image) are one step.
+  std::vector<int64_t> steps;
+  for (int64_t c : {1, 2, 4, 8, 16})
+    if (s.c % c == 0) steps.push_back(c);
+  if (s.c < 16 && steps.back() != s.c) steps.push_back(s.c);
+  space.knobs.push_back(choice_knob("tile_c", steps));
   auto threads_of = [s](int64_t tile_f, int64_t block_f, int64_t tile_h, int64_t tile_w) {
     return tile_f / block_f * std::min(tile_h, s.oh) * std::min(tile_w, s.ow);
   };
@@ -87,17 +94,29 @@ SearchSpace cuda_conv2d_template(const te::Tensor& anchor, const std::vector<te:
   // 8 input channels a step; fewer channels a block where the blocks would
   // not fill the GPU, fewer input channels where the tiles would not fit.
   const int64_t tile_w = s.ow <= 7 ? 7 : s.ow <= 14 ? 14 : 16;
-  int64_t tile_h = std::max<int64_t>(1, 32 / tile_w), tile_f = 32, tile_c = 8;
+  int64_t tile_h = std::max<int64_t>(1, 32 / tile_w), tile_f = 32, tile_c = 1;
+  for (int64_t c : steps)
+    if (c <= 8) tile_c = c;
   auto blocks = [&] {
     return s.n * ((s.f + tile_f - 1) / tile_f) * ((s.oh + tile_h - 1) / tile_h) *
            ((s.ow + tile_w - 1) / tile_w);
   };
   while (blocks() < kBlocksToFill && tile_f > 8) tile_f /= 2;
-  while (shared_bytes(s, tile_f, tile_h, tile_w, tile_c) > kSharedBudget && tile_c > 1) tile_c /= 2;
   // At least a warp of threads: taller tiles where the image is small.
   while (threads_of(tile_f, std::min<int64_t>(4, tile_f), tile_h, tile_w) < 32 && tile_h < 8 &&
          tile_h < s.oh)
     tile_h *= 2;
+  // Fewer output channels, then fewer input channels a step, until the
+  // tiles fit.
+  while (shared_bytes(s, tile_f, tile_h, tile_w, tile_c) > kSharedBudget) {
+    if (tile_f > 16) {
+      tile_f /= 2;
+    } else {
+      auto smaller = std::find(steps.begin(), steps.end(), tile_c);
+      if (smaller == steps.begin()) break;
+      tile_c = *(smaller - 1);
+    }
+  }
   space.default_config = require_config(space, {{"tile_f", {tile_f}},
                                                 {"block_f", {std::min<int64_t>(4, tile_f)}},
                                                 {"tile_h", {tile_h}},
