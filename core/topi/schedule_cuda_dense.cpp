@@ -72,6 +72,11 @@ SearchSpace small_product(const te::Tensor& mm, int64_t k, bool k_contiguous) {
   space.default_config =
       k_contiguous ? require_config(space, {{"threads_k", {32}}, {"outputs_per_block", {8}}})
                    : require_config(space, {{"threads_k", {8}}, {"outputs_per_block", {32}}});
+  space.constraint = [knobs = space.knobs, most](const Config& c) {
+    const int64_t threads =
+        std::min(knob_int(knobs, c, "threads_k"), most) * knob_int(knobs, c, "outputs_per_block");
+    return threads >= 32 && threads <= 1024;
+  };
   space.apply = [knobs = space.knobs, mm_op = mm.op(), most, k_contiguous](Schedule& sch,
                                                                            const Config& config) {
     // Over threadIdx.x, a butterfly needs at least a power of two; the

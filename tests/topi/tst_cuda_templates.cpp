@@ -299,6 +299,66 @@ class TestCudaTemplates : public QObject {
     QCOMPARE(QString::fromStdString(kernel.space.name), QString("reduction.cuda"));
     check_ptx(kernel, {"ld.global"}, {".shared"});
   }
+
+  // Every point of each template's space (a sample of them) is a kernel the
+  // device can run: tuning may pick any.
+  void pointsOfTheSpacesBuild_data() {
+    QTest::addColumn<int>("which");
+    QTest::newRow("reduce.cuda") << 0;
+    QTest::newRow("dense_small.cuda") << 1;
+    QTest::newRow("dense_tiled.cuda") << 2;
+    QTest::newRow("conv2d_direct.cuda") << 3;
+  }
+  void pointsOfTheSpacesBuild() {
+    QFETCH(int, which);
+    std::vector<te::Tensor> t;
+    topi::OpTemplateFn fn = nullptr;
+    te::Tensor anchor;
+    std::vector<te::Tensor> args;
+    if (which == 0) {
+      t = softmax(64, 1000);
+      fn = topi::cuda_reduce_template;
+      anchor = t[1];
+      args = {t[0], t[2]};
+    } else if (which == 1 || which == 2) {
+      t = dense(which == 1 ? 1 : 100, 384, 256, which == 1);
+      fn = topi::cuda_dense_template;
+      anchor = t[3];
+      args = {t[0], t[1], t[2], t[4]};
+    } else {
+      t = conv(32, 64, 28, 3, 1);
+      fn = topi::cuda_conv2d_template;
+      anchor = t[3];
+      args = {t[0], t[1], t[2], t[4]};
+    }
+    const Target target = Target::parse(kH100);
+    const topi::SearchSpace space = fn(anchor, {args.back()}, target.vector_unit());
+    QVERIFY(space.valid(space.default_config));
+    // Index combinations in mixed radix, about 24 of them spread over the
+    // space (an odd stride, so that every knob's options come up).
+    int64_t combinations = 1;
+    for (const topi::Knob& knob : space.knobs) combinations *= int64_t(knob.options.size());
+    int built = 0;
+    const int64_t stride = std::max<int64_t>(1, combinations / 24) | 1;
+    for (int64_t n = 0; n < combinations && built < 24; n += stride) {
+      topi::Config config;
+      int64_t rest = n;
+      for (const topi::Knob& knob : space.knobs) {
+        config.push_back(int(rest % int64_t(knob.options.size())));
+        rest /= int64_t(knob.options.size());
+      }
+      if (!space.valid(config)) continue;
+      schedule::Schedule sch({args.back().op()});
+      space.apply(sch, config);
+      const tir::PrimFunc f =
+          tir::lower(sch, args, "point", {.record_ir = false, .target = kH100}).func;
+      const QString ptx = QString::fromStdString(codegen::emit_assembly({f}, target));
+      QVERIFY2(ptx.contains(".entry point("),
+               qPrintable(QString::fromStdString(space.describe(config))));
+      ++built;
+    }
+    QVERIFY2(built >= 5, qPrintable(QString("only %1 points built").arg(built)));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCudaTemplates)
