@@ -116,13 +116,31 @@ SearchSpace cuda_reduce_template(const te::Tensor& anchor, const std::vector<te:
     }
     // Rows to blocks; where the output is not the reduction, a row's columns
     // over the same threads, which all hold the row's reductions by then.
-    IterVar row = fuse_all(output, output.axis());
-    if (!split.output_reduces) {
-      const int64_t columns = product(output.op()->shape, split.row_axes);
-      auto [rows, column] = output.split(row, columns);
-      auto [co, ci] = output.split(column, threads);
+    // The row and column axes are fused apart, so that a row's index gives
+    // each reduction's element exactly (one fused loop split by the row's
+    // length bounded them loosely: ViT's 197-column softmax computed 788
+    // rows' reductions a block).
+    const std::vector<IterVar> axes = output.axis();
+    const size_t p = split.row_axes;
+    IterVar row;
+    if (p == 0) {  // one row: the whole output
+      auto [one, columns] = output.split(fuse_all(output, axes), product(output.op()->shape));
+      auto [co, ci] = output.split(columns, threads);
       output.bind(ci, "threadIdx.x");
-      row = rows;
+      row = one;
+    } else {
+      row = fuse_all(output, std::vector<IterVar>(axes.begin(), axes.begin() + long(p)));
+      if (p < axes.size()) {
+        const IterVar column =
+            fuse_all(output, std::vector<IterVar>(axes.begin() + long(p), axes.end()));
+        auto [co, ci] = output.split(column, threads);
+        output.bind(ci, "threadIdx.x");
+      } else if (!split.output_reduces) {
+        // An epilogue of the row's reduction: one thread stores it.
+        auto [rows, one] = output.split(row, 1);
+        output.bind(one, "threadIdx.x");
+        row = rows;
+      }
     }
     output.bind(row, "blockIdx.x");
     // Consumers first: each is attached by the time its producer asks.

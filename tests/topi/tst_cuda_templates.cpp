@@ -108,6 +108,28 @@ std::vector<Tensor> softmax(int64_t rows, int64_t cols) {
   return {x, mx, out};
 }
 
+// softmax over the last axis of [heads, rows, cols] (attention's scores).
+std::vector<Tensor> softmax3(int64_t heads, int64_t rows, int64_t cols) {
+  Tensor x = te::placeholder({heads, rows, cols}, f32, "x");
+  te::IterVar k1 = te::reduce_axis(cols, "k1"), k2 = te::reduce_axis(cols, "k2");
+  Tensor mx =
+      te::compute({heads, rows},
+                  [&](const std::vector<Var>& i) { return te::max(x(i[0], i[1], k1.var()), {k1}); },
+                  "mx", {"h", "i"});
+  Tensor sum =
+      te::compute({heads, rows},
+                  [&](const std::vector<Var>& i) {
+                    return te::sum(te::exp(x(i[0], i[1], k2.var()) - mx(i[0], i[1])), {k2});
+                  },
+                  "sum", {"h", "i"});
+  Tensor out = te::compute({heads, rows, cols},
+                           [&](const std::vector<Var>& i) {
+                             return te::exp(x(i[0], i[1], i[2]) - mx(i[0], i[1])) / sum(i[0], i[1]);
+                           },
+                           "out", {"h", "i", "j"});
+  return {x, mx, out};
+}
+
 // mean over the last axis of [rows, cols]: a sum and its division.
 std::vector<Tensor> row_mean(int64_t rows, int64_t cols) {
   Tensor x = te::placeholder({rows, cols}, f32, "x");
@@ -194,6 +216,18 @@ class TestCudaTemplates : public QObject {
              qPrintable(k.ir));
     // Butterflies within warps, then the 8 warps through shared memory.
     check_ptx(k, {".entry softmax(", "shfl.sync.bfly.b32", ".shared", "bar.sync"});
+  }
+
+  // Rows over two axes: each block computes its own row's max and sum, one
+  // element each (fused apart from the columns, the row index is exact).
+  void softmaxOverLeadingAxes() {
+    const std::vector<te::Tensor> t = softmax3(3, 197, 197);
+    const Kernel k = build(topi::cuda_reduce_template, t[1], {t[0], t[2]}, "softmax");
+    QCOMPARE(k.launch.grid[0], int64_t(3 * 197));
+    QCOMPARE(k.launch.block[0], int64_t(128));
+    QVERIFY2(k.ir.contains("mx = T.allocate([1]") && k.ir.contains("sum = T.allocate([1]"),
+             qPrintable(k.ir));
+    check_ptx(k, {"shfl.sync.bfly.b32", "bar.sync"});
   }
 
   void reductionWithEpilogue() {
