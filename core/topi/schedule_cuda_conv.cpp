@@ -80,8 +80,14 @@ SearchSpace cuda_conv2d_template(const te::Tensor& anchor, const std::vector<te:
     if (s.c % c == 0) steps.push_back(c);
   if (s.c < 16 && steps.back() != s.c) steps.push_back(s.c);
   space.knobs.push_back(choice_knob("tile_c", steps));
+  // The block's threads: on y the tile's channels (at most the output's)
+  // over block_f, on x its pixels (at most the image's rows and columns).
+  // The output's thread loops and the fetches' have these same extents: a
+  // shorter output loop would be guarded, and the barriers of the channel
+  // steps inside it unreachable for some threads.
   auto threads_of = [s](int64_t tile_f, int64_t block_f, int64_t tile_h, int64_t tile_w) {
-    return tile_f / block_f * std::min(tile_h, s.oh) * std::min(tile_w, s.ow);
+    return (std::min(tile_f, s.f) + block_f - 1) / block_f * std::min(tile_h, s.oh) *
+           std::min(tile_w, s.ow);
   };
   space.constraint = [knobs = space.knobs, s, threads_of](const Config& c) {
     const int64_t tile_f = knob_int(knobs, c, "tile_f"), block_f = knob_int(knobs, c, "block_f");
@@ -125,8 +131,8 @@ SearchSpace cuda_conv2d_template(const te::Tensor& anchor, const std::vector<te:
   if (!space.valid(space.default_config))
     return cuda_default_template(anchor, outputs, vector_unit);
 
-  space.apply = [knobs = space.knobs, conv_op = conv.op(), padded, weight](Schedule& sch,
-                                                                           const Config& config) {
+  space.apply = [knobs = space.knobs, conv_op = conv.op(), padded, weight, s, threads_of](
+                    Schedule& sch, const Config& config) {
     const int64_t tile_f = knob_int(knobs, config, "tile_f");
     const int64_t block_f = knob_int(knobs, config, "block_f");
     const int64_t tile_h = knob_int(knobs, config, "tile_h");
@@ -172,7 +178,8 @@ SearchSpace cuda_conv2d_template(const te::Tensor& anchor, const std::vector<te:
     auto [rco, rci] = accumulate.split(red[0], tile_c);
     accumulate.reorder({acc[0], acc[2], acc[3], rco, rci, red[1], red[2], acc[1]});
     accumulate.unroll(acc[1]);
-    const int64_t threads_x = tile_h * tile_w, threads_y = tile_f / block_f;
+    const int64_t threads_x = std::min(tile_h, s.oh) * std::min(tile_w, s.ow);
+    const int64_t threads_y = threads_of(tile_f, block_f, tile_h, tile_w) / threads_x;
     for (const te::Tensor& operand : {padded, weight}) {
       const te::Tensor shared = sch.cache_read(operand, "shared", {local.op()});
       Stage fetch = sch[shared];

@@ -127,13 +127,13 @@ SearchSpace tiled_product(const te::Tensor& mm, const std::vector<int64_t>& shap
   space.knobs.push_back(choice_knob("block_j", {1, 2, 4, 8}));
   space.knobs.push_back(choice_knob("tile_k", {4, 8, 16, 32}));
   const size_t rank = shape.size();
-  // Rows and columns of the output's tile: 64 x 64 as TVM's default, fewer
-  // where the product has fewer, in 16 x 16 threads of up to 4 x 4 outputs;
+  // Rows and columns of the output's tile: 64 x 64 as TVM's default, at
+  // most the product's (a power of two), in 16 x 16 threads of up to 4 x 4 outputs;
   // halved (the longer side first) while the blocks would not give every
   // multiprocessor of a large GPU (132 on an H100) about one.
   auto tile_for = [](int64_t extent) {
     int64_t t = 16;
-    while (t < 64 && t < extent) t *= 2;
+    while (t < 64 && t * 2 <= extent) t *= 2;
     return t;
   };
   int64_t ti = tile_for(shape[rank - 2]), tj = tile_for(shape[rank - 1]);
@@ -147,19 +147,30 @@ SearchSpace tiled_product(const te::Tensor& mm, const std::vector<int64_t>& shap
                                                 {"block_i", {ti / 16}},
                                                 {"block_j", {tj / 16}},
                                                 {"tile_k", {8}}});
-  space.constraint = [knobs = space.knobs](const Config& c) {
-    const int64_t threads = (knob_int(knobs, c, "tile_i") / knob_int(knobs, c, "block_i")) *
-                            (knob_int(knobs, c, "tile_j") / knob_int(knobs, c, "block_j"));
+  // The threads of a block on one axis: the tile's extent (at most the
+  // axis's: a split by more leaves the axis's) over the register block. The
+  // output's thread loops and the fetches' must have these same extents: a
+  // shorter output loop would be guarded, and the k loop's barriers inside
+  // it unreachable for some threads.
+  const int64_t rows = shape[rank - 2], columns = shape[rank - 1];
+  auto threads_on = [](int64_t tile, int64_t extent, int64_t block) {
+    return (std::min(tile, extent) + block - 1) / block;
+  };
+  space.constraint = [knobs = space.knobs, rows, columns, threads_on](const Config& c) {
+    const int64_t threads =
+        threads_on(knob_int(knobs, c, "tile_i"), rows, knob_int(knobs, c, "block_i")) *
+        threads_on(knob_int(knobs, c, "tile_j"), columns, knob_int(knobs, c, "block_j"));
     return threads >= 32 && threads <= 1024;
   };
-  space.apply = [knobs = space.knobs, mm_op = mm.op(), rank, k_contiguous](Schedule& sch,
-                                                                           const Config& config) {
+  space.apply = [knobs = space.knobs, mm_op = mm.op(), rank, k_contiguous, rows, columns,
+                 threads_on](Schedule& sch, const Config& config) {
     const int64_t tile_i = knob_int(knobs, config, "tile_i");
     const int64_t tile_j = knob_int(knobs, config, "tile_j");
     const int64_t block_i = knob_int(knobs, config, "block_i");
     const int64_t block_j = knob_int(knobs, config, "block_j");
     const int64_t tile_k = knob_int(knobs, config, "tile_k");
-    const int64_t threads_i = tile_i / block_i, threads_j = tile_j / block_j;
+    const int64_t threads_i = threads_on(tile_i, rows, block_i);
+    const int64_t threads_j = threads_on(tile_j, columns, block_j);
     Stage product;
     for (Stage st : sch.stages()) {
       if (!st.op().as_compute()) continue;

@@ -499,9 +499,9 @@ class TestCli : public QObject {
              qPrintable(d.out));
     Result a = lathe_cli(
         {"schedule", conv, "--task", "0", "--target", "cuda -arch=sm_90", "--emit", "asm"});
-    // conv2d_direct.cuda: 16 x 16 pixels in patches of 2 x 16, 4 channels
-    // a thread of its 8-channel tile.
-    QVERIFY2(a.code == 0 && a.out.contains(".entry") && a.out.contains(".maxntid 32, 2, 1"),
+    // conv2d_direct.cuda: 16 x 16 pixels in patches of 2 x 16, a thread all
+    // 4 output channels of its pixel.
+    QVERIFY2(a.code == 0 && a.out.contains(".entry") && a.out.contains(".maxntid 32, 1, 1"),
              qPrintable(a.err + a.out));
     QString unbound;
     for (const QString& line : d.out.split('\n'))

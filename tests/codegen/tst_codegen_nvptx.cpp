@@ -186,6 +186,28 @@ class TestCodegenNvptx : public QObject {
       QVERIFY2(ptx.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, ptx)));
   }
 
+  // A cooperative fetch inside a thread loop shorter than the launch: its
+  // barrier would sit under the loop's guard, so the lowering refuses.
+  void sharedDataUnderAGuardIsRefused() {
+    const Env env = row_sum_env(256, 64);
+    const QString message = error_of([&] {
+      lower_text(env, R"(s = te.create_schedule(R.op)
+AS = s.cache_read(A, "shared", [R])
+io, ii = s[R].split(R.op.axis[0], factor=32)
+s[R].bind(io, te.thread_axis("blockIdx.x"))
+s[R].bind(ii, te.thread_axis("threadIdx.x"))
+s[AS].compute_at(s[R], ii)
+f = s[AS].fuse(AS.op.axis[0], AS.op.axis[1])
+fo, fi = s[AS].split(f, factor=64)
+s[AS].bind(fi, te.thread_axis("threadIdx.x"))
+)",
+                 {"A", "R"}, "row_sum");
+    });
+    QVERIFY2(message.contains("loop 'ii' bound to threadIdx.x runs 32 of the 64 threads") &&
+                 message.contains("a barrier there would not be reached by every thread"),
+             qPrintable(message));
+  }
+
   void barriersGoWhereSharedDataCrossesThreads() {
     // Without the shared cache, nothing crosses threads: no barrier.
     const Env env = row_sum_env(256, 64);

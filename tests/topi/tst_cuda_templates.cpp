@@ -273,6 +273,9 @@ class TestCudaTemplates : public QObject {
     QTest::addColumn<bool>("transposed");
     QTest::newRow("128 rows") << 128 << false;
     QTest::newRow("197 rows, B transposed") << 197 << true;
+    // Fewer rows than a tile: the threads are the rows', the same in the
+    // output's loops and the fetches' (else the barriers sit under a guard).
+    QTest::newRow("56 rows") << 56 << false;
   }
   void tiledDense() {
     QFETCH(int, m);
@@ -283,10 +286,12 @@ class TestCudaTemplates : public QObject {
     const auto& tile_i = k.space.value(k.space.default_config, "tile_i");
     const auto& tile_j = k.space.value(k.space.default_config, "tile_j");
     const auto& tile_k = k.space.value(k.space.default_config, "tile_k");
+    const int64_t block_i = k.space.value(k.space.default_config, "block_i")[0];
     QCOMPARE(k.launch.grid[1], (m + tile_i[0] - 1) / tile_i[0]);
     QCOMPARE(k.launch.grid[0], (384 + tile_j[0] - 1) / tile_j[0]);
     QCOMPARE(k.launch.shared_bytes, (tile_i[0] + tile_j[0]) * tile_k[0] * 4);
-    QVERIFY2(k.ir.contains("\"shared\"") && k.ir.contains("storage_sync"), qPrintable(k.ir));
+    QVERIFY2(k.ir.contains("\"shared\"") && k.ir.count("storage_sync") >= 2, qPrintable(k.ir));
+    QCOMPARE(k.launch.block[1], (std::min<int64_t>(tile_i[0], m) + block_i - 1) / block_i);
     check_ptx(k, {"ld.shared", "st.shared", "bar.sync", "fma.rn.f32"});
   }
 
@@ -298,16 +303,20 @@ class TestCudaTemplates : public QObject {
     QTest::addColumn<int>("size");
     QTest::addColumn<int>("k");
     QTest::addColumn<int>("stride");
-    QTest::newRow("3x3 on 56x56") << 64 << 56 << 3 << 1;
-    QTest::newRow("7x7 stem, stride 2") << 3 << 224 << 7 << 2;
-    QTest::newRow("1x1 on 7x7") << 256 << 7 << 1 << 1;
+    QTest::addColumn<int>("f");
+    QTest::newRow("3x3 on 56x56") << 64 << 56 << 3 << 1 << 64;
+    QTest::newRow("7x7 stem, stride 2") << 3 << 224 << 7 << 2 << 64;
+    QTest::newRow("1x1 on 7x7") << 256 << 7 << 1 << 1 << 64;
+    // Fewer channels and columns than a tile.
+    QTest::newRow("4 channels on 10x10") << 3 << 10 << 3 << 1 << 4;
   }
   void directConv() {
     QFETCH(int, c);
     QFETCH(int, size);
     QFETCH(int, k);
     QFETCH(int, stride);
-    const std::vector<te::Tensor> t = conv(c, 64, size, k, stride);
+    QFETCH(int, f);
+    const std::vector<te::Tensor> t = conv(c, f, size, k, stride);
     const Kernel kernel = build(topi::cuda_conv2d_template, t[3], {t[0], t[1], t[2], t[4]}, "conv");
     QCOMPARE(QString::fromStdString(kernel.space.name), QString("conv2d_direct.cuda"));
     const topi::SearchSpace& space = kernel.space;
@@ -319,10 +328,11 @@ class TestCudaTemplates : public QObject {
     const int64_t tile_w = std::min<int64_t>(knob("tile_w"), out);
     const int64_t rows = (tile_h - 1) * stride + k, cols = (tile_w - 1) * stride + k;
     const int64_t tile_c = std::min<int64_t>(knob("tile_c"), c);
-    QCOMPARE(kernel.launch.shared_bytes,
-             4 * (tile_c * rows * cols + knob("tile_f") * tile_c * k * k));
+    const int64_t tile_f = std::min<int64_t>(knob("tile_f"), f);
+    QCOMPARE(kernel.launch.shared_bytes, 4 * (tile_c * rows * cols + tile_f * tile_c * k * k));
     QCOMPARE(kernel.launch.block[0], tile_h * tile_w);
-    QCOMPARE(kernel.launch.block[1], knob("tile_f") / knob("block_f"));
+    QCOMPARE(kernel.launch.block[1], (tile_f + knob("block_f") - 1) / knob("block_f"));
+    QVERIFY2(kernel.ir.count("storage_sync") >= 2, qPrintable(kernel.ir));
     check_ptx(kernel, {".shared", "bar.sync", "ld.shared", "fma.rn.f32"});
   }
 

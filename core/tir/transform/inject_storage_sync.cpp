@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 
+#include "support/error.h"
 #include "te/expr_functor.h"
+#include "te/expr_printer.h"
 #include "tir/stmt_functor.h"
 
 namespace lathe::tir {
@@ -19,6 +21,8 @@ class SyncInjector : public StmtMutator {
   // The launch's extent of each thread tag: its longest bound loop's.
   explicit SyncInjector(const Stmt& body) {
     visit_stmt(body, [&](const Stmt& x) {
+      if (const auto* a = x.as<AllocateNode>(); a && a->storage_scope == "shared")
+        shared_[a->buffer] = true;
       if (const auto* f = x.as<ForNode>(); f && f->kind == ForKind::ThreadBinding)
         if (const int64_t* extent = te::as_const_int(f->extent))
           launched_[f->thread_tag] = std::max(launched_[f->thread_tag], *extent);
@@ -39,7 +43,18 @@ class SyncInjector : public StmtMutator {
         n->kind == ForKind::ThreadBinding && n->thread_tag.rfind("threadIdx", 0) == 0;
     if (threads) {
       const int64_t* extent = te::as_const_int(n->extent);
-      if (!extent || *extent != launched_[n->thread_tag]) return s;
+      if (!extent || *extent != launched_[n->thread_tag]) {
+        // Shared data that crosses threads in there would need a barrier
+        // that some threads never reach: refuse, not race.
+        if (crosses_threads(n->body))
+          fail(str("loop '", n->loop_var.name(), "' bound to ", n->thread_tag, " runs ",
+                   te::to_string(n->extent), " of the ", launched_[n->thread_tag],
+                   " threads launched for it, and shared memory is written and read inside "
+                   "it; a barrier there would not be reached by every thread (give the loops "
+                   "bound to ",
+                   n->thread_tag, " one extent)"));
+        return s;
+      }
     }
     thread_depth_ += threads;
     Stmt body = mutate(n->body);
@@ -84,6 +99,21 @@ class SyncInjector : public StmtMutator {
   }
 
  private:
+  // Whether a serial loop or sequence inside `s` writes a shared buffer that
+  // a later statement reads: data one thread leaves for another.
+  bool crosses_threads(const Stmt& s) const {
+    bool found = false;
+    visit_stmt(s, [&](const Stmt& x) {
+      const auto* seq = x.as<SeqNode>();
+      const auto* loop = x.as<ForNode>();
+      if (found || (!seq && !(loop && loop->kind == ForKind::Serial))) return;
+      const SharedAccess a = access(x);
+      for (const auto& [buffer, _] : a.writes)
+        if (a.reads.count(buffer)) found = true;
+    });
+    return found;
+  }
+
   static bool is_sync(const Stmt& s) {
     const auto* attr = s.as<AttrStmtNode>();
     return attr && attr->key == kStorageSyncAttr;
