@@ -255,6 +255,10 @@ void CodeGenCPU::emit_thread_binding(const tir::ForNode* n) {
               "unrolled but not bound to threads (bind needs a GPU target, as 'cuda')"));
 }
 
+void CodeGenCPU::emit_thread_allreduce(const tir::AttrStmtNode*) {
+  fail_at("a cross-thread reduction (a reduce loop bound to threadIdx.x) needs a GPU target");
+}
+
 void CodeGenCPU::emit_barrier() {
   fail_at("a GPU barrier (storage_sync) reached the CPU code generator");
 }

@@ -10,7 +10,11 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Metadata.h>
 
+#include <optional>
+
 #include "support/error.h"
+#include "te/tensor.h"
+#include "tir/transform/thread_allreduce.h"
 
 namespace lathe::codegen::detail {
 
@@ -104,7 +108,9 @@ void CodeGenNVPTX::emit_thread_binding(const tir::ForNode* n) {
   }
   if (non_negative(n->min)) non_negative_vars_[n->loop_var] = true;
   llvm::Value* shadowed = bind(n->loop_var, value, Expr());
+  bound_loops_.push_back({n->loop_var, n->thread_tag, extent, guard != nullptr});
   emit_stmt(n->body);
+  bound_loops_.pop_back();
   unbind(n->loop_var, shadowed);
   if (end_bb) {
     builder_.CreateBr(end_bb);
@@ -152,6 +158,164 @@ void CodeGenNVPTX::emit_barrier() {
   builder_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
 }
 
+llvm::Value* CodeGenNVPTX::shuffle_xor(llvm::Value* v, unsigned lane_mask, unsigned offset) {
+  llvm::Type* type = v->getType();
+  auto shuffle32 = [&](llvm::Value* x) {
+    const bool is_float = x->getType()->isFloatTy();
+    return builder_.CreateIntrinsic(
+        is_float ? llvm::Intrinsic::nvvm_shfl_sync_bfly_f32
+                 : llvm::Intrinsic::nvvm_shfl_sync_bfly_i32,
+        {}, {builder_.getInt32(lane_mask), x, builder_.getInt32(offset), builder_.getInt32(0x1f)});
+  };
+  if (type->isFloatTy() || type->isIntegerTy(32)) return shuffle32(v);
+  // 64 bits: the two halves, as CUDA's __shfl_xor_sync of a double.
+  llvm::Type* halves = llvm::FixedVectorType::get(builder_.getInt32Ty(), 2);
+  llvm::Value* pair = builder_.CreateBitCast(v, halves);
+  llvm::Value* lo = shuffle32(builder_.CreateExtractElement(pair, uint64_t(0)));
+  llvm::Value* hi = shuffle32(builder_.CreateExtractElement(pair, uint64_t(1)));
+  pair = builder_.CreateInsertElement(pair, lo, uint64_t(0));
+  pair = builder_.CreateInsertElement(pair, hi, uint64_t(1));
+  return builder_.CreateBitCast(pair, type);
+}
+
+llvm::Value* CodeGenNVPTX::linear_thread_index() {
+  llvm::Value* linear = read_thread_index("threadIdx.x");
+  if (launch_.block[1] == 1 && launch_.block[2] == 1) return linear;
+  llvm::Value* y = read_thread_index("threadIdx.y");
+  llvm::Value* z = read_thread_index("threadIdx.z");
+  llvm::Value* yz =
+      builder_.CreateAdd(y, builder_.CreateMul(z, builder_.getInt32(uint32_t(launch_.block[1]))));
+  return builder_.CreateAdd(linear,
+                            builder_.CreateMul(yz, builder_.getInt32(uint32_t(launch_.block[0]))));
+}
+
+llvm::GlobalVariable* CodeGenNVPTX::shared_scratch(llvm::Type* type, int64_t count) {
+  llvm::Type* array = llvm::ArrayType::get(type, uint64_t(count));
+  auto* scratch = new llvm::GlobalVariable(
+      module_, array, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
+      str(kernel_name_, "_allreduce", allreduce_count_++, "_shared"), nullptr,
+      llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+  scratch->setAlignment(llvm::Align(8));
+  return scratch;
+}
+
+void CodeGenNVPTX::emit_thread_allreduce(const tir::AttrStmtNode* n) {
+  // tir/transform/thread_allreduce.h: store the combination, over the
+  // threads that differ only in the bound reduce loop's index, of the
+  // store's value; every one of them gets it.
+  const auto* store = n->body.as<tir::StoreNode>();
+  const std::string reducer_name = n->key.substr(std::string(tir::kThreadAllReduceAttr).size());
+  std::optional<te::Reducer> reducer;
+  for (te::Reducer r : {te::Reducer::Sum, te::Reducer::Max, te::Reducer::Min, te::Reducer::Prod})
+    if (reducer_name == te::reducer_name(r)) reducer = r;
+  if (!store || !reducer || !n->value.as<te::VarNode>())
+    fail_at(str("attribute '", n->key,
+                "' must name a reducer, hold the bound reduce loop's variable and wrap one store"));
+  const DataType t = store->value.type();
+  if (t.lanes != 1 || (t.bits != 32 && t.bits != 64))
+    fail_at(str("a cross-thread reduction of ", t.to_string(),
+                ": warp shuffles and the shared scratch move 32- and 64-bit scalars"));
+  const te::Var reduce_var(n->value);
+  const BoundLoop* group = nullptr;
+  for (const BoundLoop& loop : bound_loops_) {
+    if (loop.guarded && loop.tag.rfind("threadIdx.", 0) == 0)
+      fail_at(str("a cross-thread reduction inside the loop bound to ", loop.tag, " (extent ",
+                  loop.extent, ", ", launch_.block[loop.tag.back() - 'x'],
+                  " launched): every thread of the block must take part; give the loops bound "
+                  "to ",
+                  loop.tag, " one extent"));
+    if (loop.var.same_as(reduce_var)) group = &loop;
+  }
+  if (!group)
+    fail_at(str("a cross-thread reduction over '", reduce_var.name(),
+                "', which no enclosing loop binds to a thread index"));
+  const int64_t width = group->extent;
+
+  // Combines two values as the reducer does (te::reducer_combine).
+  const te::Var lhs("allreduce_lhs", t), rhs("allreduce_rhs", t);
+  const Expr combine = te::reducer_combine(*reducer, lhs, rhs);
+  auto combine_values = [&](llvm::Value* a, llvm::Value* b) {
+    llvm::Value* shadow_a = bind(lhs, a, Expr());
+    llvm::Value* shadow_b = bind(rhs, b, Expr());
+    llvm::Value* c = emit_expr(combine);
+    unbind(rhs, shadow_b);
+    unbind(lhs, shadow_a);
+    return c;
+  };
+  llvm::Type* elem = llvm_type(t);
+  auto scratch_at = [&](llvm::GlobalVariable* scratch, llvm::Value* index) {
+    return builder_.CreateInBoundsGEP(scratch->getValueType(), scratch,
+                                      {builder_.getInt32(0), index});
+  };
+  llvm::Value* v = emit_expr(store->value);
+  const int64_t threads = launch_.threads_per_block();
+
+  if (group->tag == "threadIdx.y") {
+    // Threads that differ in y are (past a few) in different warps: every
+    // thread leaves its value in shared memory, and after a barrier combines
+    // its column's values in the order of y (all get the same); a second
+    // barrier lets the scratch be written again.
+    llvm::GlobalVariable* scratch = shared_scratch(elem, threads);
+    llvm::Value* linear = linear_thread_index();
+    builder_.CreateStore(v, scratch_at(scratch, linear));
+    emit_barrier();
+    const int64_t bx = launch_.block[0];
+    llvm::Value* y = read_thread_index("threadIdx.y");
+    // The column's first: this thread's index less its y's rows.
+    llvm::Value* first =
+        builder_.CreateSub(linear, builder_.CreateMul(y, builder_.getInt32(uint32_t(bx))));
+    auto value_of_row = [&](int64_t row) {
+      llvm::Value* index = builder_.CreateAdd(first, builder_.getInt32(uint32_t(row * bx)));
+      return builder_.CreateLoad(elem, scratch_at(scratch, index));
+    };
+    v = value_of_row(0);
+    for (int64_t row = 1; row < width; ++row) v = combine_values(v, value_of_row(row));
+    emit_barrier();
+  } else {
+    if (width < 1 || (width & (width - 1)) != 0 || width > 1024)
+      fail_at(str("a cross-thread reduction over ", width,
+                  " threads: the reduce loop bound to threadIdx.x needs a power of two up to "
+                  "1024"));
+    // Within a warp: a butterfly over the lanes of the group (all end with
+    // the combination), lanes of a block smaller than a warp masked out.
+    const unsigned lane_mask = threads >= 32 ? 0xffffffffu : (1u << threads) - 1u;
+    for (int64_t offset = std::min<int64_t>(width, 32) / 2; offset >= 1; offset /= 2)
+      v = combine_values(v, shuffle_xor(v, lane_mask, unsigned(offset)));
+    if (width > 32) {
+      // Across warps: lane 0 of each warp leaves its combination in shared
+      // memory; after a barrier every thread combines its group's warps (in
+      // the same order, so all get the same value); a second barrier lets
+      // the scratch be written again (a reduction in a serial loop).
+      llvm::GlobalVariable* scratch = shared_scratch(elem, threads / 32);
+      llvm::Value* linear = linear_thread_index();
+      llvm::Value* warp = builder_.CreateLShr(linear, 5);
+      llvm::Value* lane = builder_.CreateAnd(linear, 31);
+      llvm::BasicBlock* write_bb = llvm::BasicBlock::Create(ctx_, "allreduce.write", function_);
+      llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(ctx_, "allreduce.written", function_);
+      builder_.CreateCondBr(builder_.CreateICmpEQ(lane, builder_.getInt32(0)), write_bb, done_bb);
+      builder_.SetInsertPoint(write_bb);
+      builder_.CreateStore(v, scratch_at(scratch, warp));
+      builder_.CreateBr(done_bb);
+      builder_.SetInsertPoint(done_bb);
+      emit_barrier();
+      llvm::Value* first =
+          builder_.CreateSub(warp, builder_.CreateLShr(read_thread_index("threadIdx.x"), 5));
+      auto warp_value = [&](int64_t j) {
+        llvm::Value* index = builder_.CreateAdd(first, builder_.getInt32(uint32_t(j)));
+        return builder_.CreateLoad(elem, scratch_at(scratch, index));
+      };
+      v = warp_value(0);
+      for (int64_t j = 1; j < width / 32; ++j) v = combine_values(v, warp_value(j));
+      emit_barrier();
+    }
+  }
+
+  const te::Var result("allreduce_result", t);
+  llvm::Value* shadowed = bind(result, v, Expr());
+  emit_stmt(tir::make_store(store->buffer, result, store->index));
+  unbind(result, shadowed);
+}
+
 llvm::Value* CodeGenNVPTX::emit_tensor_intrinsic(const te::CallNode*) {
   fail_at(
       "tensorize: the declared tensor intrinsics are x86's int8 dot products; the cuda target "
@@ -167,49 +331,28 @@ llvm::Value* CodeGenNVPTX::emit_prefetch(const te::CallNode*) {
 llvm::Value* CodeGenNVPTX::emit_libm_per_lane(const char* float_name, const char*, llvm::Value*) {
   fail_at(str(float_name,
               " is not available on cuda: LLVM's NVPTX back end has no libm, and Lathe's own "
-              "polynomials cover exp, tanh, erf and sigmoid"));
+              "polynomials cover exp, log, pow, tanh, erf, sigmoid, sin and cos"));
 }
 
 llvm::Value* CodeGenNVPTX::emit_target_math(te::Intrinsic op, DataType t,
                                             const std::vector<llvm::Value*>& args) {
-  using Poly = llvm::Value* (*)(llvm::IRBuilder<>&, llvm::Value*);
-  // The polynomials take vectors; a scalar goes through a vector of one.
-  auto apply = [&](Poly poly, llvm::Value* x) -> llvm::Value* {
-    if (x->getType()->isVectorTy()) return poly(builder_, x);
-    llvm::Type* one = llvm::FixedVectorType::get(x->getType(), 1);
-    llvm::Value* v = builder_.CreateInsertElement(llvm::PoisonValue::get(one), x, uint64_t(0));
-    return builder_.CreateExtractElement(poly(builder_, v), uint64_t(0));
-  };
-  const bool f32 = t.is_float() && t.bits == 32;
-  auto refuse = [&](const char* name) -> llvm::Value* {
-    fail_at(str(name, " of ", t.to_string(),
-                " is not available on cuda: LLVM's NVPTX back end has no libm, and Lathe's own "
-                "polynomials cover float32 exp, tanh, erf and sigmoid"));
-  };
   switch (op) {
     case te::Intrinsic::Exp:
-      return f32 ? apply(emit_vector_expf, args[0]) : refuse("exp");
-    case te::Intrinsic::Tanh:
-      return f32 ? apply(emit_vector_tanhf, args[0]) : refuse("tanh");
-    case te::Intrinsic::Erf:
-      return f32 ? apply(emit_vector_erff, args[0]) : refuse("erf");
-    case te::Intrinsic::Sigmoid: {
-      if (!f32) return refuse("sigmoid");
-      llvm::Value* one = llvm::ConstantFP::get(args[0]->getType(), 1.0);
-      llvm::Value* e = apply(emit_vector_expf, builder_.CreateFNeg(args[0]));
-      return builder_.CreateFDiv(one, builder_.CreateFAdd(one, e));
-    }
     case te::Intrinsic::Log:
-      return refuse("log");
     case te::Intrinsic::Pow:
-      return refuse("pow");
+    case te::Intrinsic::Tanh:
+    case te::Intrinsic::Erf:
+    case te::Intrinsic::Sigmoid:
     case te::Intrinsic::Sin:
-      return refuse("sin");
     case te::Intrinsic::Cos:
-      return refuse("cos");
+      break;
     default:
       return nullptr;  // instructions NVPTX has (sqrt, fma, floor ...) or libm names
   }
+  if (llvm::Value* r = emit_polynomial_math(builder_, op, args)) return r;
+  fail_at(str(te::intrinsic_name(op), " of ", t.to_string(),
+              " is not available on cuda: LLVM's NVPTX back end has no libm, and Lathe's own "
+              "polynomials cover float32 exp, log, pow, tanh, erf, sigmoid, sin and cos"));
 }
 
 }  // namespace lathe::codegen::detail

@@ -9,6 +9,7 @@
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 #include "tir/transform/inject_storage_sync.h"
+#include "tir/transform/thread_allreduce.h"
 
 namespace lathe::codegen::detail {
 
@@ -77,6 +78,8 @@ void CodeGenLLVM::emit_stmt(const tir::Stmt& s) {
     case tir::StmtKind::AttrStmt:
       // A barrier; other annotations (pragma_auto_unroll_max_step,
       // storage_alignment ...) carry nothing LLVM's own heuristics need.
+      if (tir::is_thread_allreduce(s.as<tir::AttrStmtNode>()->key))
+        return emit_thread_allreduce(s.as<tir::AttrStmtNode>());
       if (s.as<tir::AttrStmtNode>()->key == tir::kStorageSyncAttr) emit_barrier();
       emit_stmt(s.as<tir::AttrStmtNode>()->body);
       return;

@@ -8,6 +8,7 @@
 #include "te/expr_functor.h"
 #include "te/expr_printer.h"
 #include "tir/stmt_functor.h"
+#include "tir/transform/thread_allreduce.h"
 
 namespace lathe::codegen {
 
@@ -53,6 +54,12 @@ class Verifier {
                     launch_.block[2], " = ", launch_.threads_per_block(),
                     ") exceed the target's -max_threads_per_block=", target_.max_threads_per_block),
                 GpuVerifyError::Subject::of_threads("threadIdx"));
+    // A cross-thread reduction over more than a warp passes the warps'
+    // partials through shared memory (codegen_nvptx.cpp): a value a warp.
+    if (launch_.block[0] > 32)
+      launch_.shared_bytes += allreduce_bytes_ * (launch_.threads_per_block() / 32);
+    // Over threadIdx.y: a value a thread.
+    launch_.shared_bytes += allreduce_y_bytes_ * launch_.threads_per_block();
     if (launch_.shared_bytes > target_.max_shared_memory_per_block)
       fail_here(str("its shared memory (", launch_.shared_bytes,
                     " bytes) exceeds the target's -max_shared_memory_per_block=",
@@ -119,6 +126,16 @@ class Verifier {
         walk(s.as<tir::LetStmtNode>()->body);
         return;
       case tir::StmtKind::AttrStmt:
+        if (const auto* n = s.as<tir::AttrStmtNode>(); tir::is_thread_allreduce(n->key))
+          if (const auto* store = n->body.as<tir::StoreNode>()) {
+            const int64_t bytes = (store->value.type().bits + 7) / 8;
+            const auto tag = n->value.as<te::VarNode>() ? bound_tags_.find(te::Var(n->value))
+                                                        : bound_tags_.end();
+            if (tag != bound_tags_.end() && tag->second == "threadIdx.y")
+              allreduce_y_bytes_ += bytes;
+            else
+              allreduce_bytes_ += bytes;
+          }
         walk(s.as<tir::AttrStmtNode>()->body);
         return;
       case tir::StmtKind::Evaluate:
@@ -158,18 +175,24 @@ class Verifier {
                     "; a launch needs a constant, positive number of threads and blocks"),
                 GpuVerifyError::Subject::of_loop(name));
     const int slot = (tag.is_block ? 0 : 3) + tag.dim;
-    if (open_[slot])
+    // A threadIdx loop inside another of the same tag is the threads of the
+    // block again (a cooperative fetch into shared memory inside the
+    // threads' tiles, as TVM's one thread variable per tag); a block cannot
+    // be split again.
+    if (open_[slot] && tag.is_block)
       fail_here(
           str("loop '", name, "' is bound to ", n->thread_tag, " inside another loop bound to it"),
           GpuVerifyError::Subject::of_loop(name));
+    const bool reopened = open_[slot];
     int64_t& launch = tag.is_block ? launch_.grid[tag.dim] : launch_.block[tag.dim];
     launch = std::max(launch, *extent);
     bound_any_ = true;
     open_[slot] = true;
+    bound_tags_[n->loop_var] = n->thread_tag;
     ++bound_depth_;
     walk(n->body);
     --bound_depth_;
-    open_[slot] = false;
+    open_[slot] = reopened;
   }
 
   void walk_allocate(const tir::AllocateNode* n) {
@@ -204,6 +227,9 @@ class Verifier {
   const tir::PrimFunc& func_;
   const Target& target_;
   GpuLaunch launch_;
+  int64_t allreduce_bytes_ = 0;         // a value of each reduction over threadIdx.x
+  int64_t allreduce_y_bytes_ = 0;       // and over threadIdx.y
+  te::VarMap<std::string> bound_tags_;  // the variables of the thread-bound loops
   int bound_depth_ = 0;
   bool bound_any_ = false;
   bool open_[6] = {};

@@ -51,6 +51,16 @@ struct BufferFacts {
 llvm::Value* emit_vector_expf(llvm::IRBuilder<>& builder, llvm::Value* x);
 llvm::Value* emit_vector_erff(llvm::IRBuilder<>& builder, llvm::Value* x);
 llvm::Value* emit_vector_tanhf(llvm::IRBuilder<>& builder, llvm::Value* x);
+// log, sin, cos and pow the same way, for targets without libm (NVPTX).
+llvm::Value* emit_vector_logf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_sinf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_cosf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_powf(llvm::IRBuilder<>& builder, llvm::Value* x, llvm::Value* y);
+// The float32 math of a target without libm (gpu_math.cpp): exp, log, pow,
+// tanh, erf, sigmoid, sin, cos on scalars or vectors of float; nullptr for
+// an op it does not cover.
+llvm::Value* emit_polynomial_math(llvm::IRBuilder<>& builder, te::Intrinsic op,
+                                  const std::vector<llvm::Value*>& args);
 
 // Translates PrimFuncs into one LLVM module: expressions, stores, serial,
 // unrolled and vectorised loops, branches, lets and stack allocations, which
@@ -76,6 +86,8 @@ class CodeGenLLVM {
   virtual void emit_allocate(const tir::AllocateNode* n) = 0;
   // The "storage_sync" attribute (tir/transform/inject_storage_sync.h).
   virtual void emit_barrier() = 0;
+  // The "thread_allreduce" attribute (tir/transform/thread_allreduce.h).
+  virtual void emit_thread_allreduce(const tir::AttrStmtNode* n) = 0;
   virtual llvm::Value* emit_prefetch(const te::CallNode* n) = 0;
   // A tensorized region's call (te/tensor_intrinsic.h).
   virtual llvm::Value* emit_tensor_intrinsic(const te::CallNode* n) = 0;
@@ -178,6 +190,7 @@ class CodeGenCPU final : public CodeGenLLVM {
   void emit_thread_binding(const tir::ForNode* n) override;
   void emit_allocate(const tir::AllocateNode* n) override;
   void emit_barrier() override;
+  void emit_thread_allreduce(const tir::AttrStmtNode* n) override;
   llvm::Value* emit_prefetch(const te::CallNode* n) override;
   // The x86 implementations (tensor_intrinsic_x86.cpp).
   llvm::Value* emit_tensor_intrinsic(const te::CallNode* n) override;

@@ -18,16 +18,25 @@ AppliedStep compute_at(Schedule& s, Stage stage, const std::vector<Argument>& ar
   if (stage.node().is_output)
     schedule_error(str("compute_at: '", stage.name(), "' is an output and must stay at the root"));
   // The parent must read the tensor, or enclose (through compute_at) a stage
-  // that does, as TVM allows attaching a producer at an outer loop.
-  bool consumed = reads(parent.op(), stage.op());
-  for (const Stage& reader : s.stages()) {
-    if (consumed) break;
-    if (!reader.op().as_compute() || !reads(reader.op(), stage.op())) continue;
-    for (StageRef cur = reader.ref(); cur && !consumed; cur = cur->attach_stage.lock()) {
+  // that does, as TVM allows attaching a producer at an outer loop. A stage
+  // inlined into its readers reads through them (softmax's max, read by the
+  // inlined exp(x - max), is attached where the sum and the output are).
+  std::vector<Operation> read_by = {stage.op()};
+  std::vector<StageRef> readers;
+  for (size_t i = 0; i < read_by.size(); ++i)
+    for (const Stage& reader : s.stages()) {
+      if (!reader.op().as_compute() || !reads(reader.op(), read_by[i])) continue;
+      if (reader.node().attach_type == AttachType::Inline)
+        read_by.push_back(reader.op());
+      else
+        readers.push_back(reader.ref());
+    }
+  bool consumed = false;
+  for (const StageRef& reader : readers)
+    for (StageRef cur = reader; cur && !consumed; cur = cur->attach_stage.lock()) {
       if (cur == parent.ref()) consumed = true;
       if (cur->attach_type != AttachType::Scope) break;
     }
-  }
   if (!consumed)
     schedule_error(str("compute_at: stage '", parent.name(), "' does not consume '", stage.name(),
                        "'; compute a tensor at a loop of a stage that reads it"));

@@ -1,6 +1,7 @@
 #include "topi/op_compute.h"
 
 #include "support/error.h"
+#include "topi/schedule_cuda_templates.h"
 
 namespace lathe::topi {
 
@@ -96,6 +97,7 @@ OpStrategyRegistry& OpStrategyRegistry::global() {
     register_extra_computes(r);
     register_quantize_computes(r);
     register_int8_computes(r);
+    register_cuda_templates(r);  // after the computes: GPU templates by op class
     return r;
   }();
   return registry;

@@ -459,7 +459,7 @@ class TestCli : public QObject {
     const QString conv_ptx = dir_.filePath("conv.ptx");
     c = lathe_cli({"compile", conv, "--target", "cuda -arch=sm_90", "--output", conv_ptx});
     QVERIFY2(c.code == 0, qPrintable(c.err));
-    QVERIFY2(c.out.contains("(reduction.cuda)"), qPrintable(c.out));
+    QVERIFY2(c.out.contains("(conv2d_direct.cuda)"), qPrintable(c.out));
     for (const QString& path : {add_ptx, conv_ptx}) {
       QFile file(path);
       QVERIFY(file.open(QIODevice::ReadOnly));
@@ -499,7 +499,9 @@ class TestCli : public QObject {
              qPrintable(d.out));
     Result a = lathe_cli(
         {"schedule", conv, "--task", "0", "--target", "cuda -arch=sm_90", "--emit", "asm"});
-    QVERIFY2(a.code == 0 && a.out.contains(".entry") && a.out.contains(".maxntid 256, 1, 1"),
+    // conv2d_direct.cuda: 16 x 16 pixels in patches of 2 x 16, a thread all
+    // 4 output channels of its pixel.
+    QVERIFY2(a.code == 0 && a.out.contains(".entry") && a.out.contains(".maxntid 32, 1, 1"),
              qPrintable(a.err + a.out));
     QString unbound;
     for (const QString& line : d.out.split('\n'))

@@ -4,10 +4,12 @@
 // verifier refuses what a device cannot run, naming the loop or buffer.
 #include <QtTest>
 
+#include <cmath>
 #include <map>
 
 #include "codegen/codegen.h"
 #include "codegen/gpu_launch.h"
+#include "codegen/gpu_math.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
 #include "te/tensor.h"
@@ -54,6 +56,17 @@ Env row_sum_env(int64_t rows, int64_t cols) {
       {rows}, [&](const std::vector<te::Var>& v) { return te::sum(A(v[0], k.var()), {k}); }, "R",
       {"i"});
   return {{"A", A}, {"R", R}};
+}
+
+// One block per row, the row's columns over `threads` threads that combine
+// their partial sums (a cross-thread reduction).
+std::string cross_thread_row_sum(int threads) {
+  return "s = te.create_schedule(R.op)\n"
+         "ko, ki = s[R].split(R.op.reduce_axis[0], factor=" +
+         std::to_string(threads) +
+         ")\n"
+         "s[R].bind(R.op.axis[0], te.thread_axis(\"blockIdx.x\"))\n"
+         "s[R].bind(ki, te.thread_axis(\"threadIdx.x\"))\n";
 }
 
 const char* kBoundAdd = R"(s = te.create_schedule(C.op)
@@ -173,6 +186,28 @@ class TestCodegenNvptx : public QObject {
       QVERIFY2(ptx.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, ptx)));
   }
 
+  // A cooperative fetch inside a thread loop shorter than the launch: its
+  // barrier would sit under the loop's guard, so the lowering refuses.
+  void sharedDataUnderAGuardIsRefused() {
+    const Env env = row_sum_env(256, 64);
+    const QString message = error_of([&] {
+      lower_text(env, R"(s = te.create_schedule(R.op)
+AS = s.cache_read(A, "shared", [R])
+io, ii = s[R].split(R.op.axis[0], factor=32)
+s[R].bind(io, te.thread_axis("blockIdx.x"))
+s[R].bind(ii, te.thread_axis("threadIdx.x"))
+s[AS].compute_at(s[R], ii)
+f = s[AS].fuse(AS.op.axis[0], AS.op.axis[1])
+fo, fi = s[AS].split(f, factor=64)
+s[AS].bind(fi, te.thread_axis("threadIdx.x"))
+)",
+                 {"A", "R"}, "row_sum");
+    });
+    QVERIFY2(message.contains("loop 'ii' bound to threadIdx.x runs 32 of the 64 threads") &&
+                 message.contains("a barrier there would not be reached by every thread"),
+             qPrintable(message));
+  }
+
   void barriersGoWhereSharedDataCrossesThreads() {
     // Without the shared cache, nothing crosses threads: no barrier.
     const Env env = row_sum_env(256, 64);
@@ -208,7 +243,9 @@ s[S].bind(xi, te.thread_axis("threadIdx.x"))
     // A function without a polynomial is refused by name.
     te::Tensor A = te::placeholder({1024}, te::DataType::Float(32), "A");
     te::Tensor L = te::compute(
-        {1024}, [&](const std::vector<te::Var>& v) { return te::log(A(v[0])); }, "L", {"i"});
+        {1024},
+        [&](const std::vector<te::Var>& v) { return te::call(te::Intrinsic::Tan, {A(v[0])}); }, "L",
+        {"i"});
     const tir::PrimFunc log_f = lower_text({{"A", A}, {"L", L}}, R"(s = te.create_schedule(L.op)
 xo, xi = s[L].split(L.op.axis[0], factor=256)
 s[L].bind(xo, te.thread_axis("blockIdx.x"))
@@ -216,7 +253,220 @@ s[L].bind(xi, te.thread_axis("threadIdx.x"))
 )",
                                            {"A", "L"}, "log");
     const QString message = error_of([&] { ptx_of(log_f); });
-    QVERIFY2(message.contains("log of float32 is not available on cuda"), qPrintable(message));
+    QVERIFY2(message.contains("tanf is not available on cuda"), qPrintable(message));
+  }
+
+  // The polynomials the cuda target emits, JIT-compiled for this CPU, against
+  // libm in double: the error bound of each (relative, or absolute near a
+  // zero of the function), well inside the 1e-4 a model's output may move.
+  void polynomialMathMatchesLibm_data() {
+    QTest::addColumn<int>("op");
+    QTest::addColumn<double>("lo");
+    QTest::addColumn<double>("hi");
+    QTest::addColumn<double>("tolerance");
+    QTest::newRow("log") << int(te::Intrinsic::Log) << 1e-30 << 1e30 << 3e-7;
+    QTest::newRow("log near 1") << int(te::Intrinsic::Log) << 0.5 << 2.0 << 3e-7;
+    QTest::newRow("exp") << int(te::Intrinsic::Exp) << -87.0 << 88.0 << 3e-7;
+    QTest::newRow("sin") << int(te::Intrinsic::Sin) << -100.0 << 100.0 << 3e-7;
+    QTest::newRow("cos") << int(te::Intrinsic::Cos) << -100.0 << 100.0 << 3e-7;
+    QTest::newRow("tanh") << int(te::Intrinsic::Tanh) << -10.0 << 10.0 << 1e-6;
+    QTest::newRow("erf") << int(te::Intrinsic::Erf) << -5.0 << 5.0 << 1e-6;
+    QTest::newRow("pow") << int(te::Intrinsic::Pow) << 1e-3 << 1e3 << 6e-6;
+  }
+  void polynomialMathMatchesLibm() {
+    QFETCH(int, op);
+    QFETCH(double, lo);
+    QFETCH(double, hi);
+    QFETCH(double, tolerance);
+    const auto intrinsic = te::Intrinsic(op);
+    // Points spread geometrically where the range spans magnitudes, evenly
+    // where it crosses zero.
+    const int n = 20000;
+    std::vector<float> x(n), y(n);
+    for (int i = 0; i < n; ++i) {
+      const double t = double(i) / (n - 1);
+      x[i] = float(lo > 0 ? lo * std::pow(hi / lo, t) : lo + (hi - lo) * t);
+      y[i] = float(-6.0 + 12.0 * std::fmod(t * 7919.0, 1.0));  // pow's exponents in [-6, 6]
+    }
+    const std::vector<float> got = codegen::evaluate_polynomial_math(intrinsic, x, y);
+    double worst = 0;
+    int worst_at = 0;
+    for (int i = 0; i < n; ++i) {
+      const double xi = x[i];
+      double want = 0;
+      switch (intrinsic) {
+        case te::Intrinsic::Log:
+          want = std::log(xi);
+          break;
+        case te::Intrinsic::Exp:
+          want = std::exp(xi);
+          break;
+        case te::Intrinsic::Sin:
+          want = std::sin(xi);
+          break;
+        case te::Intrinsic::Cos:
+          want = std::cos(xi);
+          break;
+        case te::Intrinsic::Tanh:
+          want = std::tanh(xi);
+          break;
+        case te::Intrinsic::Erf:
+          want = std::erf(xi);
+          break;
+        case te::Intrinsic::Pow:
+          want = std::pow(xi, double(y[i]));
+          break;
+        default:
+          QFAIL("no reference");
+      }
+      // Relative error, absolute below 1 in magnitude (sin, log at zeros).
+      const double error = std::fabs(got[i] - want) / std::max(1.0, std::fabs(want));
+      if (!(error <= worst)) {
+        worst = error;
+        worst_at = i;
+      }
+    }
+    QVERIFY2(worst <= tolerance,
+             qPrintable(QString("%1(%2%3) = %4, libm %5: error %6")
+                            .arg(te::intrinsic_name(intrinsic))
+                            .arg(x[worst_at])
+                            .arg(intrinsic == te::Intrinsic::Pow ? QString(", %1").arg(y[worst_at])
+                                                                 : QString())
+                            .arg(got[worst_at])
+                            .arg(intrinsic == te::Intrinsic::Pow
+                                     ? std::pow(double(x[worst_at]), double(y[worst_at]))
+                                     : 0.0)
+                            .arg(worst)));
+  }
+
+  // C's special values: the ends of each function's domain, the signs of pow.
+  void polynomialMathSpecialValues() {
+    const float inf = INFINITY, nan = NAN;
+    const std::vector<float> log = codegen::evaluate_polynomial_math(
+        te::Intrinsic::Log, {0.0f, -1.0f, inf, nan, 1.0f, 1e-40f});
+    QCOMPARE(log[0], -inf);
+    QVERIFY(std::isnan(log[1]));
+    QCOMPARE(log[2], inf);
+    QVERIFY(std::isnan(log[3]));
+    QCOMPARE(log[4], 0.0f);
+    QVERIFY(std::fabs(log[5] - std::log(1e-40)) < 1e-4);  // a denormal
+    const std::vector<float> pow = codegen::evaluate_polynomial_math(
+        te::Intrinsic::Pow, {-2.0f, -2.0f, -2.0f, 0.0f, 0.0f, 5.0f, 1.0f},
+        {2.0f, 3.0f, 0.5f, 2.0f, 0.0f, 0.0f, nan});
+    QVERIFY(std::fabs(pow[0] - 4.0f) < 1e-5f);
+    QVERIFY(std::fabs(pow[1] + 8.0f) < 1e-5f);
+    QVERIFY(std::isnan(pow[2]));
+    QCOMPARE(pow[3], 0.0f);
+    QCOMPARE(pow[4], 1.0f);
+    QCOMPARE(pow[5], 1.0f);
+    QCOMPARE(pow[6], 1.0f);
+    const std::vector<float> sin =
+        codegen::evaluate_polynomial_math(te::Intrinsic::Sin, {inf, nan, -0.5f});
+    QVERIFY(std::isnan(sin[0]) && std::isnan(sin[1]));
+    QVERIFY(std::fabs(sin[2] - std::sin(-0.5f)) < 1e-7f);
+    QVERIFY(
+        !error_of([] { codegen::evaluate_polynomial_math(te::Intrinsic::Tan, {1.0f}); }).isEmpty());
+  }
+
+  // A reduce loop bound to threadIdx.x: each thread folds its share of the
+  // row into a local partial, the threads combine theirs (warp shuffles,
+  // then shared memory across warps), and thread 0 writes the row.
+  void crossThreadReductionLowers() {
+    const Env env = row_sum_env(64, 1000);
+    const tir::PrimFunc f = lower_text(env, cross_thread_row_sum(256), {"A", "R"}, "row_sum");
+    const QString ir = QString::fromStdString(tir::to_string(f));
+    // The structure: the bound reduce loop holds the partial's init, the
+    // serial loop over the thread's share (its last step guarded: 1000 is
+    // 3 x 256 + 232), the all-reduce and the store by thread 0.
+    const qsizetype bound = ir.indexOf("threadIdx.x");
+    const qsizetype init = ir.indexOf("R_partial[0] = 0.0f");
+    const qsizetype serial = ir.indexOf("for ko in range");
+    const qsizetype allreduce = ir.indexOf("thread_allreduce");
+    const qsizetype store = ir.indexOf("if ki == 0:");
+    QVERIFY2(bound >= 0 && init > bound && serial > init && allreduce > serial && store > allreduce,
+             qPrintable(ir));
+    QVERIFY2(ir.contains("if ki < 232:"), qPrintable(ir));
+    const codegen::GpuLaunch launch = codegen::verify_gpu_func(f, Target::parse(kH100));
+    QCOMPARE(launch.grid[0], int64_t(64));
+    QCOMPARE(launch.block[0], int64_t(256));
+    QCOMPARE(launch.shared_bytes, int64_t(8 * 4));  // the 8 warps' partials
+    const QString ptx = QString::fromStdString(ptx_of(f));
+    // Five butterfly steps within each warp, then the 8 warps' partials
+    // through shared memory between two barriers.
+    QCOMPARE(ptx.count("shfl.sync.bfly.b32"), 5);
+    for (const char* piece :
+         {".shared", "st.shared", "ld.shared", "bar.sync", ".maxntid 256, 1, 1"})
+      QVERIFY2(ptx.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, ptx)));
+    QVERIFY2(!ptx.contains(".local"), qPrintable(ptx));
+    // One warp: the butterfly alone, no shared memory, no barrier.
+    const QString warp = QString::fromStdString(
+        ptx_of(lower_text(env, cross_thread_row_sum(32), {"A", "R"}, "row_sum")));
+    QCOMPARE(warp.count("shfl.sync.bfly.b32"), 5);
+    QVERIFY2(!warp.contains("bar.sync") && !warp.contains(".shared"), qPrintable(warp));
+    // Half a warp: four steps, the lanes of the block masked.
+    const QString half = QString::fromStdString(
+        ptx_of(lower_text(env, cross_thread_row_sum(16), {"A", "R"}, "row_sum")));
+    QCOMPARE(half.count("shfl.sync.bfly.b32"), 4);
+    QVERIFY2(half.contains("65535"), qPrintable(half));
+  }
+
+  // Over threadIdx.y (rows of a block on x, each row's terms on y): the
+  // threads' values through shared memory, no shuffles.
+  void crossThreadReductionOverY() {
+    const Env env = row_sum_env(64, 1000);
+    const tir::PrimFunc f = lower_text(env, R"(s = te.create_schedule(R.op)
+io, ii = s[R].split(R.op.axis[0], factor=32)
+ko, ki = s[R].split(R.op.reduce_axis[0], factor=8)
+s[R].bind(io, te.thread_axis("blockIdx.x"))
+s[R].bind(ii, te.thread_axis("threadIdx.x"))
+s[R].bind(ki, te.thread_axis("threadIdx.y"))
+)",
+                                       {"A", "R"}, "row_sum");
+    const QString ir = QString::fromStdString(tir::to_string(f));
+    QVERIFY2(ir.contains("T.attr(\"thread_allreduce_sum\", ki)") && ir.contains("if ki == 0:"),
+             qPrintable(ir));
+    const codegen::GpuLaunch launch = codegen::verify_gpu_func(f, Target::parse(kH100));
+    QCOMPARE(launch.block[0], int64_t(32));
+    QCOMPARE(launch.block[1], int64_t(8));
+    QCOMPARE(launch.shared_bytes, int64_t(32 * 8 * 4));  // a value a thread
+    const QString ptx = QString::fromStdString(ptx_of(f));
+    QVERIFY2(!ptx.contains("shfl.sync"), qPrintable(ptx));
+    QCOMPARE(ptx.count("bar.sync"), 2);
+    QCOMPARE(ptx.count("ld.shared"), 8);
+    for (const char* piece : {"%tid.y", "st.shared.f32", ".maxntid 32, 8, 1"})
+      QVERIFY2(ptx.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, ptx)));
+    if (QFileInfo(kPtxas).isExecutable()) {
+      const QString errors = ptxas_errors(ptx.toStdString(), "row_sum_y");
+      QVERIFY2(errors.isEmpty(), qPrintable(errors));
+    }
+  }
+
+  void crossThreadReductionIsRefusedWhereItCannotRun() {
+    const Env env = row_sum_env(64, 1000);
+    // Not a power of two.
+    QString message = error_of([&] {
+      ptx_of(lower_text(env, cross_thread_row_sum(96), {"A", "R"}, "row_sum"));
+    });
+    QVERIFY2(message.contains("power of two"), qPrintable(message));
+    // Bound to threadIdx.z.
+    message = error_of([&] {
+      lower_text(env, R"(s = te.create_schedule(R.op)
+ko, ki = s[R].split(R.op.reduce_axis[0], factor=32)
+s[R].bind(R.op.axis[0], te.thread_axis("blockIdx.x"))
+s[R].bind(ki, te.thread_axis("threadIdx.z"))
+)",
+                 {"A", "R"}, "row_sum");
+    });
+    QVERIFY2(message.contains("runs over threadIdx.x or threadIdx.y"), qPrintable(message));
+    // On the CPU.
+    message = error_of([&] {
+      std::unique_ptr<schedule::Schedule> s =
+          schedule::parse_schedule(cross_thread_row_sum(32), env);
+      codegen::emit_llvm_ir(
+          {tir::lower(*s, {env.at("A"), env.at("R")}, "row_sum", {.record_ir = false}).func},
+          Target::host());
+    });
+    QVERIFY2(message.contains("GPU target"), qPrintable(message));
   }
 
   void ptxasAcceptsThePtx_data() {
@@ -224,6 +474,7 @@ s[L].bind(xi, te.thread_axis("threadIdx.x"))
     QTest::newRow("elementwise") << "add";
     QTest::newRow("shared reduction") << "row_sum";
     QTest::newRow("polynomial math") << "sigmoid";
+    QTest::newRow("cross-thread reduction") << "cross_thread";
   }
   void ptxasAcceptsThePtx() {
     QFETCH(QString, kernel);
@@ -242,6 +493,8 @@ s[S].bind(xo, te.thread_axis("blockIdx.x"))
 s[S].bind(xi, te.thread_axis("threadIdx.x"))
 )",
                      {"A", "S"}, "sigmoid");
+    if (kernel == "cross_thread")
+      f = lower_text(row_sum_env(64, 1000), cross_thread_row_sum(256), {"A", "R"}, "row_sum");
     const QString errors = ptxas_errors(ptx_of(f), kernel);
     QVERIFY2(errors.isEmpty(), qPrintable(errors));
   }

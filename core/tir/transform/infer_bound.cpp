@@ -73,6 +73,26 @@ void relax_inside_attach_point(const StageRef& p, const StageRef& s, const IterV
                         "enclose its reader '" + s->op->name + "'");
 }
 
+// TVM's NeedRelax for shared memory: a shared buffer is the block's, so the
+// threadIdx loops that enclose its attach point vary while it is live (its
+// threads fetch it together, and each reads what the others fetched).
+void relax_enclosing_threads(const StageRef& p, const IterVarRanges& ranges,
+                             te::VarMap<te::Range>& relax) {
+  StageRef cur = p;
+  while (cur->attach_type == AttachType::Scope) {
+    StageRef parent = cur->attach_stage.lock();
+    if (!parent) break;
+    for (const IterVar& leaf : parent->leaf_iter_vars) {
+      auto it = parent->attrs.find(leaf);
+      if (it != parent->attrs.end() && it->second.annotation == schedule::LoopAnnotation::Bind &&
+          it->second.thread_tag.rfind("threadIdx.", 0) == 0)
+        relax[leaf.var()] = loop_range(ranges, leaf);
+      if (leaf.same_as(cur->attach_ivar)) break;
+    }
+    cur = parent;
+  }
+}
+
 // Every variable at its full constant range, to bound what stays symbolic.
 te::VarMap<te::Range> all_leaves(const std::vector<StageInfo>& stages,
                                  const IterVarRanges& ranges) {
@@ -104,9 +124,10 @@ IterVarRanges infer_bound(const std::vector<StageInfo>& stages) {
         // Loops of the consumer inside p's attach point vary while p's region
         // is live; those outside are fixed symbols.
         te::VarMap<te::Range> relax;
-        if (p->attach_type == AttachType::Scope)
+        if (p->attach_type == AttachType::Scope) {
           relax_inside_attach_point(p, s, ranges, relax);
-        else {
+          if (p->scope == "shared") relax_enclosing_threads(p, ranges, relax);
+        } else {
           for (const IterVar& leaf : s->leaf_iter_vars)
             relax[leaf.var()] = loop_range(ranges, leaf);
           add_enclosing_loops(s, ranges, relax);

@@ -17,9 +17,10 @@ Stmt make_storage_sync();
 // Inserts a barrier before each statement of a sequence that reads a shared
 // buffer written by an earlier statement of that sequence since the last
 // barrier, and at the end of a serial loop's body that writes and reads one
-// (the next iteration's writes wait for this iteration's reads). Sequences
-// inside thread-bound loops are left alone: every thread of a block must
-// reach a barrier, and there a guard may keep some away.
+// (the next iteration's writes wait for this iteration's reads). Every
+// thread of a block must reach a barrier: sequences inside a threadIdx loop
+// shorter than the launch's extent for its tag (a guard keeps threads away)
+// and inside a condition within threadIdx loops are left alone.
 Stmt inject_storage_sync(const Stmt& s);
 
 }  // namespace lathe::tir

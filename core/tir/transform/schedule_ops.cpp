@@ -8,6 +8,7 @@
 #include "te/tensor_intrinsic.h"
 #include "tir/arith/prove.h"
 #include "tir/transform/inject_prefetch.h"
+#include "tir/transform/thread_allreduce.h"
 
 namespace lathe::tir {
 namespace {
@@ -194,6 +195,8 @@ class NestBuilder {
     for (const IterVar& v : inner)
       if (v->kind != te::IterVarKind::CommReduce) init_loops.push_back(v);
 
+    if (const IterVar* bound = thread_reduce_leaf(stage))
+      return cross_thread_nest(info, *bound, roots, guards, index, *reduce);
     te::DataType t = stage->op->dtype;
     Stmt init = make_producer_store(stage->op, te::reducer_identity(reduce->combiner, t), index);
     if (const IterVar* at = tensorized_leaf(stage))
@@ -209,6 +212,77 @@ class NestBuilder {
     if (reduce->condition.defined()) conditions.push_back(te::substitute(reduce->condition, roots));
     update = nest(stage, inner, guard(conditions, update), true);
     return nest(stage, outer, make_seq({init, update}), true);
+  }
+
+  // The reduce loop bound to a thread index, if any (a cross-thread reduction).
+  static const IterVar* thread_reduce_leaf(const StageRef& stage) {
+    const IterVar* found = nullptr;
+    for (const IterVar& leaf : stage->leaf_iter_vars) {
+      auto it = stage->attrs.find(leaf);
+      if (leaf->kind != te::IterVarKind::CommReduce || it == stage->attrs.end() ||
+          it->second.annotation != LoopAnnotation::Bind)
+        continue;
+      if (found)
+        throw schedule::ScheduleError(
+            str("stage '", stage->op->name, "': reduce loops '", (*found).name(), "' and '",
+                leaf.name(), "' are both bound to threads; fuse them into one before binding"));
+      if (it->second.thread_tag != "threadIdx.x" && it->second.thread_tag != "threadIdx.y")
+        throw schedule::ScheduleError(
+            str("stage '", stage->op->name, "': reduce loop '", leaf.name(), "' is bound to ",
+                it->second.thread_tag,
+                "; a cross-thread reduction runs over threadIdx.x or threadIdx.y"));
+      found = &leaf;
+    }
+    return found;
+  }
+
+  // TVM's MakeCrossThreadReduction (tir/transform/thread_allreduce.h): each
+  // thread of the bound reduce loop folds its share of the serial reduce
+  // loops into a local partial, the threads combine theirs, one writes.
+  Stmt cross_thread_nest(const StageInfo& info, const IterVar& bound, const te::VarMap<Expr>& roots,
+                         const SplitGuards& guards, const std::vector<Expr>& index,
+                         const te::ReduceNode& reduce) {
+    const StageRef& stage = info.stage;
+    std::vector<IterVar> outer, serial;
+    bool in_reduction = false;
+    for (const IterVar& leaf : stage->leaf_iter_vars) {
+      if (leaf->kind == te::IterVarKind::CommReduce)
+        in_reduction = true;
+      else if (in_reduction)
+        throw schedule::ScheduleError(
+            str("stage '", stage->op->name, "': data loop '", leaf.name(),
+                "' is inside the reduce loops of a cross-thread reduction; reorder it outside"));
+      if (leaf.same_as(bound)) continue;
+      (leaf->kind == te::IterVarKind::CommReduce ? serial : outer).push_back(leaf);
+    }
+    const te::DataType t = stage->op->dtype;
+    const Var partial(stage->op->name + "_partial", te::DataType::Handle());
+    const Var combined(stage->op->name + "_red", te::DataType::Handle());
+    const Expr zero = te::make_int(0);
+    const Expr current = te::load(t, partial, zero);
+    Stmt init = make_store(partial, te::reducer_identity(reduce.combiner, t), zero);
+    std::vector<Expr> conditions = guards.data;
+    conditions.insert(conditions.end(), guards.reduce.begin(), guards.reduce.end());
+    if (reduce.condition.defined()) conditions.push_back(te::substitute(reduce.condition, roots));
+    Stmt update = make_store(
+        partial,
+        te::reducer_combine(reduce.combiner, current, te::substitute(reduce.source, roots)), zero);
+    update = nest(stage, serial, guard(conditions, update), true);
+    Stmt allreduce =
+        make_attr(std::string(kThreadAllReduceAttr) + te::reducer_name(reduce.combiner),
+                  bound.var(), make_store(combined, current, zero));
+    // An output or a shared buffer is written once; a local one by every
+    // thread into its own copy.
+    std::vector<Expr> store_conditions = guards.data;
+    if (stage->is_output || stage->scope == "shared")
+      store_conditions.push_back(bound.var() == te::make_int(0, bound.var().type()));
+    Stmt store =
+        guard(store_conditions, make_producer_store(stage->op, te::load(t, combined, zero), index));
+    Stmt body = make_seq({init, update, allreduce, store});
+    body = make_allocate(combined, t, {te::make_int(1)}, body, "local");
+    body = make_allocate(partial, t, {te::make_int(1)}, body, "local");
+    body = make_loop(stage, bound, wrap_attached(stage, bound, body));
+    return nest(stage, outer, body, true);
   }
 
   // The loop a tensorize attribute marks, if any.

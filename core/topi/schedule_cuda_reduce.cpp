@@ -1,0 +1,156 @@
+// The cuda template of reductions, softmax and normalisations
+// (schedule_cuda_templates.h), after TVM's topi/cuda/reduction.py and
+// softmax.py.
+#include <algorithm>
+#include <optional>
+
+#include "schedule/schedule.h"
+#include "support/error.h"
+#include "topi/group_schedule.h"
+#include "topi/schedule_cuda.h"
+#include "topi/schedule_cuda_templates.h"
+
+namespace lathe::topi {
+
+namespace {
+
+using schedule::Schedule;
+using schedule::Stage;
+using te::IterVar;
+
+int64_t product(const std::vector<int64_t>& dims, size_t from = 0) {
+  int64_t n = 1;
+  for (size_t i = from; i < dims.size(); ++i) n *= dims[i];
+  return n;
+}
+
+int64_t reduce_extent(const te::ComputeOpNode& c) {
+  int64_t n = 1;
+  for (const IterVar& k : c.reduce_axis) n *= *te::as_const_int(k->dom.extent);
+  return n;
+}
+
+// The output's shape as rows x columns: the leading `row_axes` axes index a
+// row, the rest its columns (the elements one row's reductions feed).
+struct RowSplit {
+  bool output_reduces = false;  // the output is the reduction: a row per output
+  size_t row_axes = 0;
+};
+
+// How the group's rows lie, or nothing when they do not line up with its
+// reductions (the default template then schedules it).
+std::optional<RowSplit> split_rows(const te::Tensor& out, const std::vector<int64_t>& reduced,
+                                   int64_t longest) {
+  if (const te::ComputeOpNode* c = out.op().as_compute(); c && !c->reduce_axis.empty())
+    return RowSplit{true, out.shape().size()};
+  const std::vector<int64_t>& shape = out.shape();
+  // An epilogue of the reduction (a mean's division): one row per output.
+  const int64_t elements = product(shape);
+  if (std::all_of(reduced.begin(), reduced.end(), [&](int64_t n) { return n == elements; }))
+    return RowSplit{false, shape.size()};
+  // Softmax, layer norm: a row's columns are the trailing axes the
+  // reductions run over.
+  for (size_t p = shape.size(); p-- > 0;)
+    if (product(shape, p) == longest) return RowSplit{false, p};
+  return std::nullopt;
+}
+
+IterVar fuse_all(Stage& stage, const std::vector<IterVar>& axes) {
+  IterVar fused = axes[0];
+  for (size_t i = 1; i < axes.size(); ++i) fused = stage.fuse(fused, axes[i]);
+  return fused;
+}
+
+// The reduce axes of `stage` fused and split by `threads`, the inner part
+// bound to threadIdx.x: a cross-thread reduction.
+void reduce_across_threads(Stage& stage, int64_t threads) {
+  const IterVar k = fuse_all(stage, stage.reduce_axis());
+  auto [ko, ki] = stage.split(k, threads);
+  stage.bind(ki, "threadIdx.x");
+}
+
+}  // namespace
+
+SearchSpace cuda_reduce_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
+                                 const VectorUnit& vector_unit) {
+  if (outputs.size() != 1) return cuda_default_template(anchor, outputs, vector_unit);
+  const te::Tensor& out = outputs[0];
+  int64_t longest = 0, shortest = 0;  // terms per reduction
+  std::vector<int64_t> reduced;       // each reduction's element count
+  Schedule probe({out.op()});
+  for (Stage st : probe.stages())
+    if (const te::ComputeOpNode* c = st.op().as_compute(); c && !c->reduce_axis.empty()) {
+      longest = std::max(longest, reduce_extent(*c));
+      shortest = shortest ? std::min(shortest, reduce_extent(*c)) : reduce_extent(*c);
+      reduced.push_back(product(st.op()->shape));
+    }
+  const std::optional<RowSplit> rows = split_rows(out, reduced, longest);
+  // Short reductions leave most threads of a warp idle: one thread per
+  // output does them better.
+  if (shortest < 32 || !rows || out.shape().empty())
+    return cuda_default_template(anchor, outputs, vector_unit);
+
+  SearchSpace space;
+  space.name = "reduce.cuda";
+  space.knobs.push_back(choice_knob("threads", {32, 64, 128, 256, 512, 1024}));
+  // TVM's default of 256 threads a row (its max_num_threads is the block),
+  // fewer for a short row. Every reduction of the group runs on all the
+  // block's threads (a cross-thread reduction needs each of them), so the
+  // threads are at most the shortest reduction's terms, a power of two.
+  int64_t most = 32;
+  while (most * 2 <= shortest && most < 1024) most *= 2;
+  space.default_config = require_config(space, {{"threads", {std::min<int64_t>(most, 256)}}});
+  space.apply = [knobs = space.knobs, split = *rows, most](Schedule& sch, const Config& config) {
+    const int64_t threads = std::min(knob_int(knobs, config, "threads"), most);
+    Stage output;
+    std::vector<Stage> reductions;
+    for (Stage st : sch.stages()) {
+      const te::ComputeOpNode* c = st.op().as_compute();
+      if (!c) continue;
+      if (st.node().is_output)
+        output = st;
+      else if (c->reduce_axis.empty())
+        st.compute_inline();  // recomputed where read: exp(x - max) of softmax
+      else
+        reductions.push_back(st);
+    }
+    // Rows to blocks; where the output is not the reduction, a row's columns
+    // over the same threads, which all hold the row's reductions by then.
+    // The row and column axes are fused apart, so that a row's index gives
+    // each reduction's element exactly (one fused loop split by the row's
+    // length bounded them loosely: ViT's 197-column softmax computed 788
+    // rows' reductions a block).
+    const std::vector<IterVar> axes = output.axis();
+    const size_t p = split.row_axes;
+    IterVar row;
+    if (p == 0) {  // one row: the whole output
+      auto [one, columns] = output.split(fuse_all(output, axes), product(output.op()->shape));
+      auto [co, ci] = output.split(columns, threads);
+      output.bind(ci, "threadIdx.x");
+      row = one;
+    } else {
+      row = fuse_all(output, std::vector<IterVar>(axes.begin(), axes.begin() + long(p)));
+      if (p < axes.size()) {
+        const IterVar column =
+            fuse_all(output, std::vector<IterVar>(axes.begin() + long(p), axes.end()));
+        auto [co, ci] = output.split(column, threads);
+        output.bind(ci, "threadIdx.x");
+      } else if (!split.output_reduces) {
+        // An epilogue of the row's reduction: one thread stores it.
+        auto [rows, one] = output.split(row, 1);
+        output.bind(one, "threadIdx.x");
+        row = rows;
+      }
+    }
+    output.bind(row, "blockIdx.x");
+    // Consumers first: each is attached by the time its producer asks.
+    for (auto it = reductions.rbegin(); it != reductions.rend(); ++it) {
+      it->compute_at(output, row);
+      reduce_across_threads(*it, threads);
+    }
+    if (split.output_reduces) reduce_across_threads(output, threads);
+  };
+  return space;
+}
+
+}  // namespace lathe::topi
