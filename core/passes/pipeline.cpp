@@ -11,6 +11,7 @@
 #include "passes/fold_constants.h"
 #include "passes/lower_conv3d.h"
 #include "passes/lower_conv_transpose.h"
+#include "passes/pack_matmul_integer.h"
 #include "passes/partition_external.h"
 #include "passes/prune_padding_taps.h"
 #include "passes/simplify.h"
@@ -47,6 +48,8 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
       options.external_codegens.value_or(ExternalCodegenRegistry::global().names());
   if (!codegens.empty())
     run("partition_external", [&](const Graph& g) { return partition_external(g, codegens); });
+  // A constant MatMulInteger B packed once, not on every call.
+  if (options.alter_layout) run("pack_matmul_integer", pack_matmul_integer);
   run("lower_conv_transpose", lower_conv_transpose);
   run("prune_padding_taps", prune_padding_taps);
   run("lower_conv3d", lower_conv3d);

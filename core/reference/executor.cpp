@@ -19,6 +19,7 @@ OpRegistry& kernel_registry() {
     register_quantize_kernels(*r);
     register_conv_integer_nchwc_kernel(*r);
     register_control_flow_kernels(*r);
+    register_matmul_integer_packed_kernel(*r);
     return r;
   }();
   return *registry;

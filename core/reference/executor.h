@@ -43,5 +43,6 @@ void register_loss_kernels(OpRegistry& registry);
 void register_layout_kernels(OpRegistry& registry);
 void register_quantize_kernels(OpRegistry& registry);
 void register_control_flow_kernels(OpRegistry& registry);
+void register_matmul_integer_packed_kernel(OpRegistry& registry);  // matmul_integer_packed.cpp
 
 }  // namespace lathe::reference

@@ -17,6 +17,7 @@
 #include "support/error.h"
 #include "topi/group_schedule.h"
 #include "topi/int8.h"
+#include "topi/int8_dense_packed.h"
 #include "topi/op_compute.h"
 
 namespace lathe::topi {
@@ -195,6 +196,8 @@ void register_int8_computes(OpStrategyRegistry& registry) {
   registry.define_template("ConvIntegerNCHWc", conv_integer_template);
   registry.define_compute("MatMulInteger", matmul_integer_compute);
   registry.define_template("MatMulInteger", matmul_integer_template);
+  registry.define_compute("MatMulIntegerPacked", matmul_integer_packed_compute);
+  registry.define_template("MatMulIntegerPacked", matmul_integer_template);
 }
 
 }  // namespace lathe::topi
