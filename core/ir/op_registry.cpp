@@ -86,8 +86,8 @@ OpRegistry& OpRegistry::global() {
     register_layout_ops(*r);
     register_quantize_ops(*r);
     register_conv_integer_nchwc_op(*r);
-    register_control_flow_ops(*r);
     register_matmul_integer_packed_op(*r);
+    register_control_flow_ops(*r);
     return r;
   }();
   return *registry;

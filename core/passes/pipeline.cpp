@@ -48,8 +48,6 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
       options.external_codegens.value_or(ExternalCodegenRegistry::global().names());
   if (!codegens.empty())
     run("partition_external", [&](const Graph& g) { return partition_external(g, codegens); });
-  // A constant MatMulInteger B packed once, not on every call.
-  if (options.alter_layout) run("pack_matmul_integer", pack_matmul_integer);
   run("lower_conv_transpose", lower_conv_transpose);
   run("prune_padding_taps", prune_padding_taps);
   run("lower_conv3d", lower_conv3d);
@@ -57,6 +55,8 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   // the layout pass sees constants it may pad (padded_filters).
   run("fold_constants", fold_constants);
   if (options.alter_layout) run("alter_int8_conv_layout", alter_int8_conv_layout);
+  // A constant MatMulInteger B packed once, not on every call.
+  if (options.alter_layout) run("pack_matmul_integer", pack_matmul_integer);
   if (options.alter_layout)
     run("alter_conv_layout",
         [&](const Graph& g) { return alter_conv_layout(g, options.vector_unit); });

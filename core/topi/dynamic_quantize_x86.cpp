@@ -10,8 +10,8 @@
 // along the last axis.
 #include <algorithm>
 
+#include "topi/dynamic_quantize_x86.h"
 #include "topi/group_schedule.h"
-#include "topi/op_compute.h"
 
 namespace lathe::topi {
 namespace {

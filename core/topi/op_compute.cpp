@@ -1,6 +1,7 @@
 #include "topi/op_compute.h"
 
 #include "support/error.h"
+#include "topi/dynamic_quantize_x86.h"
 #include "topi/schedule_cuda_templates.h"
 
 namespace lathe::topi {

@@ -119,7 +119,6 @@ void register_nn_computes(OpStrategyRegistry& registry);
 void register_layout_computes(OpStrategyRegistry& registry);
 void register_extra_computes(OpStrategyRegistry& registry);
 void register_quantize_computes(OpStrategyRegistry& registry);
-void register_int8_computes(OpStrategyRegistry& registry);              // int8_strategy.cpp
-void register_dynamic_quantize_template(OpStrategyRegistry& registry);  // dynamic_quantize_x86.cpp
+void register_int8_computes(OpStrategyRegistry& registry);  // int8_strategy.cpp
 
 }  // namespace lathe::topi

@@ -1079,7 +1079,7 @@ class TestPasses : public QObject {
     QCOMPARE(passes_run.join(' '),
              QString("eliminate_dead_code canonicalize_qnn fold_constants simplify fold_constants "
                      "lower_conv_transpose prune_padding_taps lower_conv3d fold_constants "
-                     "alter_int8_conv_layout "
+                     "alter_int8_conv_layout pack_matmul_integer "
                      "alter_conv_layout "
                      "fold_constants "
                      "cancel_layout_transforms eliminate_dead_code fuse_ops"));
