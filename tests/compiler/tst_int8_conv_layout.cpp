@@ -13,35 +13,16 @@
 #include "../graph_builder.h"
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
+#include "int8_operands.h"
 #include "passes/alter_int8_conv_layout.h"
 #include "reference/executor.h"
 
 using namespace lathe;
 using lathe::testing::attrs_of;
 
+using namespace lathe::testing;
+
 namespace {
-
-// Deterministic operands: a linear congruential sequence over [lo, hi].
-template <typename T>
-Tensor random_tensor(Shape shape, int lo, int hi, uint32_t seed) {
-  Tensor t(dtype_of<T>, std::move(shape));
-  uint32_t s = seed;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    s = s * 1664525u + 1013904223u;
-    t.data<T>()[i] = static_cast<T>(lo + static_cast<int>((s >> 8) % (hi - lo + 1)));
-  }
-  return t;
-}
-
-int count_op(const Graph& g, const std::string& op) {
-  return static_cast<int>(
-      std::ranges::count_if(g.nodes, [&](const Node& n) { return n.op == op; }));
-}
-
-template <typename T>
-std::vector<T> values(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
-}
 
 Tensor run_reference(const Graph& g, const Tensor& x) {
   return reference::Executor(g).run({{g.value(g.inputs[0]).name, x}})[0];

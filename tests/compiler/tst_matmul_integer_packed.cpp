@@ -14,35 +14,16 @@
 #include "../graph_builder.h"
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
+#include "int8_operands.h"
 #include "passes/pack_matmul_integer.h"
 #include "reference/executor.h"
 #include "support/error.h"
 
 using namespace lathe;
 
+using namespace lathe::testing;
+
 namespace {
-
-// Deterministic operands: a linear congruential sequence over [lo, hi].
-template <typename T>
-Tensor random_tensor(Shape shape, int lo, int hi, uint32_t seed) {
-  Tensor t(dtype_of<T>, std::move(shape));
-  uint32_t s = seed;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    s = s * 1664525u + 1013904223u;
-    t.data<T>()[i] = static_cast<T>(lo + static_cast<int>((s >> 8) % (hi - lo + 1)));
-  }
-  return t;
-}
-
-int count_op(const Graph& g, const std::string& op) {
-  return static_cast<int>(
-      std::ranges::count_if(g.nodes, [&](const Node& n) { return n.op == op; }));
-}
-
-template <typename T>
-std::vector<T> values(const Tensor& t) {
-  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
-}
 
 std::map<std::string, Tensor> by_name(const Graph& g, const std::vector<Tensor>& inputs) {
   std::map<std::string, Tensor> named;
