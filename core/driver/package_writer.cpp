@@ -190,6 +190,25 @@ runtime::GraphModuleDesc checked_graph(const runtime::GraphModuleDesc& desc,
   return graph;
 }
 
+// The package's tar: the kernels' member (mod.so or mod.ptx), mod.json and
+// mod.params; a partly written tar is removed.
+void write_package_tar(const std::string& tar_path, std::pair<std::string, std::string> kernels,
+                       const runtime::GraphModuleDesc& graph,
+                       const std::map<std::string, runtime::NDArray>& params) {
+  std::vector<std::pair<std::string, std::string>> members = {
+      std::move(kernels),
+      {"mod.json", runtime::to_json(graph)},
+      {"mod.params", runtime::save_params(params)},
+  };
+  try {
+    write_tar(tar_path, members);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(tar_path, ignored);
+    throw;
+  }
+}
+
 }  // namespace
 
 void write_package(const std::string& tar_path, const std::vector<char>& object,
@@ -223,18 +242,7 @@ void write_package(const std::string& tar_path, const std::vector<char>& object,
   if (status != 0)
     fail(str("linking mod.so failed (", cc, " exited with ", status, "):\n", output));
 
-  std::vector<std::pair<std::string, std::string>> members = {
-      {"mod.so", read_file(dir.file("mod.so"))},
-      {"mod.json", runtime::to_json(graph)},
-      {"mod.params", runtime::save_params(params)},
-  };
-  try {
-    write_tar(tar_path, members);
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(tar_path, ignored);
-    throw;
-  }
+  write_package_tar(tar_path, {"mod.so", read_file(dir.file("mod.so"))}, graph, params);
 }
 
 void write_gpu_package(const std::string& tar_path, const std::string& ptx,
@@ -247,18 +255,7 @@ void write_gpu_package(const std::string& tar_path, const std::string& ptx,
     LATHE_CHECK(!node.is_op() || graph.launches.count(node.func_name),
                 "write_gpu_package: kernel '", node.func_name, "' of node '", node.name,
                 "' has no launch record");
-  std::vector<std::pair<std::string, std::string>> members = {
-      {"mod.ptx", ptx},
-      {"mod.json", runtime::to_json(graph)},
-      {"mod.params", runtime::save_params(params)},
-  };
-  try {
-    write_tar(tar_path, members);
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(tar_path, ignored);
-    throw;
-  }
+  write_package_tar(tar_path, {"mod.ptx", ptx}, graph, params);
 }
 
 }  // namespace lathe::driver
