@@ -41,6 +41,7 @@ Graph simplify(const Graph& input) {
     changed |= rules::fold_scale_and_shift(graph);
     changed |= rules::matmul_of_transpose_to_gemm(graph);
     changed |= rules::pretranspose_constant_gemm_weights(graph);
+    changed |= rules::drop_zero_zero_points(graph);
     if (!changed) break;
   }
   return eliminate_dead_code(graph);

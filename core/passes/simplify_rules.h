@@ -17,6 +17,7 @@ bool batch_norm_to_scale_shift(Graph& graph);           // simplify_batch_norm.c
 bool fold_scale_and_shift(Graph& graph);                // simplify_scale_shift.cpp
 bool matmul_of_transpose_to_gemm(Graph& graph);         // simplify_matmul.cpp
 bool pretranspose_constant_gemm_weights(Graph& graph);  // simplify_matmul.cpp
+bool drop_zero_zero_points(Graph& graph);               // simplify_zero_points.cpp
 
 // Sets input i of `node` to the constant `value`: in place when the old
 // constant there has no other reader, else as a new constant named after the

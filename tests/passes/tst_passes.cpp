@@ -271,6 +271,41 @@ class TestPasses : public QObject {
     QCOMPARE(normalized_error(run(g, {{"x", tx}})[0], run(original, {{"x", tx}})[0]), 0.0);
   }
 
+  // Zero points that are constants of zeros go; a nonzero one stays, and the
+  // integer results are the same.
+  void zeroZeroPointsGo() {
+    Builder b;
+    ValueId x = b.input("x", {1, 4, 5, 5}, DType::UInt8);
+    Tensor w(DType::Int8, {8, 4, 3, 3});
+    for (int64_t i = 0; i < w.numel(); ++i) w.data<int8_t>()[i] = static_cast<int8_t>(i % 7 - 3);
+    Tensor w_zero(DType::Int8, {8});  // per channel, all zero
+    std::fill_n(w_zero.data<int8_t>(), 8, int8_t{0});
+    ValueId conv = b.node("ConvInteger", "conv",
+                          {x, b.constant("w", w), b.constant("xz", Tensor::scalar<uint8_t>(0)),
+                           b.constant("wz", w_zero)});
+    Tensor a_zero = Tensor::scalar<uint8_t>(3);
+    ValueId a = b.input("a", {2, 6}, DType::UInt8);
+    Tensor m(DType::Int8, {6, 4});
+    for (int64_t i = 0; i < m.numel(); ++i) m.data<int8_t>()[i] = static_cast<int8_t>(i % 5 - 2);
+    ValueId mm = b.node("MatMulInteger", "mm",
+                        {a, b.constant("m", m), b.constant("az", a_zero),
+                         b.constant("mz", Tensor::scalar<int8_t>(0))});
+    Graph original = b.finish({conv, mm});
+    Graph g = passes::simplify(original);
+    g.verify();
+    const Node& c = g.nodes[static_cast<size_t>(g.find_node("conv"))];
+    QCOMPARE(c.inputs.size(), size_t{2});
+    const Node& d = g.nodes[static_cast<size_t>(g.find_node("mm"))];
+    QCOMPARE(d.inputs.size(), size_t{3});  // A's zero point 3 stays
+    QVERIFY(d.has_input(2));
+    Tensor tx(DType::UInt8, {1, 4, 5, 5}), ta(DType::UInt8, {2, 6});
+    for (int64_t i = 0; i < tx.numel(); ++i) tx.data<uint8_t>()[i] = static_cast<uint8_t>(i * 37);
+    for (int64_t i = 0; i < ta.numel(); ++i) ta.data<uint8_t>()[i] = static_cast<uint8_t>(i * 53);
+    const std::map<std::string, Tensor> in = {{"x", tx}, {"a", ta}};
+    const std::vector<Tensor> want = run(original, in), got = run(g, in);
+    for (size_t k = 0; k < want.size(); ++k) QCOMPARE(normalized_error(got[k], want[k]), 0.0);
+  }
+
   void batchNormFoldsIntoConv() {
     Builder b;
     ValueId x = b.input("x", {1, 3, 6, 6});
