@@ -158,6 +158,7 @@ GroupComputation build_group_computation(const Graph& graph, const passes::Fused
       tensor_of[v] = te::compute(
           value.type.shape, [imm](const std::vector<te::Var>&) { return imm; },
           "c" + std::to_string(tensor_of.size()));
+      result.constants.push_back(tensor_of[v]);
       continue;
     }
     te::Tensor p = te::placeholder(value.type.shape, topi::te_dtype(value.type.dtype),
@@ -255,6 +256,16 @@ topi::SearchSpace template_search_space(const GroupComputation& computation) {
   }
 }
 
+void inline_constants(schedule::Schedule& sch, const GroupComputation& computation) {
+  for (const te::Tensor& c : computation.constants) {
+    schedule::Stage stage = sch.find_stage(c.name());
+    if (!stage.ref() || !stage.op().same_as(c.op()) || stage.node().is_output ||
+        stage.node().attach_type != schedule::AttachType::Root)
+      continue;
+    stage.compute_inline();
+  }
+}
+
 std::unique_ptr<schedule::Schedule> apply_config(const GroupComputation& computation,
                                                  const topi::SearchSpace& space,
                                                  const topi::Config& config) {
@@ -263,6 +274,7 @@ std::unique_ptr<schedule::Schedule> apply_config(const GroupComputation& computa
   for (const te::Tensor& t : computation.outputs) ops.push_back(t.op());
   auto sch = std::make_unique<schedule::Schedule>(ops);
   space.apply(*sch, config);
+  inline_constants(*sch, computation);
   return sch;
 }
 

@@ -28,6 +28,9 @@ struct GroupComputation {
   const topi::OpStrategy* anchor_strategy = nullptr;
   std::string anchor_op;                      // the anchor node's op: "Conv2dNCHWc"
   std::map<std::string, te::Tensor> tensors;  // every tensor by name, for schedule text
+  // The scalar constants made immediates (c0, c1 ...): stages of their own
+  // that every schedule inlines (inline_constants).
+  std::vector<te::Tensor> constants;
   VectorUnit vector_unit;  // of the target: the templates' register budgets and vectors
 
   // Kernel parameters as tvm.lower takes them: inputs then outputs.
@@ -58,6 +61,11 @@ topi::SearchSpace fallback_search_space(const GroupComputation& computation,
 
 // A fresh schedule of the computation's outputs with `config` of its space
 // applied; throws schedule::ScheduleError for a config the scheduler refuses.
+// Inlines the computation's scalar constants where the schedule left them
+// at the root: an immediate where they are read, never a buffer (a GPU
+// kernel could not hold one outside its thread-bound loops).
+void inline_constants(schedule::Schedule& sch, const GroupComputation& computation);
+
 std::unique_ptr<schedule::Schedule> apply_config(const GroupComputation& computation,
                                                  const topi::SearchSpace& space,
                                                  const topi::Config& config);

@@ -63,6 +63,7 @@ Candidate instantiate(const SearchTask& task, const topi::SearchSpace& space,
     for (const te::Tensor& t : task.computation.outputs) ops.push_back(t.op());
     schedule::Schedule sch(ops);
     space.apply(sch, config);
+    inline_constants(sch, task.computation);
     lower_into(task, sch, c);
   } catch (const std::exception& e) {
     c.error_kind = "instantiation";
