@@ -41,14 +41,16 @@ class Verifier {
  public:
   Verifier(const tir::PrimFunc& func, const Target& target) : func_(func), target_(target) {
     launch_.kernel = func.name;
+    tir::visit_stmt(func.body, [&](const tir::Stmt& st) {
+      if (const auto* f = st.as<tir::ForNode>(); f && f->kind == tir::ForKind::ThreadBinding)
+        binds_ = true;
+    });
   }
 
+  // A kernel that binds no loop has none of more than one iteration either
+  // (walk_for refuses those): a scalar's, run by one thread of one block.
   GpuLaunch run() {
     walk(func_.body);
-    if (!bound_any_)
-      fail_here(
-          "binds no loop to blockIdx/threadIdx: on a GPU every thread would run the whole "
-          "kernel (bind the outer loops, e.g. s[C].bind(xo, te.thread_axis(\"blockIdx.x\")))");
     if (launch_.threads_per_block() > target_.max_threads_per_block)
       fail_here(str("its threads per block (", launch_.block[0], " x ", launch_.block[1], " x ",
                     launch_.block[2], " = ", launch_.threads_per_block(),
@@ -83,7 +85,7 @@ class Verifier {
   }
 
   void check_access(const char* what, const te::Var& buffer) const {
-    if (bound_depth_ == 0)
+    if (bound_depth_ == 0 && binds_)
       fail_here(str(what, " of '", buffer.name(),
                     "' outside every thread-bound loop would run in every GPU thread (did you "
                     "forget to bind?)"));
@@ -186,7 +188,6 @@ class Verifier {
     const bool reopened = open_[slot];
     int64_t& launch = tag.is_block ? launch_.grid[tag.dim] : launch_.block[tag.dim];
     launch = std::max(launch, *extent);
-    bound_any_ = true;
     open_[slot] = true;
     bound_tags_[n->loop_var] = n->thread_tag;
     ++bound_depth_;
@@ -231,7 +232,7 @@ class Verifier {
   int64_t allreduce_y_bytes_ = 0;       // and over threadIdx.y
   te::VarMap<std::string> bound_tags_;  // the variables of the thread-bound loops
   int bound_depth_ = 0;
-  bool bound_any_ = false;
+  bool binds_ = false;  // whether any loop is bound to a thread index
   bool open_[6] = {};
 };
 

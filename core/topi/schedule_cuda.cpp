@@ -48,7 +48,14 @@ SearchSpace cuda_default_template(const te::Tensor& anchor, const std::vector<te
     for (Stage st : sch.stages())
       if (st.node().is_output) out = st;
     std::vector<IterVar> axis = out.axis();
-    if (axis.empty()) return;  // a scalar: the verifier refuses it, naming the kernel
+    if (axis.empty()) {
+      // A scalar: one thread of one block computes it, its inputs inlined.
+      for (Stage st : sch.stages())
+        if (const te::ComputeOpNode* c = st.op().as_compute();
+            c && c->reduce_axis.empty() && !st.node().is_output)
+          st.compute_inline();
+      return;
+    }
     IterVar fused = axis[0];
     for (size_t i = 1; i < axis.size(); ++i) fused = out.fuse(fused, axis[i]);
     auto [blocks, threads] = out.split(fused, threads_per_block);

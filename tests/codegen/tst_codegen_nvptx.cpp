@@ -146,6 +146,22 @@ class TestCodegenNvptx : public QObject {
     QCOMPARE(tir::target_kind_name(cpu.target), std::string("llvm"));
   }
 
+  // A scalar has no loop to bind: one thread of one block computes it (an If's
+  // condition, a shape computed on the device).
+  void scalarIsOneThread() {
+    te::Tensor A = te::placeholder({}, te::DataType::Float(32), "A");
+    te::Tensor B = te::placeholder({}, te::DataType::Float(32), "B");
+    te::Tensor C = te::compute({}, [&](const std::vector<te::Var>&) { return A() + B(); }, "C");
+    const tir::PrimFunc f = lower_text({{"A", A}, {"B", B}, {"C", C}},
+                                       "s = te.create_schedule(C.op)\n", {"A", "B", "C"}, "scalar");
+    const codegen::GpuLaunch launch = codegen::verify_gpu_func(f, Target::parse(kH100));
+    QCOMPARE(launch.grid, (std::array<int64_t, 3>{1, 1, 1}));
+    QCOMPARE(launch.block, (std::array<int64_t, 3>{1, 1, 1}));
+    const QString text = QString::fromStdString(ptx_of(f));
+    for (const char* piece : {".entry scalar(", "ld.global", "st.global"})
+      QVERIFY2(text.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, text)));
+  }
+
   void boundElementwiseIsAKernel() {
     const tir::PrimFunc f = lower_text(add_env(4096), kBoundAdd, {"A", "B", "C"}, "add");
     const codegen::GpuLaunch launch = codegen::verify_gpu_func(f, Target::parse(kH100));
