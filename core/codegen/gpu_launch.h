@@ -66,7 +66,9 @@ class GpuVerifyError : public Error {
 // (x over 2^31-1); static shared memory over -max_shared_memory_per_block; a
 // shared allocation of non-constant size; a parallel loop; and a serial loop
 // or a memory access outside every bound loop (it would run whole in every
-// thread: TVM's "did you forget to bind?").
+// thread: TVM's "did you forget to bind?"). A kernel that binds no loop at
+// all is a scalar's and runs as one thread of one block: its loop nests may
+// run up to 1024 iterations and its scratch buffers hold up to 1 KiB.
 // Throws GpuVerifyError for the kernel's problems.
 GpuLaunch verify_gpu_func(const tir::PrimFunc& func, const Target& target);
 

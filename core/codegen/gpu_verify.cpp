@@ -1,5 +1,6 @@
 // The GPU verifier and launch record (gpu_launch.h): one walk over a lowered
 // kernel that notes, for every statement, the thread-bound loops around it.
+#include <algorithm>
 #include <functional>
 #include <limits>
 
@@ -47,8 +48,8 @@ class Verifier {
     });
   }
 
-  // A kernel that binds no loop has none of more than one iteration either
-  // (walk_for refuses those): a scalar's, run by one thread of one block.
+  // A kernel that binds no loop is a scalar's: one thread of one block runs
+  // it, if its loops are short (walk_for refuses others).
   GpuLaunch run() {
     walk(func_.body);
     if (launch_.threads_per_block() > target_.max_threads_per_block)
@@ -158,12 +159,18 @@ class Verifier {
                     "blockIdx/threadIdx instead"),
                 GpuVerifyError::Subject::of_loop(name));
     if (n->kind != tir::ForKind::ThreadBinding) {
-      if (bound_depth_ == 0 && !(extent && *extent <= 1))
+      // A kernel that binds nothing is one thread's: its loops may run
+      // whole there while the work stays a scalar's (a short reduction).
+      const int64_t outer_work = one_thread_work_;
+      if (!binds_ && extent) one_thread_work_ *= std::max<int64_t>(*extent, 1);
+      const bool one_thread = !binds_ && extent && one_thread_work_ <= kOneThreadWork;
+      if (bound_depth_ == 0 && !(extent && *extent <= 1) && !one_thread)
         fail_here(str("loop '", name, "' (extent ", te::to_string(n->extent),
                       ") is outside every thread-bound loop: every GPU thread would run it "
                       "whole; bind it, or split it and bind the parts (did you forget to bind?)"),
                   GpuVerifyError::Subject::of_loop(name));
       walk(n->body);
+      one_thread_work_ = outer_work;
       return;
     }
     const ThreadTag tag = parse_thread_tag(n->thread_tag);
@@ -216,7 +223,8 @@ class Verifier {
       fail_here(str("buffer '", n->buffer.name(), "' (scope ", n->storage_scope,
                     ") has a size that is not a constant; a GPU thread allocates only "
                     "constant-size local memory"));
-    } else if (bound_depth_ == 0 && n->storage_scope != "local") {
+    } else if (bound_depth_ == 0 && n->storage_scope != "local" &&
+               !(!binds_ && bytes <= kOneThreadBytes)) {
       fail_here(str("intermediate buffer '", n->buffer.name(), "' (", bytes,
                     " bytes) lies outside every thread-bound loop: each thread would hold all "
                     "of it; compute it at (compute_at) a bound loop, inline it, or make it a "
@@ -233,6 +241,12 @@ class Verifier {
   te::VarMap<std::string> bound_tags_;  // the variables of the thread-bound loops
   int bound_depth_ = 0;
   bool binds_ = false;  // whether any loop is bound to a thread index
+  // What a kernel that binds nothing may do in its one thread: iterations of
+  // its loop nests and bytes of each scratch buffer. Beyond, a forgotten
+  // bind is the likelier cause than a scalar's work.
+  static constexpr int64_t kOneThreadWork = 1024;
+  static constexpr int64_t kOneThreadBytes = 1024;
+  int64_t one_thread_work_ = 1;  // iterations of the loops around, in such a kernel
   bool open_[6] = {};
 };
 

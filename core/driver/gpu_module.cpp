@@ -45,30 +45,41 @@ GpuModule build_gpu_module(const CompiledGraph& compiled, const Target& target) 
     fail(str("target '", target.to_string(), "' is not a GPU; CPU builds make packages"));
   Timer timer;
   GpuModule module;
-  for (const tir::PrimFunc& f : compiled.funcs)
+  // The subgraphs' kernels too: one module holds every kernel a control-flow
+  // node may launch.
+  const std::vector<tir::PrimFunc> funcs = all_funcs(compiled);
+  for (const tir::PrimFunc& f : funcs)
     module.launches.push_back(codegen::verify_gpu_func(f, target));
-  module.ptx = codegen::emit_assembly(compiled.funcs, target);
+  module.ptx = codegen::emit_assembly(funcs, target);
   module.llvm_ms = timer.milliseconds();
   return module;
 }
 
-runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const GpuModule& module,
-                                        const Target& target) {
-  runtime::GraphModuleDesc desc = compiled.desc;
-  for (const runtime::GraphNode& node : desc.nodes) {
-    if (!node.control_flow.empty())
-      fail(str("node '", node.name, "' is host control flow (", node.control_flow,
-               "); a cuda build does not run control flow between GPU kernels yet"));
+namespace {
+
+// Refuses what a device executor cannot run at any depth: an external node,
+// or a kernel without a launch (its module lacks it).
+void check_device_graph(const runtime::GraphModuleDesc& graph,
+                        const std::map<std::string, runtime::KernelLaunch>& launches) {
+  for (const runtime::GraphNode& node : graph.nodes) {
     if (node.external)
       fail(str("node '", node.name, "' runs through an external codegen ('", node.func_name,
                "'), which runs on the host only"));
+    if (node.is_op() && node.control_flow.empty() && !launches.count(node.func_name))
+      fail(str("kernel '", node.func_name, "' of node '", node.name, "' is not in the GPU module"));
   }
+  for (const runtime::GraphModuleDesc& sub : graph.subgraphs) check_device_graph(sub, launches);
+}
+
+}  // namespace
+
+runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const GpuModule& module,
+                                        const Target& target) {
+  runtime::GraphModuleDesc desc = compiled.desc;
   desc.target = target.to_string();
   for (const GpuLaunch& l : module.launches)
     desc.launches[l.kernel] = {l.grid, l.block, l.shared_bytes};
-  for (const runtime::GraphNode& node : desc.nodes)
-    if (node.is_op() && !desc.launches.count(node.func_name))
-      fail(str("kernel '", node.func_name, "' of node '", node.name, "' is not in the GPU module"));
+  check_device_graph(desc, desc.launches);
   return desc;
 }
 

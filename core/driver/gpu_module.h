@@ -41,10 +41,10 @@ LoweredFunc lower_for_gpu(const KernelWorkbench& bench, const std::string& sched
 // refuses (naming it and the loop).
 GpuModule build_gpu_module(const CompiledGraph& compiled, const Target& target);
 
-// compiled.desc with the target and each kernel's launch, as a cuda
-// package's mod.json and the runtime's GPU executor take it. Throws
-// lathe::Error naming a control-flow node (If, Loop: host control flow
-// between GPU kernels is not built yet) or an external node.
+// compiled.desc with the target and each kernel's launch (its subgraphs'
+// kernels' too: control flow runs on the host between GPU kernels), as a
+// cuda package's mod.json and the runtime's GPU executor take it. Throws
+// lathe::Error naming an external node, at any depth.
 runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const GpuModule& module,
                                         const Target& target);
 

@@ -252,7 +252,7 @@ void write_gpu_package(const std::string& tar_path, const std::string& ptx,
   LATHE_CHECK(!desc.target.empty(), "write_gpu_package: the graph names no target");
   const runtime::GraphModuleDesc graph = checked_graph(desc, params);
   for (const runtime::GraphNode& node : graph.nodes)
-    LATHE_CHECK(!node.is_op() || graph.launches.count(node.func_name),
+    LATHE_CHECK(!node.is_op() || !node.control_flow.empty() || graph.launches.count(node.func_name),
                 "write_gpu_package: kernel '", node.func_name, "' of node '", node.name,
                 "' has no launch record");
   write_package_tar(tar_path, {"mod.ptx", ptx}, graph, params);

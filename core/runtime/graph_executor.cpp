@@ -64,9 +64,6 @@ void GraphExecutor::build(const KernelLookup* lookup_ptr, const DeviceKernels* d
   if (device_kernels)
     for (uint32_t node_id = 0; node_id < desc_.nodes.size(); ++node_id) {
       const GraphNode& node = desc_.nodes[node_id];
-      if (!node.control_flow.empty())
-        throw Error(node_label(desc_, node_id) + " is host control flow (" + node.control_flow +
-                    "), which does not run on " + device_->device().to_string() + " yet");
       if (node.external)
         throw Error(node_label(desc_, node_id) + " runs through an external codegen ('" +
                     node.func_name + "'), which runs on the host only");
@@ -128,7 +125,9 @@ void GraphExecutor::build(const KernelLookup* lookup_ptr, const DeviceKernels* d
         bound.insert(name);
       }
     try {
-      subgraphs_.push_back(std::make_unique<GraphExecutor>(sub, lookup, own, external));
+      subgraphs_.push_back(device_kernels
+                               ? std::make_unique<GraphExecutor>(sub, *device_kernels, own)
+                               : std::make_unique<GraphExecutor>(sub, lookup, own, external));
     } catch (const Error& e) {
       throw Error("subgraph '" + sub.name + "': " + e.what());
     }
@@ -140,7 +139,9 @@ void GraphExecutor::build(const KernelLookup* lookup_ptr, const DeviceKernels* d
     const GraphNode& node = desc_.nodes[node_id];
     if (!node.is_op()) continue;
     Step step{node_id, nullptr, {}, {}, nullptr, nullptr, {}};
-    if (device_kernels) {
+    if (!node.control_flow.empty()) {
+      bind_control_flow(step, node);
+    } else if (device_kernels) {
       try {
         step.device = device_kernels->lookup(node.func_name);
       } catch (const Error& e) {
@@ -149,9 +150,7 @@ void GraphExecutor::build(const KernelLookup* lookup_ptr, const DeviceKernels* d
       if (!step.device)
         throw Error("kernel '" + node.func_name + "' of " + node_label(desc_, node_id) +
                     " is not in the module");
-    } else if (!node.control_flow.empty())
-      bind_control_flow(step, node);
-    else if (node.external)
+    } else if (node.external)
       bind_external(step, node, external);
     else if (!(step.function = lookup ? lookup(node.func_name) : nullptr))
       throw Error("kernel '" + node.func_name + "' of " + node_label(desc_, node_id) +
@@ -249,8 +248,12 @@ void GraphExecutor::call_step(Step& step) {
   }
 }
 
-void GraphExecutor::run() {
+void GraphExecutor::run_steps() {
   for (Step& step : steps_) call_step(step);
+}
+
+void GraphExecutor::run() {
+  run_steps();
   if (!device_) return;
   // The copies wait for the kernels; a kernel's fault surfaces in the first.
   for (size_t i = 0; i < outputs_.size(); ++i)

@@ -71,8 +71,9 @@ class GraphExecutor {
   GraphExecutor(GraphModuleDesc desc, const KernelLookup& lookup,
                 const std::map<std::string, NDArray>& params = {},
                 const ExternalLookup& external = {});
-  // The graph on a device: memory there, kernels from `kernels`. Throws
-  // Error as above, and naming a control-flow or external node (host only).
+  // The graph on a device: memory there, kernels from `kernels`, control
+  // flow run from the host with its subgraphs on the device too. Throws
+  // Error as above, and naming an external node (host only).
   GraphExecutor(GraphModuleDesc desc, const DeviceKernels& kernels,
                 const std::map<std::string, NDArray>& params = {});
   GraphExecutor(const GraphExecutor&) = delete;
@@ -97,7 +98,10 @@ class GraphExecutor {
   Device device() const { return device_ ? device_->device() : Device{}; }
   // On a device, waits after every kernel so that a fault names its node
   // (slower: for finding which kernel fails).
-  void set_check_each_kernel(bool check) { check_each_kernel_ = check; }
+  void set_check_each_kernel(bool check) {
+    check_each_kernel_ = check;
+    for (auto& sub : subgraphs_) sub->set_check_each_kernel(check);
+  }
 
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   // A view of the output's storage (on a device, of its host copy), valid
@@ -164,6 +168,12 @@ class GraphExecutor {
   void bind_control_flow(Step& step, const GraphNode& node);
   void run_if(const GraphNode& node);
   void run_loop(const GraphNode& node);
+  // The kernels in order, without run()'s copies to the host: a subgraph's run.
+  void run_steps();
+  // Output k where the kernels wrote it (on a device, the device's entry).
+  const NDArray& result(uint32_t k) const { return device_ ? device_outputs_[k] : outputs_[k]; }
+  // `from` into `to`, both of this executor's device.
+  void copy_array(NDArray& to, const NDArray& from) const;
   NDArray& entry(const GraphEntryRef& ref) { return entries_[desc_.entry_id(ref)]; }
   NDArray& output_entry(uint32_t node_id, uint32_t k) {
     return entries_[desc_.entry_id(node_id, k)];

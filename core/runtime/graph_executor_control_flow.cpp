@@ -3,34 +3,51 @@
 // allow (ir/control_flow.h gives the order of inputs and outputs). Each
 // subgraph has its own storage; values are copied in and out at its
 // boundary only, and a Loop's carried values stay in its body's inputs
-// between iterations.
+// between iterations. On a device the subgraphs' storage is the device's
+// too: only a condition and a trip count cross to the host, and an
+// iteration's number and condition to the device.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "runtime/graph_executor.h"
 
 namespace lathe::runtime {
 namespace {
 
+// The bytes of a small array (a condition, a trip count) on the host.
+std::vector<unsigned char> host_bytes(const NDArray& a) {
+  std::vector<unsigned char> bytes(a.nbytes());
+  a.copy_to(bytes.data(), bytes.size());
+  return bytes;
+}
+
 // A condition's truth, whatever its element type (ONNX's are bool, exports
 // sometimes give an integer).
 bool truth_of(const NDArray& a) {
   const DataType t = a.dtype();
-  if (t.code == DataType::kFloat && t.bits == 32) return *static_cast<const float*>(a.data()) != 0;
-  if (t.code == DataType::kFloat && t.bits == 64) return *static_cast<const double*>(a.data()) != 0;
-  const auto* bytes = static_cast<const unsigned char*>(a.data());
+  const std::vector<unsigned char> bytes = host_bytes(a);
+  if (bytes.size() < static_cast<size_t>(t.bytes())) return false;
+  if (t.code == DataType::kFloat && t.bits == 32) {
+    float v;
+    std::memcpy(&v, bytes.data(), sizeof v);
+    return v != 0;
+  }
+  if (t.code == DataType::kFloat && t.bits == 64) {
+    double v;
+    std::memcpy(&v, bytes.data(), sizeof v);
+    return v != 0;
+  }
   for (int64_t i = 0; i < t.bytes(); ++i)
-    if (bytes[i]) return true;
+    if (bytes[static_cast<size_t>(i)]) return true;
   return false;
 }
 
 int64_t int64_of(const NDArray& a) {
   int64_t value = 0;
-  std::memcpy(&value, a.data(), sizeof value);
+  const std::vector<unsigned char> bytes = host_bytes(a);
+  std::memcpy(&value, bytes.data(), std::min(sizeof value, bytes.size()));
   return value;
-}
-
-void copy_array(NDArray& to, const NDArray& from) {
-  if (to.data() != from.data()) std::memcpy(to.data(), from.data(), to.nbytes());
 }
 
 std::string typed(const NDArray& a) {
@@ -65,14 +82,14 @@ void GraphExecutor::bind_control_flow(Step& step, const GraphNode& node) {
                     " outputs for the condition and " + std::to_string(node.num_outputs) +
                     " loop-carried values");
       for (uint32_t k = 0; k < node.num_outputs; ++k)
-        check(output_entry(step.node_id, k), sub.outputs_[1 + k],
+        check(output_entry(step.node_id, k), sub.result(1 + k),
               "loop-carried output " + std::to_string(k));
     } else {
       if (sub.num_outputs() != static_cast<int>(node.num_outputs))
         throw Error(where + ": " + name + " has " + std::to_string(sub.num_outputs()) +
                     " outputs, the node " + std::to_string(node.num_outputs));
       for (uint32_t k = 0; k < node.num_outputs; ++k)
-        check(output_entry(step.node_id, k), sub.outputs_[k], "output " + std::to_string(k));
+        check(output_entry(step.node_id, k), sub.result(k), "output " + std::to_string(k));
     }
   }
   const uint32_t node_id = step.node_id;
@@ -89,9 +106,9 @@ void GraphExecutor::run_if(const GraphNode& node) {
   // written: an output's storage may be an input's that dies here.
   for (uint32_t i = 1; i < node.num_inputs; ++i)
     copy_array(branch.input_entry(static_cast<int>(i) - 1), entry(node.inputs[i]));
-  branch.run();
+  branch.run_steps();
   for (uint32_t k = 0; k < node.num_outputs; ++k)
-    copy_array(output_entry(node_id, k), branch.outputs_[k]);
+    copy_array(output_entry(node_id, k), branch.result(k));
 }
 
 void GraphExecutor::run_loop(const GraphNode& node) {
@@ -112,31 +129,46 @@ void GraphExecutor::run_loop(const GraphNode& node) {
   bool staged = false;
   for (uint32_t k = 0; k < carried; ++k)
     for (int i = 0; i < body.num_inputs(); ++i)
-      staged |= body.outputs_[1 + k].data() == body.input_entry(i).data();
-  std::vector<std::vector<unsigned char>> stage(staged ? carried : 0);
+      staged |= body.result(1 + k).data() == body.input_entry(i).data();
+  std::vector<NDArray> stage;
+  if (staged)
+    for (uint32_t k = 0; k < carried; ++k) {
+      const NDArray& out = body.result(1 + k);
+      stage.push_back(device_ ? NDArray(out.shape(), out.dtype(), device_)
+                              : NDArray(out.shape(), out.dtype()));
+    }
+  // The condition an iteration starts with: true in the cond input's type.
+  std::vector<unsigned char> go_bytes(cond.nbytes(), 0);
+  if (cond.dtype().code == DataType::kFloat && cond.dtype().bits == 32) {
+    const float one = 1.0f;
+    std::memcpy(go_bytes.data(), &one, std::min(sizeof one, go_bytes.size()));
+  } else if (!go_bytes.empty()) {
+    go_bytes[0] = 1;  // bool and little-endian integers
+  }
   for (int64_t i = 0; i < trips && go; ++i) {
-    std::memcpy(iteration.data(), &i, sizeof i);
-    std::memset(cond.data(), 0, cond.nbytes());
-    if (cond.dtype().code == DataType::kFloat && cond.dtype().bits == 32)
-      *static_cast<float*>(cond.data()) = 1.0f;
-    else
-      *static_cast<unsigned char*>(cond.data()) = 1;  // bool and little-endian integers
-    body.run();
-    go = truth_of(body.outputs_[0]);
+    iteration.copy_from(&i, sizeof i);
+    cond.copy_from(go_bytes.data(), go_bytes.size());
+    body.run_steps();
+    go = truth_of(body.result(0));
     if (staged) {
-      for (uint32_t k = 0; k < carried; ++k) {
-        const auto* bytes = static_cast<const unsigned char*>(body.outputs_[1 + k].data());
-        stage[k].assign(bytes, bytes + body.outputs_[1 + k].nbytes());
-      }
+      for (uint32_t k = 0; k < carried; ++k) copy_array(stage[k], body.result(1 + k));
       for (uint32_t k = 0; k < carried; ++k)
-        body.input_entry(static_cast<int>(2 + k)).copy_from(stage[k].data(), stage[k].size());
+        copy_array(body.input_entry(static_cast<int>(2 + k)), stage[k]);
       continue;
     }
     for (uint32_t k = 0; k < carried; ++k)
-      copy_array(body.input_entry(static_cast<int>(2 + k)), body.outputs_[1 + k]);
+      copy_array(body.input_entry(static_cast<int>(2 + k)), body.result(1 + k));
   }
   for (uint32_t k = 0; k < carried; ++k)
     copy_array(output_entry(node_id, k), body.input_entry(static_cast<int>(2 + k)));
+}
+
+void GraphExecutor::copy_array(NDArray& to, const NDArray& from) const {
+  if (to.data() == from.data()) return;
+  if (device_)
+    device_->copy_within(to.data(), from.data(), to.nbytes());
+  else
+    std::memcpy(to.data(), from.data(), to.nbytes());
 }
 
 }  // namespace lathe::runtime

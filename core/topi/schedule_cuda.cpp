@@ -49,11 +49,23 @@ SearchSpace cuda_default_template(const te::Tensor& anchor, const std::vector<te
       if (st.node().is_output) out = st;
     std::vector<IterVar> axis = out.axis();
     if (axis.empty()) {
-      // A scalar: one thread of one block computes it, its inputs inlined.
+      // A scalar: one block computes it, its injective inputs inlined. A
+      // reduction to it spans the block's threads (a cross-thread
+      // reduction); anything else runs in one thread (the verifier bounds
+      // its work).
       for (Stage st : sch.stages())
         if (const te::ComputeOpNode* c = st.op().as_compute();
             c && c->reduce_axis.empty() && !st.node().is_output)
           st.compute_inline();
+      std::vector<IterVar> k = out.reduce_axis();
+      if (k.empty()) return;
+      int64_t terms = 1;
+      for (const IterVar& r : k) terms *= *te::as_const_int(r->dom.extent);
+      if (terms < 32) return;
+      IterVar fused = k[0];
+      for (size_t i = 1; i < k.size(); ++i) fused = out.fuse(fused, k[i]);
+      auto [ko, ki] = out.split(fused, std::min(threads_per_block, terms));
+      out.bind(ki, "threadIdx.x");
       return;
     }
     IterVar fused = axis[0];

@@ -151,7 +151,8 @@ class TestCodegenNvptx : public QObject {
   void scalarIsOneThread() {
     te::Tensor A = te::placeholder({}, te::DataType::Float(32), "A");
     te::Tensor B = te::placeholder({}, te::DataType::Float(32), "B");
-    te::Tensor C = te::compute({}, [&](const std::vector<te::Var>&) { return A() + B(); }, "C");
+    te::Tensor C = te::compute(
+        {}, [&](const std::vector<te::Var>&) { return A() + B(); }, "C");
     const tir::PrimFunc f = lower_text({{"A", A}, {"B", B}, {"C", C}},
                                        "s = te.create_schedule(C.op)\n", {"A", "B", "C"}, "scalar");
     const codegen::GpuLaunch launch = codegen::verify_gpu_func(f, Target::parse(kH100));
@@ -160,6 +161,29 @@ class TestCodegenNvptx : public QObject {
     const QString text = QString::fromStdString(ptx_of(f));
     for (const char* piece : {".entry scalar(", "ld.global", "st.global"})
       QVERIFY2(text.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, text)));
+  }
+
+  // A kernel that binds nothing runs whole in its one thread while its work
+  // is a scalar's: a sum of 8 terms passes, one of 4096 is a forgotten bind.
+  void shortScalarReductionIsOneThread() {
+    auto sum_env = [](int64_t n) {
+      te::Tensor A = te::placeholder({n}, te::DataType::Float(32), "A");
+      te::IterVar k = te::reduce_axis(n, "k");
+      te::Tensor S = te::compute(
+          {}, [&](const std::vector<te::Var>&) { return te::sum(A(k.var()), {k}); }, "S");
+      return Env{{"A", A}, {"S", S}};
+    };
+    const tir::PrimFunc f =
+        lower_text(sum_env(8), "s = te.create_schedule(S.op)\n", {"A", "S"}, "sum");
+    QCOMPARE(codegen::verify_gpu_func(f, Target::parse(kH100)).block,
+             (std::array<int64_t, 3>{1, 1, 1}));
+    const QString message = error_of([&] {
+      codegen::verify_gpu_func(
+          lower_text(sum_env(4096), "s = te.create_schedule(S.op)\n", {"A", "S"}, "sum"),
+          Target::parse(kH100));
+    });
+    QVERIFY2(message.contains("loop 'k' (extent 4096) is outside every thread-bound loop"),
+             qPrintable(message));
   }
 
   void boundElementwiseIsAKernel() {

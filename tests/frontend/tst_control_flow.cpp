@@ -10,12 +10,16 @@
 #include <cmath>
 #include <map>
 
+#include "../counting_device_api.h"
 #include "../graph_builder.h"
+#include "codegen/codegen.h"
 #include "driver/compiled_module.h"
+#include "driver/gpu_module.h"
 #include "driver/graph_compiler.h"
 #include "frontend/onnx/onnx_import.h"
 #include "onnx_model_writer.h"
 #include "reference/executor.h"
+#include "runtime/graph_json.h"
 #include "runtime/package.h"
 #include "support/error.h"
 
@@ -229,6 +233,100 @@ class TestControlFlow : public QObject {
         expect_close(outputs_of(package.executor())[0], c.wants[k], 1e-4,
                      QString("package %1, run %2").arg(index).arg(k));
       }
+    }
+  }
+
+  // On a device (a GPU's executor: here the host's memory behind the device
+  // interface, with the host's compiled kernels) the subgraphs' storage is
+  // the device's: a run copies the inputs in and the output out, and crosses
+  // otherwise only for what the host decides on: an If's condition, a
+  // Loop's trip count and each iteration's number, condition in and out.
+  void controlFlowRunsOnADevice() {
+    const Tensor x = random_tensor({2, 3}, 15), v = random_tensor({2}, 16);
+    struct Case {
+      std::string bytes;
+      Inputs inputs;
+      Tensor want;
+      int to_device, to_host;  // copies of one run, set_input included
+    };
+    const int64_t trips = 3;
+    const int iterations = [&] {  // the iterations the loop's condition allows
+      for (int64_t i = 1; i <= trips; ++i) {
+        if (loop_meaning(v, i).data<float>()[0] + loop_meaning(v, i).data<float>()[1] >= 50.f)
+          return static_cast<int>(i);
+      }
+      return static_cast<int>(trips);
+    }();
+    const Case cases[] = {
+        {if_model(), {{"x", x}, {"flag", truth(true)}}, if_meaning(x, true), 2, 2},
+        {if_model(), {{"x", x}, {"flag", truth(false)}}, if_meaning(x, false), 2, 2},
+        {loop_model(),
+         {{"n", Tensor::scalar(trips)}, {"x", v}},
+         loop_meaning(v, trips),
+         2 + 2 * iterations,
+         3 + iterations},
+    };
+    for (const Case& c : cases) {
+      const Graph g = onnx_frontend::import_model_bytes(c.bytes, "m.onnx", ".");
+      const driver::CompiledGraph compiled = driver::compile_graph(g);
+      const codegen::CompiledModule module =
+          codegen::jit_compile(driver::all_funcs(compiled), codegen::Target::host());
+      auto device = std::make_shared<CountingDeviceAPI>();
+      runtime::DeviceKernels kernels{
+          device, [&module](const std::string& name) -> runtime::DeviceKernel {
+            if (!module.has_kernel(name)) return {};
+            runtime::KernelFunction f = module.kernel(name).function();
+            return [f](void* const* args, size_t) { f(const_cast<void**>(args)); };
+          }};
+      runtime::GraphExecutor exec(compiled.desc, kernels, compiled.params);
+      const int params_in = device->to_device;
+      set_inputs(exec, c.inputs);
+      exec.run();
+      expect_close(outputs_of(exec)[0], c.want, 1e-4, "on the device");
+      QCOMPARE(device->to_device - params_in, c.to_device);
+      QCOMPARE(device->to_host, c.to_host);
+    }
+  }
+
+  // For cuda the subgraphs' kernels are in the one PTX module with their
+  // launches (the Loop's body computes its condition as a scalar: one
+  // thread); the package's control-flow nodes run on the host between them.
+  void controlFlowCompilesForCuda() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const driver::Target cuda = driver::Target::parse("cuda -arch=sm_90");
+    int index = 0;
+    for (const std::string& bytes : {if_model(), loop_model()}) {
+      const Graph g = onnx_frontend::import_model_bytes(bytes, "m.onnx", ".");
+      driver::CompileOptions options;
+      options.target = cuda;
+      const driver::CompiledGraph compiled = driver::compile_graph(g, options);
+      const std::string tar = dir.filePath(QString("m%1.tar").arg(index++)).toStdString();
+      const driver::GpuModule module = driver::export_gpu_package(compiled, cuda, tar);
+      const runtime::GraphModuleDesc desc =
+          runtime::parse_graph_json(runtime::read_package_members(tar).at("mod.json"));
+      QCOMPARE(desc.subgraphs.size(), compiled.subgraphs.size());
+      int sub_kernels = 0;
+      for (const runtime::GraphModuleDesc& sub : desc.subgraphs)
+        for (const runtime::GraphNode& node : sub.nodes) {
+          if (!node.is_op()) continue;
+          ++sub_kernels;
+          QVERIFY2(desc.launches.count(node.func_name), node.func_name.c_str());
+          QVERIFY2(module.ptx.find(".entry " + node.func_name) != std::string::npos,
+                   node.func_name.c_str());
+        }
+      QVERIFY(sub_kernels >= 1);
+      const QString ptxas = "/usr/local/cuda/bin/ptxas";
+      if (!QFileInfo(ptxas).isExecutable()) continue;  // the text checks above stand
+      const QString ptx = dir.filePath("m.ptx");
+      QFile file(ptx);
+      QVERIFY(file.open(QIODevice::WriteOnly));
+      file.write(QByteArray::fromStdString(module.ptx));
+      file.close();
+      QProcess process;
+      process.start(ptxas, {"-arch=sm_90", ptx, "-o", dir.filePath("m.cubin")});
+      QVERIFY(process.waitForFinished(120000));
+      QVERIFY2(process.exitCode() == 0, qPrintable(process.readAllStandardError()));
     }
   }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "../counting_device_api.h"
 #include "runtime/device_api.h"
 #include "runtime/graph_executor.h"
 #include "runtime/graph_json.h"
@@ -128,31 +129,7 @@ std::vector<float> output_values(const GraphExecutor& ex, int index) {
   return out;
 }
 
-// The host's memory behind the DeviceAPI interface, counting what crosses
-// it: how a test sees which copies a device executor makes (a GPU's own API
-// is exercised on a machine that has one: tools/gpu/device_check.sh).
-struct CountingDeviceAPI final : DeviceAPI {
-  int allocations = 0, to_device = 0, to_host = 0, syncs = 0;
-  Device device() const override { return host_device_api()->device(); }
-  void* allocate(size_t bytes) override {
-    ++allocations;
-    return host_device_api()->allocate(bytes);
-  }
-  void free(void* data) noexcept override { host_device_api()->free(data); }
-  void copy_from_host(void* dst, const void* src, size_t bytes) override {
-    ++to_device;
-    host_device_api()->copy_from_host(dst, src, bytes);
-  }
-  void copy_to_host(void* dst, const void* src, size_t bytes) override {
-    ++to_host;
-    host_device_api()->copy_to_host(dst, src, bytes);
-  }
-  void copy_within(void* dst, const void* src, size_t bytes) override {
-    host_device_api()->copy_within(dst, src, bytes);
-  }
-  void synchronize() override { ++syncs; }
-  std::unique_ptr<DeviceTimer> create_timer() override { return host_device_api()->create_timer(); }
-};
+using lathe::testing::CountingDeviceAPI;
 
 DeviceKernels device_kernels(std::shared_ptr<DeviceAPI> device) {
   return {std::move(device), [](const std::string& name) -> DeviceKernel {
