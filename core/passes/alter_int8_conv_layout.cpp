@@ -46,6 +46,27 @@ Tensor pack_weight(const Tensor& w, int64_t ib) {
   return packed;
 }
 
+// A uint8 weight as int8 (w - 128) with its zero point z - 128 beside it:
+// the same differences w - z, so the same products, exactly. vpdpbusd
+// multiplies unsigned data by signed weights; ORT's dynamic quantizer and
+// U8U8 QLinearConv give uint8 weights.
+struct SignedWeight {
+  Tensor weight;
+  Tensor zero_point;  // int8, one element or one per output channel
+};
+
+SignedWeight signed_weight(const Tensor& w, const Tensor* zero) {
+  SignedWeight r{Tensor(DType::Int8, w.shape()), {}};
+  for (int64_t i = 0; i < w.numel(); ++i)
+    r.weight.data<int8_t>()[i] = static_cast<int8_t>(static_cast<int>(w.data<uint8_t>()[i]) - 128);
+  const Shape zero_shape = zero ? zero->shape() : Shape{};
+  r.zero_point = Tensor(DType::Int8, zero_shape);
+  for (int64_t i = 0; i < r.zero_point.numel(); ++i)
+    r.zero_point.data<int8_t>()[i] =
+        static_cast<int8_t>(static_cast<int>(zero ? zero->element_as_double(i) : 0) - 128);
+  return r;
+}
+
 // Σw per output channel as [OC/16, 16] int32.
 Tensor weight_sums(const Tensor& w) {
   const int64_t oc = w.shape()[0], per = w.numel() / oc;
@@ -119,17 +140,29 @@ class Int8LayoutRewriter {
     const Tensor* weight = constant_input(graph_, conv, 1);
     if (!weight) return false;
     // A copy: adding constants below moves the graph's values.
-    const Tensor wt = *weight;
+    Tensor wt = *weight;
     const Tensor* w = &wt;
     const bool int8_data = xt.dtype == DType::Int8;
-    if ((xt.dtype != DType::UInt8 && !int8_data) || xt.rank() != 4 || w->dtype() != DType::Int8 ||
-        w->rank() != 4 || conv.attrs.get_int("group", 1) != 1)
+    if ((xt.dtype != DType::UInt8 && !int8_data) || xt.rank() != 4 ||
+        (w->dtype() != DType::Int8 && w->dtype() != DType::UInt8) || w->rank() != 4 ||
+        conv.attrs.get_int("group", 1) != 1)
       return false;
     const int64_t channels = xt.shape[1], filters = w->shape()[0];
     const int64_t ib = input_block(channels);
     if (ib == 0 || filters % kLanes != 0 || w->shape()[1] != channels) return false;
     // A weight zero point that is not a constant would be read per call; rare, left as is.
     if (conv.has_input(3) && !constant_input(graph_, conv, 3)) return false;
+    ValueId weight_zero = conv.has_input(3) ? conv.inputs[3] : kNoValue;
+    if (w->dtype() == DType::UInt8) {
+      const Tensor* z = weight_zero == kNoValue ? nullptr : constant_input(graph_, conv, 3);
+      SignedWeight sw = signed_weight(*w, z);
+      wt = std::move(sw.weight);
+      const int8_t* zs = sw.zero_point.data<int8_t>();
+      const bool zeros = std::all_of(zs, zs + sw.zero_point.numel(), [](int8_t v) { return !v; });
+      weight_zero = zeros ? kNoValue
+                          : graph_.add_constant(names_.value(conv.name + "_w_zero_point_signed"),
+                                                std::move(sw.zero_point));
+    }
 
     const ValueId y = conv.outputs[0];
     const Shape& ys = graph_.type(y).shape;
@@ -163,7 +196,7 @@ class Int8LayoutRewriter {
         data_zero != kNoValue
             ? graph_.add_constant(names_.value(name + "_weight_sum"), weight_sums(*w))
             : kNoValue,
-        data_zero, conv.has_input(3) ? conv.inputs[3] : kNoValue};
+        data_zero, weight_zero};
     while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
     Attributes attrs;
     attrs.set("strides", win.strides);

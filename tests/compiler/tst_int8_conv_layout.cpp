@@ -138,6 +138,39 @@ class TestInt8ConvLayout : public QObject {
     }
   }
 
+  // uint8 weights (ORT's dynamic quantizer, U8U8 QLinearConv) go to int8 by
+  // -128, their zero point too: the same result, exactly. A zero point of
+  // 128 becomes none; per channel, one per filter.
+  void uint8WeightsAreShifted_data() {
+    QTest::addColumn<int>("zero_kind");  // 0: none, 1: 128, 2: per tensor 77, 3: per channel
+    QTest::newRow("no zero point") << 0;
+    QTest::newRow("zero point 128") << 1;
+    QTest::newRow("zero point 77") << 2;
+    QTest::newRow("per channel") << 3;
+  }
+  void uint8WeightsAreShifted() {
+    QFETCH(int, zero_kind);
+    lathe::testing::GraphBuilder b;
+    const ValueId x = b.input("x", {1, 8, 6, 6}, DType::UInt8);
+    std::vector<ValueId> inputs = {
+        x, b.constant("w", random_tensor<uint8_t>({16, 8, 3, 3}, 0, 255, 21)),
+        b.constant("xz", Tensor::scalar<uint8_t>(9))};
+    if (zero_kind == 1) inputs.push_back(b.constant("wz", Tensor::scalar<uint8_t>(128)));
+    if (zero_kind == 2) inputs.push_back(b.constant("wz", Tensor::scalar<uint8_t>(77)));
+    if (zero_kind == 3) inputs.push_back(b.constant("wz", random_tensor<uint8_t>({16}, 0, 255, 5)));
+    const ValueId y = b.node("ConvInteger", "conv", inputs,
+                             attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+    const Graph g = b.finish({y});
+    const Graph altered = passes::alter_int8_conv_layout(g);
+    QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 1);
+    for (const Node& n : altered.nodes)
+      if (n.op == "ConvIntegerNCHWc") QCOMPARE(n.has_input(4), zero_kind != 1);
+    const Tensor in = random_tensor<uint8_t>({1, 8, 6, 6}, 0, 255, 23);
+    const Tensor expected = run_reference(g, in);
+    QCOMPARE(values<int32_t>(run_reference(altered, in)), values<int32_t>(expected));
+    QCOMPARE(values<int32_t>(run_compiled(g, in).output), values<int32_t>(expected));
+  }
+
   // Shapes the packed form does not take stay ConvInteger: 3 input channels
   // (not a multiple of 4), 24 filters (not a multiple of 16), a weight that
   // is not a constant.
