@@ -258,7 +258,9 @@ std::string snake_case_op(const std::string& op) {
         std::isupper(c) && k > 0 && std::islower(static_cast<unsigned char>(op[k - 1])) &&
         k + 1 < op.size() && std::islower(static_cast<unsigned char>(op[k + 1]));
     if (starts_word) out += '_';
-    out += static_cast<char>(std::tolower(c));
+    // A domain's dots ("com.microsoft.QLinearAdd") would not make a PTX
+    // identifier of the kernel's name, nor a C one.
+    out += std::isalnum(c) ? static_cast<char>(std::tolower(c)) : '_';
   }
   return out;
 }

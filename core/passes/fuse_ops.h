@@ -40,7 +40,8 @@ struct FusedGroup {
 std::vector<FusedGroup> fuse_ops(const Graph& graph);
 
 // "Conv2dNCHWc" -> "conv2dnchwc", "LayoutTransform" -> "layout_transform":
-// an underscore before each capitalised word, the rest lowercase.
+// an underscore before each capitalised word, the rest lowercase, any other
+// character an underscore ("com.microsoft.QLinearAdd" -> "com_microsoft_qlinear_add").
 std::string snake_case_op(const std::string& op);
 
 }  // namespace lathe::passes

@@ -928,6 +928,8 @@ class TestPasses : public QObject {
     QCOMPARE(passes::snake_case_op("LayoutTransform"), std::string("layout_transform"));
     QCOMPARE(passes::snake_case_op("GlobalAveragePool"), std::string("global_average_pool"));
     QCOMPARE(passes::snake_case_op("Relu"), std::string("relu"));
+    QCOMPARE(passes::snake_case_op("com.microsoft.QLinearAdd"),
+             std::string("com_microsoft_qlinear_add"));
   }
 
   void fusionFollowsTvmRules() {
