@@ -23,10 +23,8 @@ int64_t numel(const te::Tensor& t) {
 }  // namespace
 
 SearchSpace cuda_default_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
-                                  const VectorUnit&) {
-  if (outputs.size() != 1)
-    throw UnsupportedError(str("cuda: the group of '", anchor.name(), "' has ", outputs.size(),
-                               " outputs; a GPU kernel of Lathe writes one (planned: more)"));
+                                  const VectorUnit& vector_unit) {
+  if (outputs.size() != 1) return cuda_multi_output_template(anchor, outputs, vector_unit);
   bool reduces = false;
   Schedule probe({outputs[0].op()});
   for (Stage st : probe.stages())

@@ -17,9 +17,19 @@ namespace lathe::topi {
 
 // "injective.cuda" or "reduction.cuda"; knob `threads` (per block). A
 // reduction that is not the output is computed inside the output's thread
-// loop (compute_at), so every group is one kernel. Throws UnsupportedError for
-// a group with more than one output.
+// loop (compute_at), so every group is one kernel. A group of several
+// outputs takes cuda_multi_output_template.
 SearchSpace cuda_default_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
                                   const VectorUnit& vector_unit);
+
+// "injective_outputs.cuda" (schedule_cuda_multi_output.cpp): several outputs
+// of an injective group (Split's parts), each output's axes fused and split
+// into blocks of `threads` threads, the other stages inlined. One launch
+// covers the longest output; threads past a shorter one's extent skip it.
+// Throws UnsupportedError naming the group when a stage reduces or an output
+// reads another (one kernel's blocks cannot wait for each other).
+SearchSpace cuda_multi_output_template(const te::Tensor& anchor,
+                                       const std::vector<te::Tensor>& outputs,
+                                       const VectorUnit& vector_unit);
 
 }  // namespace lathe::topi

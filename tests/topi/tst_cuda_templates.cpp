@@ -344,6 +344,39 @@ class TestCudaTemplates : public QObject {
     check_ptx(kernel, {"ld.global"}, {".shared"});
   }
 
+  // Split's parts: one kernel writes both, its launch covers the longer and
+  // the shorter's extra threads skip it. An output that reads another, or a
+  // reduction among several outputs, is refused naming the group.
+  void severalOutputsOfOneKernel() {
+    te::Tensor x = te::placeholder({3000}, f32, "x");
+    te::Tensor a = te::compute(
+        {1000}, [&](const std::vector<te::Var>& i) { return x(i[0]) * 2.0f; }, "a", {"i"});
+    te::Tensor b = te::compute(
+        {2000}, [&](const std::vector<te::Var>& i) { return x(i[0] + 1000) + 1.0f; }, "b", {"i"});
+    const Target target = Target::parse(kH100);
+    const topi::SearchSpace space = topi::cuda_default_template(a, {a, b}, target.vector_unit());
+    QCOMPARE(QString::fromStdString(space.name), QString("injective_outputs.cuda"));
+    schedule::Schedule sch({a.op(), b.op()});
+    space.apply(sch, space.default_config);
+    Kernel k;
+    k.func = tir::lower(sch, {x, a, b}, "split", {.record_ir = false, .target = kH100}).func;
+    k.launch = codegen::verify_gpu_func(k.func, target);
+    QCOMPARE(k.launch.grid[0], int64_t{8});  // 2000 elements over 256 threads
+    QCOMPARE(k.launch.block[0], int64_t{256});
+    k.ptx = QString::fromStdString(codegen::emit_assembly({k.func}, target));
+    check_ptx(k, {".entry split(", "st.global"});
+
+    te::Tensor c = te::compute(
+        {1000}, [&](const std::vector<te::Var>& i) { return a(i[0]) + 1.0f; }, "c", {"i"});
+    QString message;
+    try {
+      topi::cuda_default_template(a, {a, c}, target.vector_unit());
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    QVERIFY2(message.contains("its output 'c' reads its output 'a'"), qPrintable(message));
+  }
+
   // Every point of each template's space (a sample of them) is a kernel the
   // device can run: tuning may pick any.
   void pointsOfTheSpacesBuild_data() {
