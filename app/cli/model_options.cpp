@@ -34,6 +34,7 @@ driver::PassOptions pass_options_of(const Args& args, const driver::Target& targ
   driver::PassOptions options;
   // NCHWc channel blocks are the CPU's vector layout; GPU kernels keep NCHW.
   options.alter_layout = !args.has("no-layout") && !target.is_gpu();
+  options.gpu = target.is_gpu();
   options.record_snapshots = false;
   options.vector_unit = target.vector_unit();
   return options;

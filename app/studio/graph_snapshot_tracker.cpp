@@ -36,6 +36,7 @@ ComputeOutcome computeSnapshots(const QString& path, std::shared_ptr<const Graph
     // the CPU's, GPU kernels keep NCHW (as `lathe compile --target cuda`).
     result->optimized = driver::optimize_graph(
         *graph, {.alter_layout = !target.is_gpu(),
+                 .gpu = target.is_gpu(),
                  .record_snapshots = true,
                  .vector_unit = target.vector_unit(),
                  // The plugins' codegens (oneDNN) run on the CPU.

@@ -121,7 +121,10 @@ CompiledGraph compile_named_graph(const Graph& graph, const CompileOptions& opti
   passes::PassOptions pass_options = options.passes;
   pass_options.vector_unit = options.target.vector_unit();
   // NCHWc channel blocks are the CPU's vector layout; GPU kernels keep NCHW.
-  if (options.target.is_gpu()) pass_options.alter_layout = false;
+  if (options.target.is_gpu()) {
+    pass_options.alter_layout = false;
+    pass_options.gpu = true;
+  }
   result.optimized = passes::optimize_graph(graph, pass_options);
   result.passes_ms = timer.milliseconds();
   const Graph& g = result.optimized.graph;

@@ -7,6 +7,7 @@
 #include "passes/cancel_layout_transforms.h"
 #include "passes/canonicalize_qnn.h"
 #include "passes/eliminate_dead_code.h"
+#include "passes/expand_dynamic_quantize.h"
 #include "passes/external_codegen.h"
 #include "passes/fold_constants.h"
 #include "passes/lower_conv3d.h"
@@ -48,6 +49,7 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
       options.external_codegens.value_or(ExternalCodegenRegistry::global().names());
   if (!codegens.empty())
     run("partition_external", [&](const Graph& g) { return partition_external(g, codegens); });
+  if (options.gpu) run("expand_dynamic_quantize", expand_dynamic_quantize);
   run("lower_conv_transpose", lower_conv_transpose);
   run("prune_padding_taps", prune_padding_taps);
   run("lower_conv3d", lower_conv3d);

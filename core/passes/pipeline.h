@@ -21,6 +21,9 @@ struct GraphSnapshot {
 
 struct PassOptions {
   bool alter_layout = true;  // the CPU layout pass (Conv -> Conv2dNCHWc)
+  // The target is a GPU: ops whose one kernel would need a grid-wide step
+  // are spelled as several (expand_dynamic_quantize).
+  bool gpu = false;
   bool record_snapshots = true;
   // The target's vector unit: the layout pass blocks channels by its vectors.
   VectorUnit vector_unit;

@@ -30,7 +30,11 @@ SearchSpace cuda_default_template(const te::Tensor& anchor, const std::vector<te
   for (Stage st : probe.stages())
     if (const te::ComputeOpNode* c = st.op().as_compute(); c && !c->reduce_axis.empty())
       reduces = true;
-  const int64_t elements = numel(outputs[0]);
+  // A scalar reduction's threads share its terms (a cross-thread reduction).
+  int64_t elements = numel(outputs[0]);
+  if (const te::ComputeOpNode* c = outputs[0].op().as_compute();
+      c && outputs[0].shape().empty() && !c->reduce_axis.empty())
+    for (const IterVar& k : c->reduce_axis) elements *= *te::as_const_int(k->dom.extent);
 
   SearchSpace space;
   space.name = reduces ? "reduction.cuda" : "injective.cuda";

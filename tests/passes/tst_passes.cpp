@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "../graph_builder.h"
 #include "ir/normalized_error.h"
@@ -12,6 +13,7 @@
 #include "passes/alter_conv_layout.h"
 #include "passes/cancel_layout_transforms.h"
 #include "passes/eliminate_dead_code.h"
+#include "passes/expand_dynamic_quantize.h"
 #include "passes/fold_constants.h"
 #include "passes/fuse_ops.h"
 #include "passes/graph_edit.h"
@@ -304,6 +306,31 @@ class TestPasses : public QObject {
     const std::map<std::string, Tensor> in = {{"x", tx}, {"a", ta}};
     const std::vector<Tensor> want = run(original, in), got = run(g, in);
     for (size_t k = 0; k < want.size(); ++k) QCOMPARE(normalized_error(got[k], want[k]), 0.0);
+  }
+
+  // DynamicQuantizeLinear spelled as its ONNX function (for GPUs): the same
+  // three outputs, bit for bit, on mixed, one-signed and all-zero inputs.
+  void dynamicQuantizeExpands() {
+    Builder b;
+    ValueId x = b.input("x", {3, 5});
+    std::vector<ValueId> q = b.node_n("DynamicQuantizeLinear", "dq", {x}, {}, 3);
+    Graph original = b.finish({q[0], q[1], q[2]});
+    Graph g = passes::expand_dynamic_quantize(original);
+    g.verify();
+    QCOMPARE(count_op(g, "DynamicQuantizeLinear"), 0);
+    QCOMPARE(count_op(g, "ReduceMin"), 1);
+    QCOMPARE(count_op(g, "QuantizeLinear"), 1);
+    Tensor mixed = random_tensor({3, 5}, 21), positive = mixed.clone(),
+           zeros(DType::Float32, {3, 5});
+    for (int64_t i = 0; i < positive.numel(); ++i)
+      positive.data<float>()[i] = std::abs(positive.data<float>()[i]) + 0.25f;
+    std::fill_n(zeros.data<float>(), zeros.numel(), 0.f);
+    for (const Tensor& t : {mixed, positive, zeros}) {
+      const std::vector<Tensor> want = run(original, {{"x", t}}), got = run(g, {{"x", t}});
+      for (size_t k = 0; k < 3; ++k)
+        QVERIFY2(std::memcmp(got[k].raw(), want[k].raw(), want[k].nbytes()) == 0,
+                 qPrintable(QString("output %1 differs").arg(k)));
+    }
   }
 
   void batchNormFoldsIntoConv() {
