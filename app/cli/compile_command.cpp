@@ -51,11 +51,13 @@ int write_gpu_module(const Args& args, const driver::CompiledGraph& compiled,
             << "  graph passes " << compiled.passes_ms << " ms, lowering " << compiled.lower_ms
             << " ms, LLVM " << module.llvm_ms << " ms, total " << total.milliseconds() << " ms\n"
             << "wrote " << output << (ptx_only ? " (PTX)\n" : " (cuda package)\n");
+  // The launches are the subgraphs' kernels' too, in all_tasks' order.
+  const std::vector<driver::KernelTask> tasks = driver::all_tasks(compiled);
   for (size_t i = 0; i < module.launches.size(); ++i) {
     const driver::GpuLaunch& l = module.launches[i];
     std::cout << "  " << l.kernel << "  grid " << l.grid[0] << "x" << l.grid[1] << "x" << l.grid[2]
               << "  block " << l.block[0] << "x" << l.block[1] << "x" << l.block[2] << "  shared "
-              << l.shared_bytes << " B  (" << compiled.tasks[i].space << ")\n";
+              << l.shared_bytes << " B  (" << tasks.at(i).space << ")\n";
   }
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <cmath>
 
+#include "../frontend/control_flow_models.h"
 #include "../symbolic_models.h"
 #include "../test_models.h"
 #include "driver/tensor_files.h"
@@ -473,6 +474,18 @@ class TestCli : public QObject {
       QVERIFY(ptxas.waitForFinished(60000));
       QVERIFY2(ptxas.exitCode() == 0, qPrintable(ptxas.readAllStandardError()));
     }
+    // A model with an If: its branches' kernels are in the package and listed.
+    const QString if_model = dir_.filePath("cuda_if.onnx");
+    {
+      QFile f(if_model);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(QByteArray::fromStdString(lathe::testing::if_model()));
+    }
+    c = lathe_cli({"compile", if_model, "--target", "cuda -arch=sm_90", "--output",
+                   dir_.filePath("if.cuda.tar")});
+    QVERIFY2(c.code == 0, qPrintable(c.err));
+    QVERIFY2(c.out.contains("  y_node_then_") && c.out.contains("  y_node_else_"),
+             qPrintable(c.out));
     // Without a .ptx name the output is a cuda package, which runs where
     // the driver is and is refused with the reason where it is not.
     const QString package = dir_.filePath("conv.cuda.tar");
