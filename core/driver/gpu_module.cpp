@@ -6,19 +6,13 @@
 #include "runtime/package.h"
 #include "support/error.h"
 #include "support/timer.h"
-#include "topi/schedule_cuda.h"
+#include "tune/gpu_task.h"
 
 namespace lathe::driver {
 
 topi::SearchSpace gpu_search_space(const tune::GroupComputation& computation,
                                    const Target& target) {
-  if (!target.is_gpu())
-    fail(str("target '", target.to_string(), "' is not a GPU; its groups take the CPU templates"));
-  const char* kind = codegen::target_kind_name(target.kind);
-  topi::OpTemplateFn fn =
-      computation.anchor_strategy ? computation.anchor_strategy->template_for(kind) : nullptr;
-  if (!fn) fn = topi::cuda_default_template;
-  return fn(computation.anchor, computation.outputs, target.vector_unit());
+  return tune::gpu_template_search_space(computation, target);
 }
 
 std::string gpu_default_schedule_text(const KernelWorkbench& bench, const Target& target) {

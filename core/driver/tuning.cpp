@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "support/error.h"
+#include "tune/gpu_task.h"
 
 namespace lathe::driver {
 
@@ -60,15 +61,21 @@ std::unique_ptr<tune::TuningSession> make_tuning_session(const TuningPlan& plan,
                                                          const std::vector<int>& selected,
                                                          TuningOptions options,
                                                          TuningListener* listener) {
-  options.measure.flush_cache = measurement_cache_state(plan, options.cache_flush).flush;
+  // A GPU's kernels are measured on it: refused before any task is built.
+  if (options.target.is_gpu()) tune::require_cuda_device(options.target);
+  options.measure.flush_cache =
+      !options.target.is_gpu() && measurement_cache_state(plan, options.cache_flush).flush;
   std::vector<tune::SearchTask> tasks;
   for (int id : selected) {
     // Building a task runs the reference executor: a stop asked for meanwhile
     // ends the session before it starts.
     if (options.control && options.control->stop) break;
-    tasks.push_back(tune::make_search_task(plan.optimized.graph, plan.optimized.groups,
-                                           plan.tasks.at(static_cast<size_t>(id)), options.space,
-                                           plan.optimized.vector_unit));
+    const KernelTask& task = plan.tasks.at(static_cast<size_t>(id));
+    tasks.push_back(options.target.is_gpu()
+                        ? tune::make_search_task(plan.optimized.graph, plan.optimized.groups, task,
+                                                 options.space, options.target)
+                        : tune::make_search_task(plan.optimized.graph, plan.optimized.groups, task,
+                                                 options.space, plan.optimized.vector_unit));
   }
   return std::make_unique<tune::TuningSession>(std::move(tasks), std::move(options), listener);
 }

@@ -161,6 +161,11 @@ MeasureResult MeasureWorker::measure(const MeasureRequest& request, const Measur
       }
       if (result.error == ErrorKind::None)
         throw ChannelError(ChannelError::Kind::Malformed, "protocol: an error of kind 'none'");
+      // A worker whose GPU context a kernel broke ends after this answer.
+      if (reply.header.value("ends", false)) {
+        process_.reset();
+        buffers_sent_ = false;
+      }
     } else if (type == "result") {
       result.costs_ms = protocol::field<std::vector<double>>(reply.header, "costs_ms");
       result.runs = protocol::field<std::vector<int>>(reply.header, "runs");

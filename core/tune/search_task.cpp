@@ -11,7 +11,9 @@
 #include "support/timer.h"
 #include "tir/lower.h"
 #include "tune/features.h"
+#include "tune/gpu_task.h"
 #include "tune/sketch_space.h"
+#include "tune/sketch_space_cuda.h"
 
 namespace lathe::tune {
 
@@ -28,17 +30,43 @@ SearchTask make_search_task(const Graph& graph, const std::vector<passes::FusedG
   return t;
 }
 
+SearchTask make_search_task(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+                            const KernelTask& task, SpaceKind kind, const codegen::Target& target) {
+  if (!target.is_gpu()) return make_search_task(graph, groups, task, kind, target.vector_unit());
+  const passes::FusedGroup& group = groups.at(static_cast<size_t>(task.groups.at(0)));
+  SearchTask t;
+  t.task = task;
+  t.computation = build_group_computation(graph, group, target.vector_unit());
+  t.baseline = gpu_template_search_space(t.computation, target);
+  t.task.space = t.baseline.name;
+  t.task.fallback.clear();
+  t.space = t.baseline;
+  if (kind == SpaceKind::Sketch) {
+    try {
+      t.space = gpu_sketch_search_space(t.computation.outputs, target);
+    } catch (const UnsupportedError& e) {
+      t.space.fallback = str("sketch.cuda: ", e.what());  // the template's space instead
+    }
+  }
+  t.data = make_kernel_fixture(graph, group, t.computation);
+  t.gpu_target = target.to_string();
+  return t;
+}
+
 namespace {
 
 // Lowers a scheduled computation into `c` (schedule text, function, features).
 void lower_into(const SearchTask& task, schedule::Schedule& sch, Candidate& c) {
   c.schedule_text = schedule::print_schedule(sch);
-  c.func = tir::lower(sch, task.computation.args(), task.task.func_name, {.record_ir = false}).func;
+  c.func = tir::lower(sch, task.computation.args(), task.task.func_name,
+                      {.record_ir = false, .target = task.gpu_target})
+               .func;
   c.features = extract_features(c.func);
 }
 
 void compile_into(Candidate& c, const codegen::Target& target) {
   if (!c.ok()) return;
+  if (target.is_gpu()) return compile_gpu_candidate(c, target);
   try {
     c.object = codegen::emit_object({c.func}, target);
   } catch (const std::exception& e) {

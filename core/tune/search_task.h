@@ -29,6 +29,9 @@ struct SearchTask {
   // without records and every speed-up is measured against.
   topi::SearchSpace baseline;
   KernelFixture data;
+  // The GPU target the task is tuned for (canonical text; tune/gpu_task.h);
+  // empty for the CPU, whose kernels lower without one.
+  std::string gpu_target;
 };
 
 // `vector_unit` is the compile target's (codegen::Target::vector_unit), the
@@ -36,6 +39,11 @@ struct SearchTask {
 SearchTask make_search_task(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
                             const KernelTask& task, SpaceKind kind,
                             const VectorUnit& vector_unit = {});
+// The same for `target`: a GPU target takes its kind's templates
+// (gpu_template_search_space) and GPU sketches (sketch_space_cuda.h), and its
+// candidates are verified and emitted as PTX; a CPU target is the call above.
+SearchTask make_search_task(const Graph& graph, const std::vector<passes::FusedGroup>& groups,
+                            const KernelTask& task, SpaceKind kind, const codegen::Target& target);
 
 struct Candidate {
   topi::Config config;

@@ -18,7 +18,9 @@
 #include "runtime/cpu_features.h"
 #include "runtime/ndarray.h"
 #include "runtime/thread_pool.h"
+#include "tune/cuda_kernel_object.h"
 #include "tune/measure_protocol.h"
+#include "tune/worker/cuda_measure.h"
 
 namespace {
 
@@ -97,6 +99,7 @@ class Worker {
       pointers_.push_back(array.data());
       buffers_.push_back(std::move(array));
     }
+    cuda_.set_buffers(&buffers_, num_inputs_);
     return {{{"type", "ok"}}, {}};
   }
 
@@ -109,6 +112,8 @@ class Worker {
     int number = std::clamp(field<int>(h, "number"), 1, kMaxNumber);
     flush_cache_ = field<bool>(h, "flush_cache");
     if (request.blobs.size() != 1) return error_reply("runtime", "measure: no object");
+    if (is_cuda_kernel_object(request.blobs[0]))
+      return measure_cuda(request.blobs[0], number, repeat, min_repeat_ms, return_outputs);
 
     // The previous candidate's code goes before the next one loads.
     module_ = codegen::CompiledModule();
@@ -145,6 +150,32 @@ class Worker {
     return reply;
   }
 
+  // A cuda candidate: no cache flush (a GPU kernel reads its weights from
+  // device memory through an L2 that a model's other kernels share).
+  Reply measure_cuda(const std::vector<char>& object, int number, int repeat, double min_repeat_ms,
+                     bool return_outputs) {
+    CudaMeasurement m;
+    try {
+      m = cuda_.measure(object, number, repeat, min_repeat_ms, return_outputs);
+    } catch (const std::exception& e) {
+      // Before the run (no driver, the JIT's refusal): the worker lives on.
+      if (!cuda_.loaded()) return error_reply("compile", e.what());
+      // A launch error or fault leaves the CUDA context unusable: the
+      // worker answers, says it ends, and ends; the tuner starts another.
+      poisoned_ = true;
+      Reply reply = error_reply("runtime", e.what());
+      reply.header["ends"] = true;
+      return reply;
+    }
+    Reply reply{{{"type", "result"}, {"costs_ms", m.costs_ms}, {"runs", m.runs}}, {}};
+    reply.blobs = std::move(m.outputs);
+    return reply;
+  }
+
+ public:
+  bool poisoned() const { return poisoned_; }
+
+ private:
   struct Batch {
     double kernel_ms = 0;  // the runs alone: the cost
     double wall_ms = 0;    // the runs and the flushes between them
@@ -203,6 +234,8 @@ class Worker {
   int num_inputs_ = 0;
   codegen::CompiledModule module_;
   bool flush_cache_ = false;
+  CudaMeasurer cuda_;
+  bool poisoned_ = false;
 };
 
 bool protocol_fds_open() {
@@ -239,6 +272,7 @@ int main(int argc, char** /*argv*/) {
       std::vector<std::span<const char>> blobs(reply.blobs.begin(), reply.blobs.end());
       protocol::write_frame(protocol::kReplyFd, std::move(reply.header), blobs,
                             protocol::kNoDeadline);
+      if (worker.poisoned()) return 0;
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lathe-measure-worker: %s\n", e.what());

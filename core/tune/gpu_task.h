@@ -1,0 +1,32 @@
+// Tuning a cuda task (issue 35): its template space is the cuda kind's (the
+// one `lathe compile --target cuda` takes the default of), a candidate is
+// lowered for the target, verified (threads per block, shared memory,
+// bindings) and emitted as PTX, and the measure worker runs it on the GPU
+// (tune/cuda_kernel_object.h, tune/worker/cuda_measure.h).
+#pragma once
+
+#include "codegen/codegen.h"
+#include "topi/config_space.h"
+#include "tune/group_computation.h"
+
+namespace lathe::tune {
+
+struct Candidate;
+
+// The cuda template of the group's anchor op (OpStrategy::template_for), else
+// the kind's default (topi/schedule_cuda.h). Throws for a target that is not a GPU.
+topi::SearchSpace gpu_template_search_space(const GroupComputation& computation,
+                                            const codegen::Target& target);
+
+// Verifies the candidate's lowered function for `target` and emits its PTX
+// into c.object (a cuda kernel object with the launch). A function the GPU
+// verifier refuses is an "instantiation" error: what every GPU space's
+// constraint adds to its own, so that no such config reaches the device; the
+// NVPTX back end's refusal is a "compile" error.
+void compile_gpu_candidate(Candidate& c, const codegen::Target& target);
+
+// Throws lathe::Error "no CUDA driver: …" (CudaDriver::open's reason) or "no
+// CUDA device" where the tuner cannot measure cuda kernels on this machine.
+void require_cuda_device(const codegen::Target& target);
+
+}  // namespace lathe::tune
