@@ -310,6 +310,21 @@ class TestCli : public QObject {
              qPrintable(far.err));
   }
 
+  // Tuning for a GPU measures on one: without a driver it is refused before
+  // any task is built, naming the driver library, and writes no records.
+  void tuneForCudaWithoutDriverSaysSo() {
+    const QString records = dir_.filePath("cuda_records.json");
+    qputenv("LATHE_CUDA_LIBRARY", "/nonexistent/libcuda.so.1");
+    const Result r = lathe_cli({"tune", models() + "/mlp.onnx", "--target", "cuda -arch=sm_90",
+                                "--trials", "2", "--output", records});
+    qunsetenv("LATHE_CUDA_LIBRARY");
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("lathe tune: error: no CUDA driver: cuda: cannot open the CUDA "
+                            "driver /nonexistent/libcuda.so.1"),
+             qPrintable(r.err));
+    QVERIFY(!QFile::exists(records));
+  }
+
   void tunePrintsTasksAndSelectsSome() {
     Result r = lathe_cli({"tune", models() + "/mlp.onnx", "--print-tasks", "--tasks", "1-2"});
     QCOMPARE(r.code, 0);

@@ -15,6 +15,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import device_tune  # noqa: E402
 import tvm_params  # noqa: E402
 
 TOLERANCE = 1e-4  # of the output's scale: |gpu - cpu| <= 1e-4 * max(1, max |cpu|)
@@ -101,6 +102,8 @@ def main():
     parser.add_argument("--gpu-info", default="")
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--skip-torch", action="store_true")
+    parser.add_argument("--tune-budget-s", type=float, default=150,
+                        help="seconds for measuring the GPU tuning candidates, after the zoo")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
     with open(os.path.join(args.bundle, "manifest.json")) as f:
@@ -149,12 +152,18 @@ def main():
         print(f"{name}: {row['status']} lathe {lathe_ms} ms torch {row.get('torch_ms')} ms "
               f"check {row.get('check')}", flush=True)
 
+    lathe_ms = {r["name"]: r.get("lathe", {}).get("median_ms") for r in rows}
+    torch_ms = {r["name"]: r.get("torch_ms") for r in rows}
+    tune_tasks, tune_models = device_tune.tune_models(args.bundle, manifest, lathe_ms,
+                                                      args.tune_budget_s)
+
     summary = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "gpu": gpu,
                "torch": torch_version, "prepared": manifest.get("prepared"),
                "git": manifest.get("git"), "target": manifest.get("target"),
                "correct": sum(1 for r in rows if r.get("check", {}) and r["check"].get("ok")),
                "models": len(rows),
-               "geomean_ratio": geomean([r.get("ratio") for r in rows]), "rows": rows}
+               "geomean_ratio": geomean([r.get("ratio") for r in rows]), "rows": rows,
+               "tune_tasks": tune_tasks, "tune_models": tune_models}
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(summary, f, indent=1)
     lines = [f"GPU device check, {summary['date']}: {gpu}; PyTorch {torch_version}; "
@@ -177,6 +186,8 @@ def main():
     lines += ["", f"{summary['correct']} of {summary['models']} models match the CPU within "
               f"{TOLERANCE:g} of the output's scale; geometric mean of Lathe / PyTorch: "
               + (f"{g:.2f}" if g else "n/a")]
+    if tune_tasks or tune_models:
+        lines += device_tune.markdown(tune_tasks, tune_models, torch_ms)
     with open(os.path.join(args.out, "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -16,8 +16,16 @@ runner on the same input. What is compared is then one graph, one input and
 one set of weights on the two devices. A model whose CPU and cuda packages
 take different parameters is still timed, without a reference.
 
+GPU tuning (--tune resnet50,mobilenet_v2): the heaviest --tune-tasks cuda
+tasks of those models, each with its untuned schedule and --tune-candidates
+candidates from the cuda template and the GPU sketches, built and verified
+here by lathe_gpu_candidates (the device has no LLVM); on the device
+lathe_device_tune measures them with CUDA events, and device_check.py
+reports tuned against untuned against PyTorch eager.
+
 usage: prepare_device_check.py --models DIR [--build BUILD] [--out .gpu]
-                               [--target "cuda -arch=sm_90"] [NAME ...]
+                               [--target "cuda -arch=sm_90"] [--tune M1,M2]
+                               [--tune-tasks 3] [--tune-candidates 32] [NAME ...]
 Writes OUT/bundle.tar.xz and OUT/manifest.json (also inside the bundle).
 """
 
@@ -118,14 +126,22 @@ def main():
     parser.add_argument("--out", default=".gpu")
     parser.add_argument("--target", default="cuda -arch=sm_90")
     parser.add_argument("--compile-timeout", type=int, default=900)
+    parser.add_argument("--tune", default="", help="models whose heaviest tasks to tune there")
+    parser.add_argument("--tune-tasks", type=int, default=3)
+    parser.add_argument("--tune-candidates", type=int, default=32)
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
 
     lathe = os.path.join(args.build, "bin", "lathe")
     runner = os.path.join(args.build, "tools", "lathe_device_run")
-    for tool in (lathe, runner):
+    tuner = os.path.join(args.build, "tools", "lathe_device_tune")
+    candidates = os.path.join(args.build, "tools", "lathe_gpu_candidates")
+    tune_models = [m for m in args.tune.split(",") if m]
+    tools = (lathe, runner) + ((tuner, candidates) if tune_models else ())
+    for tool in tools:
         if not os.access(tool, os.X_OK):
-            sys.exit(f"prepare_device_check: no {tool}; build the targets lathe and lathe_device_run")
+            sys.exit(f"prepare_device_check: no {tool}; build the targets lathe and lathe_device_run"
+                     " (with --tune also lathe_device_tune and lathe_gpu_candidates)")
     names = args.names or sorted(f[:-5] for f in os.listdir(args.models) if f.endswith(".onnx"))
     stage = os.path.join(args.out, "stage")
     shutil.rmtree(stage, ignore_errors=True)
@@ -184,9 +200,23 @@ def main():
         entry["status"] = "ready"
         print(f"{entry['kernels']} kernels, reference {entry['reference']}", flush=True)
 
-    shutil.copy(runner, os.path.join(stage, "bin"))
-    for lib_name, path in runtime_libraries(runner):
-        shutil.copy(path, os.path.join(stage, "lib", lib_name))
+    manifest["tune"] = []
+    for name in tune_models:
+        out_dir = os.path.join(stage, "tune", name)
+        print(f"tuning candidates of {name}: ", end="", flush=True)
+        code, out, err = run([candidates, os.path.join(args.models, name + ".onnx"), out_dir,
+                              "--tasks", str(args.tune_tasks), "--candidates",
+                              str(args.tune_candidates), "--target", args.target],
+                             args.compile_timeout, log)
+        status = "ready" if code == 0 else "failed: " + last_line(err or out)
+        manifest["tune"].append({"model": name, "status": status, "tasks": out.splitlines()})
+        print(status if code else f"{len(out.splitlines())} tasks", flush=True)
+
+    binaries = [runner] + ([tuner] if tune_models else [])
+    for binary in binaries:
+        shutil.copy(binary, os.path.join(stage, "bin"))
+        for lib_name, path in runtime_libraries(binary):
+            shutil.copy(path, os.path.join(stage, "lib", lib_name))
     shutil.rmtree(work)
     with open(os.path.join(stage, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
