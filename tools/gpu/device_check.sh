@@ -20,7 +20,9 @@ work=$(mktemp -d /tmp/lathe-gpu-XXXXXX)
 tar xJf "$bundle" -C "$work" || exit 2
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$work/gpu.txt" 2>&1
 # The runner's libraries come with it; python3 (PyTorch's) does not see them.
-LD_LIBRARY_PATH="$work/bundle/lib" ldd "$work/bundle/bin/lathe_device_run" | grep "not found"
+for tool in "$work"/bundle/bin/*; do
+  LD_LIBRARY_PATH="$work/bundle/lib" ldd "$tool" | grep "not found"
+done
 PYTHONUNBUFFERED=1 python3 "$(dirname "$0")/device_check.py" --bundle "$work/bundle" \
   --out "$out" --gpu-info "$work/gpu.txt" "$@" 2>&1 | tee "$out/log.txt"
 status=${PIPESTATUS[0]}

@@ -210,7 +210,8 @@ def main():
                              args.compile_timeout, log)
         status = "ready" if code == 0 else "failed: " + last_line(err or out)
         manifest["tune"].append({"model": name, "status": status, "tasks": out.splitlines()})
-        print(status if code else f"{len(out.splitlines())} tasks", flush=True)
+        tasks = [line for line in out.splitlines() if not line.startswith(" ")]
+        print(status if code else f"{len(tasks)} tasks", flush=True)
 
     binaries = [runner] + ([tuner] if tune_models else [])
     for binary in binaries:
