@@ -80,6 +80,9 @@ SearchSpace cuda_conv2d_template(const te::Tensor& anchor, const std::vector<te:
     if (s.c % c == 0) steps.push_back(c);
   if (s.c < 16 && steps.back() != s.c) steps.push_back(s.c);
   space.knobs.push_back(choice_knob("tile_c", steps));
+  // Whether the kernel window's loops (ry, rx) of a step are unrolled: more
+  // independent loads in flight against more registers and code. Untuned: not.
+  space.knobs.push_back(choice_knob("unroll_window", {0, 1}));
   // The block's threads: on y the tile's channels (at most the output's)
   // over block_f, on x its pixels (at most the image's rows and columns).
   // The output's thread loops and the fetches' have these same extents: a
@@ -127,7 +130,8 @@ SearchSpace cuda_conv2d_template(const te::Tensor& anchor, const std::vector<te:
                                                 {"block_f", {std::min<int64_t>(4, tile_f)}},
                                                 {"tile_h", {tile_h}},
                                                 {"tile_w", {tile_w}},
-                                                {"tile_c", {tile_c}}});
+                                                {"tile_c", {tile_c}},
+                                                {"unroll_window", {0}}});
   if (!space.valid(space.default_config))
     return cuda_default_template(anchor, outputs, vector_unit);
 
@@ -178,6 +182,10 @@ SearchSpace cuda_conv2d_template(const te::Tensor& anchor, const std::vector<te:
     auto [rco, rci] = accumulate.split(red[0], tile_c);
     accumulate.reorder({acc[0], acc[2], acc[3], rco, rci, red[1], red[2], acc[1]});
     accumulate.unroll(acc[1]);
+    if (knob_int(knobs, config, "unroll_window")) {
+      accumulate.unroll(red[1]);
+      accumulate.unroll(red[2]);
+    }
     const int64_t threads_x = std::min(tile_h, s.oh) * std::min(tile_w, s.ow);
     const int64_t threads_y = threads_of(tile_f, block_f, tile_h, tile_w) / threads_x;
     for (const te::Tensor& operand : {padded, weight}) {

@@ -126,6 +126,9 @@ SearchSpace tiled_product(const te::Tensor& mm, const std::vector<int64_t>& shap
   space.knobs.push_back(choice_knob("block_i", {1, 2, 4, 8}));
   space.knobs.push_back(choice_knob("block_j", {1, 2, 4, 8}));
   space.knobs.push_back(choice_knob("tile_k", {4, 8, 16, 32}));
+  // Whether a step's k loop (tile_k products into the register block) is
+  // unrolled. Untuned: not.
+  space.knobs.push_back(choice_knob("unroll_k", {0, 1}));
   const size_t rank = shape.size();
   // Rows and columns of the output's tile: 64 x 64 as TVM's default, at
   // most the product's (a power of two), in 16 x 16 threads of up to 4 x 4 outputs;
@@ -146,7 +149,8 @@ SearchSpace tiled_product(const te::Tensor& mm, const std::vector<int64_t>& shap
                                                 {"tile_j", {tj}},
                                                 {"block_i", {ti / 16}},
                                                 {"block_j", {tj / 16}},
-                                                {"tile_k", {8}}});
+                                                {"tile_k", {8}},
+                                                {"unroll_k", {0}}});
   // The threads of a block on one axis: the tile's extent (at most the
   // axis's: a split by more leaves the axis's) over the register block. The
   // output's thread loops and the fetches' must have these same extents: a
@@ -216,6 +220,7 @@ SearchSpace tiled_product(const te::Tensor& mm, const std::vector<int64_t>& shap
     accumulate.reorder(acc_order);
     accumulate.unroll(acc_axes[rank - 2]);
     accumulate.unroll(acc_axes[rank - 1]);
+    if (knob_int(knobs, config, "unroll_k")) accumulate.unroll(ki);
 
     // The step's tiles of A and B, fetched by all the block's threads.
     for (size_t operand = 0; operand < 2 && operand < operands.size(); ++operand) {

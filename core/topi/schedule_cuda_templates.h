@@ -31,7 +31,8 @@ SearchSpace cuda_reduce_template(const te::Tensor& anchor, const std::vector<te:
 // tiles the output per block, stages the tiles of both operands in shared
 // memory step by step of k, and gives each thread a register block of
 // outputs. Knobs: `threads` (small), or the tile sizes `tile_i`, `tile_j`,
-// the per-thread block `block_i`, `block_j` and the k step `tile_k`.
+// the per-thread block `block_i`, `block_j`, the k step `tile_k` and
+// `unroll_k` (the step's loop unrolled; untuned: not).
 SearchSpace cuda_dense_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
                                 const VectorUnit& vector_unit);
 
@@ -39,7 +40,8 @@ SearchSpace cuda_dense_template(const te::Tensor& anchor, const std::vector<te::
 // a block computes tile_f output channels of tile_p consecutive pixels, each
 // thread block_f channels of one pixel in registers, over steps of tile_c
 // input channels whose input window and weights the block fetches into
-// shared memory together. Knobs `tile_f`, `block_f`, `tile_p`, `tile_c`,
+// shared memory together. Knobs `tile_f`, `block_f`, `tile_h`, `tile_w`,
+// `tile_c`, `unroll_window` (the ry, rx loops unrolled; untuned: not),
 // constrained to the block's threads and 44 KiB of shared memory. Grouped
 // and depthwise convolutions keep the default schedule.
 SearchSpace cuda_conv2d_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,

@@ -24,8 +24,10 @@
 #include "tune/cuda_kernel_object.h"
 #include "tune/gpu_task.h"
 #include "tune/measure.h"
+#include "tune/records.h"
 #include "tune/search_task.h"
 #include "tune/sketch_space_cuda.h"
+#include "tune/tuning_session.h"
 
 namespace lathe {
 namespace {
@@ -394,6 +396,38 @@ class TestGpuTuning : public QObject {
     }
   }
 
+  // A whole session for cuda, on a machine without a driver (which `lathe
+  // tune` refuses before this): the PTX candidates reach the measure worker,
+  // whose answer names the driver; every trial is a record of that error
+  // under the cuda target, and nothing crashes.
+  void sessionOnCudaRecordsTheDriversAbsence() {
+    const Model m = load_mlp();
+    const Target target = Target::parse(kH100);
+    std::vector<tune::SearchTask> tasks;
+    tasks.push_back(tune::make_search_task(m.optimized.graph, m.optimized.groups, m.tasks.at(0),
+                                           tune::SpaceKind::Template, target));
+    QTemporaryDir dir;
+    tune::TuningOptions o;
+    o.target = target;
+    o.tuner = "random";
+    o.trials = 3;
+    o.batch_size = 3;
+    o.build_threads = 2;
+    o.measure.repeat = 1;
+    o.measure.flush_cache = false;
+    o.records_path = dir.filePath("records.json").toStdString();
+    tune::TuningSession session(std::move(tasks), o);
+    session.run();
+    const tune::RecordFile file = tune::read_records(o.records_path);
+    QVERIFY(!file.records.empty());
+    for (const tune::TuningRecord& r : file.records) {
+      QCOMPARE(QString::fromStdString(r.target), QString::fromStdString(target.to_string()));
+      QCOMPARE(QString::fromStdString(r.error_kind), QString("compile"));
+      QVERIFY2(QString::fromStdString(r.error_message).contains("cannot open the CUDA driver"),
+               r.error_message.c_str());
+    }
+  }
+
   // The MLP's tasks as cuda search tasks: the baseline is the cuda template
   // (what `lathe compile --target cuda` runs), the sketch space covers the
   // Gemm groups, and every candidate (both spaces' defaults and a sample)
@@ -418,6 +452,11 @@ class TestGpuTuning : public QObject {
         const tune::CudaKernelObject o = tune::decode_cuda_kernel_object(c.object);
         const QString errors = ptxas_errors(o.ptx);
         QVERIFY2(errors.isEmpty() || errors == "skip", qPrintable(errors));
+        // A record keeps the schedule as text: it must build the same kernel
+        // (what `lathe compile --tuning-records` and the session's rivals do).
+        const tune::Candidate again = tune::build_schedule_text(t, c.schedule_text, target);
+        QVERIFY2(again.ok(), again.error_message.c_str());
+        QVERIFY(again.object == c.object);
       }
     }
     QVERIFY(sketched >= 1);

@@ -154,8 +154,9 @@ def main():
 
     lathe_ms = {r["name"]: r.get("lathe", {}).get("median_ms") for r in rows}
     torch_ms = {r["name"]: r.get("torch_ms") for r in rows}
-    tune_tasks, tune_models = device_tune.tune_models(args.bundle, manifest, lathe_ms,
-                                                      args.tune_budget_s)
+    tune_tasks, tune_models = device_tune.tune_models(
+        args.bundle, manifest, lathe_ms, args.tune_budget_s,
+        os.path.join(args.out, "gpu_tuning_records.json"))
 
     summary = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "gpu": gpu,
                "torch": torch_version, "prepared": manifest.get("prepared"),

@@ -5,7 +5,10 @@ processes of their own (a kernel that faults ends its process; the next
 starts from the candidate after it), within a time budget. Per task: the
 untuned schedule's ms, the best candidate's (its outputs matching the
 untuned one's), and which schedule; per model: the estimated tuned time,
-the whole run's median less each task's saving times its weight."""
+the whole run's median less each task's saving times its weight. The
+untuned and best candidates' tuning records go to
+OUT/gpu_tuning_records.json, for `lathe compile --target cuda
+--tuning-records` to build the tuned model in a later session."""
 
 import json
 import os
@@ -46,10 +49,19 @@ def measure_task(bundle, task_dir, deadline):
     return results, count, note
 
 
-def tune_models(bundle, manifest, lathe_ms, budget_s):
+def record_line(candidate, result):
+    record = dict(candidate["record"])
+    record["costs_ms"] = [result["ms"]]
+    record["error"] = None
+    record["finished"] = record["started"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return json.dumps(record)
+
+
+def tune_models(bundle, manifest, lathe_ms, budget_s, records_path):
     """Rows per task and per model; `lathe_ms` maps a model to its untuned median ms."""
     deadline = time.time() + budget_s
     tasks, models = [], []
+    records = open(records_path, "a")
     for entry in manifest.get("tune", []):
         name = entry["model"]
         root = os.path.join(bundle, "tune", name)
@@ -72,6 +84,10 @@ def tune_models(bundle, manifest, lathe_ms, budget_s):
                    "wrong": sum(1 for r in results.values() if r.get("error", 0) > TOLERANCE),
                    "failed": sum(1 for r in results.values() if "fail" in r),
                    "untuned_ms": base, "note": note}
+            if base:
+                records.write(record_line(task["candidates"][0], results[0]) + "\n")
+            if best:
+                records.write(record_line(task["candidates"][best["index"]], best) + "\n")
             if best and base and best["ms"] < base:
                 cand = task["candidates"][best["index"]]
                 row.update(best_ms=best["ms"], space=cand["space"], config=cand["config"],
@@ -89,6 +105,7 @@ def tune_models(bundle, manifest, lathe_ms, budget_s):
                        "tasks_measured": measured, "untuned_ms": untuned,
                        "estimated_tuned_ms": untuned - saving if untuned and measured else None,
                        "saving_ms": saving})
+    records.close()
     return tasks, models
 
 

@@ -12,7 +12,8 @@
 //
 // OUT_DIR/task_<i>/task.json names the task (model, kernel, workload, weight,
 // FLOPs), its buffers (dtype, shape; inputs first) and each candidate (file,
-// space, config, schedule text); cand_<k>.obj are the kernel objects. Only
+// space, config, schedule text, and its tuning record without costs, which
+// the device fills in); cand_<k>.obj are the kernel objects. Only
 // the kernels travel: the device fills the inputs with seeded values and
 // checks every candidate against the untuned schedule's outputs there.
 #include <algorithm>
@@ -28,6 +29,7 @@
 #include "frontend/onnx/onnx_import.h"
 #include "support/error.h"
 #include "tune/kernel_fixture.h"
+#include "tune/records.h"
 #include "tune/search_task.h"
 
 using namespace lathe;
@@ -171,10 +173,29 @@ int main(int argc, char** argv) {
         }
         const std::string file = "cand_" + std::to_string(kept++) + ".obj";
         write_bytes(dir / file, built[k].object);
+        // The tuning record the device completes with its measurement, so
+        // that `lathe compile --tuning-records` can build the tuned model.
+        tune::TuningRecord r;
+        r.workload = tune::task_workload_id(task);
+        r.task_key = task.key;
+        r.ops = task.ops;
+        r.signature = task.signature;
+        r.flops = task.flops;
+        r.target = target.to_string();
+        r.space = items[k].space->name;
+        r.config = items[k].config;
+        for (size_t n = 0; n < items[k].space->knobs.size(); ++n)
+          r.knobs.emplace_back(
+              items[k].space->knobs[n].name,
+              items[k].space->value(items[k].config, items[k].space->knobs[n].name));
+        r.schedule = built[k].schedule_text;
+        r.tuner = "device-check";
+        r.build_ms = built[k].build_ms;
         j["candidates"].push_back({{"file", file},
                                    {"space", items[k].space->name},
                                    {"config", items[k].space->describe(items[k].config)},
-                                   {"schedule", built[k].schedule_text}});
+                                   {"schedule", built[k].schedule_text},
+                                   {"record", nlohmann::json::parse(tune::to_json_line(r))}});
       }
       std::ofstream(dir / "task.json") << j.dump(1) << "\n";
       std::printf(
