@@ -92,7 +92,12 @@ tir::PrimFunc task_kernel(KernelTask& task, const tune::GroupComputation& comput
       options.schedule_for ? options.schedule_for(task) : std::nullopt;
   if (!text) return default_kernel(task, computation, options.target);
   // The space its default would come from, for the task table.
-  tune::describe_task_space(task, computation);
+  if (options.target.is_gpu()) {
+    task.space = gpu_search_space(computation, options.target).name;
+    task.fallback.clear();
+  } else {
+    tune::describe_task_space(task, computation);
+  }
   try {
     return lower_task(*tune::parse_group_schedule(computation, *text), computation, task,
                       options.target);
