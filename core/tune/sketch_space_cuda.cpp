@@ -1,8 +1,11 @@
 #include "tune/sketch_space_cuda.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "support/error.h"
+#include "te/expr_functor.h"
+#include "tir/arith/eval_region.h"
 #include "topi/nn.h"
 #include "tune/sketch_rules_cuda.h"
 #include "tune/sketch_targets.h"
@@ -24,6 +27,18 @@ const std::vector<int64_t> kOutputsPerBlock = {1, 2, 4, 8, 16, 32};
 const std::vector<int64_t> kThreads = {32, 64, 128, 256, 512, 1024};
 const std::vector<int64_t> kPerThread = {1, 2, 4, 8};
 
+// What one step of R0 fetches of an operand along one of its axes: with
+// each variable v of the reduction (spatial axes, then reduce axes) ranging
+// over a tile of t_v, 1 + sum(coefs[v] * (t_v - 1)), at most `full`.
+struct FetchedAxis {
+  int64_t full = 1;
+  std::vector<int64_t> coefs;  // empty: not linear in them, the whole axis
+};
+struct Operand {
+  int64_t bytes = 4;
+  std::vector<FetchedAxis> axes;
+};
+
 struct Plan {
   te::Operation reduction;  // undefined for an elementwise group
   std::vector<GpuRule> sketches;
@@ -33,7 +48,62 @@ struct Plan {
   int64_t min_threads = 32;  // a warp, or every output element where fewer
   int64_t outputs = 1;       // output elements
   int64_t terms = 1;         // reduce terms an output element
+  int64_t max_shared = 49152;
+  std::vector<Operand> operands;  // multi-level tiling's shared fetches
 };
+
+int64_t const_extent(const te::Range& r) {
+  const int64_t* e = r.extent.defined() ? te::as_const_int(r.extent) : nullptr;
+  return e ? *e : -1;
+}
+
+// The footprint model of every operand of `reduction` (bound inference's
+// region of a cache_read at R0, found by probing eval_region with tiles of 1
+// and 2 on each variable; an index that is not linear in them counts whole).
+std::vector<Operand> fetch_model(const te::Operation& reduction) {
+  const te::ComputeOpNode* c = reduction.as_compute();
+  std::vector<te::Var> vars;
+  for (const te::IterVar& v : c->axis) vars.push_back(v.var());
+  for (const te::IterVar& v : c->reduce_axis) vars.push_back(v.var());
+  auto dom = [&](int64_t widen) {  // every variable over [0, 1), or the one `widen` over [0, 2)
+    te::VarMap<te::Range> d;
+    for (size_t i = 0; i < vars.size(); ++i)
+      d[vars[i]] = te::Range::from_extent(int64_t(i) == widen || widen == -2 ? 2 : 1);
+    return d;
+  };
+  std::vector<Operand> operands;
+  for (const te::Tensor& t : reduction.input_tensors()) {
+    Operand o;
+    o.bytes = t.dtype().bytes();
+    std::vector<te::Expr> indices;
+    te::visit_expr(c->body, [&](const te::Expr& e) {
+      const auto* load = e.as<te::ProducerLoadNode>();
+      if (load && load->producer.same_as(t.op()) && indices.empty()) indices = load->indices;
+    });
+    for (size_t d = 0; d < t.shape().size(); ++d) {
+      FetchedAxis axis;
+      axis.full = t.shape()[d];
+      if (d < indices.size()) {
+        const int64_t base = const_extent(arith::eval_region(indices[d], dom(-1)));
+        int64_t sum = 0;
+        for (size_t v = 0; v < vars.size() && base >= 1; ++v) {
+          const int64_t e = const_extent(arith::eval_region(indices[d], dom(int64_t(v))));
+          axis.coefs.push_back(e < base ? -1 : e - base);
+          sum += axis.coefs.back();
+        }
+        // Linear: widening all of them at once adds up the parts.
+        const int64_t all = const_extent(arith::eval_region(indices[d], dom(-2)));
+        const bool linear =
+            base == 1 && all == base + sum &&
+            std::none_of(axis.coefs.begin(), axis.coefs.end(), [](int64_t k) { return k < 0; });
+        if (!linear) axis.coefs.clear();
+      }
+      o.axes.push_back(std::move(axis));
+    }
+    operands.push_back(std::move(o));
+  }
+  return operands;
+}
 
 int64_t extent_of(const te::IterVar& v) {
   const int64_t* e = te::as_const_int(v->dom.extent);
@@ -64,7 +134,29 @@ bool keeps(const Plan& plan, const topi::Config& c) {
         threads *= t[1];
         tile *= t[2] * t[3];
       }
-      return threads >= plan.min_threads && threads <= plan.max_threads && tile <= kMaxRegisterTile;
+      if (threads < plan.min_threads || threads > plan.max_threads || tile > kMaxRegisterTile)
+        return false;
+      // The step's tiles in shared memory, as bound inference will size them.
+      std::vector<int64_t> extents;
+      for (size_t k : plan.spatial) {
+        const std::vector<int64_t>& t = value(plan, c, k);
+        extents.push_back(t[1] * t[2] * t[3]);
+      }
+      for (size_t k : plan.reduce) {
+        const std::vector<int64_t>& t = value(plan, c, k);
+        extents.push_back(t[1] * t[2]);
+      }
+      int64_t bytes = 0;
+      for (const Operand& o : plan.operands) {
+        int64_t n = o.bytes;
+        for (const FetchedAxis& a : o.axes) {
+          int64_t e = 1;
+          for (size_t v = 0; v < a.coefs.size(); ++v) e += a.coefs[v] * (extents[v] - 1);
+          n *= a.coefs.empty() ? a.full : std::min(e, a.full);
+        }
+        bytes += n;
+      }
+      return bytes <= plan.max_shared;
     }
     case GpuRule::CrossThreadReduction: {
       const int64_t k = single(plan, c, "threads_k"), per = single(plan, c, "outputs_per_block");
@@ -138,6 +230,7 @@ topi::SearchSpace gpu_sketch_search_space(const std::vector<te::Tensor>& outputs
                                found.reductions.size(), " (its cuda template schedules it)"));
   auto plan = std::make_shared<Plan>();
   plan->max_threads = target.max_threads_per_block;
+  plan->max_shared = target.max_shared_memory_per_block;
   const te::Tensor& out = outputs[0];
   if (out.shape().empty()) throw UnsupportedError("GPU sketches: the output is a scalar");
   for (int64_t d : out.shape()) plan->outputs *= d;
@@ -164,6 +257,7 @@ topi::SearchSpace gpu_sketch_search_space(const std::vector<te::Tensor>& outputs
                                  "' does not read the reduction '", r.op->name,
                                  "' elementwise at its own point"));
     plan->reduction = r.op;
+    plan->operands = fetch_model(r.op);
     for (const te::IterVar& k : c->reduce_axis) plan->terms *= extent_of(k);
     // Data reuse (an operand read by several outputs): multi-level tiling,
     // preferred where the outputs fill the GPU; a long reduction over few

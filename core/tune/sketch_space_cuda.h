@@ -22,9 +22,11 @@ namespace lathe::tune {
 //   threads_k, outputs_per_block   cross-thread reduction
 //   threads, per_thread    elementwise
 // The constraint keeps the block's threads within the target's limit (and at
-// least a warp where the output has that many elements) and a thread's
-// register tile at most 64 values; shared memory and the rest are the GPU
-// verifier's, which the tuner runs before measuring (tune/gpu_task.h).
+// least a warp where the output has that many elements), a thread's register
+// tile at most 64 values and a step's shared tiles within the target's
+// shared memory (each operand's footprint from its index expressions, linear
+// in the tiles, as bound inference sizes the cache_read); the GPU verifier
+// still checks every built candidate before it is measured (tune/gpu_task.h).
 // Throws lathe::UnsupportedError for a group the rules do not cover: more
 // than one output, more than one reduction (softmax, layer norm: the cuda
 // templates keep them), a reduction to a scalar.
