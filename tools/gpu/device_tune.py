@@ -18,34 +18,48 @@ import time
 TOLERANCE = 1e-4
 
 
+# A run of lathe_device_tune that takes longer has a kernel that hangs: the
+# candidate after the last one it reported is skipped.
+RUN_TIMEOUT_S = 60
+
+
 def measure_task(bundle, task_dir, deadline):
-    """Each candidate's line from lathe_device_tune, restarting after a fault."""
+    """Each candidate's line from lathe_device_tune, in as many runs as it takes:
+    a run that ends early (a fault, a crash, a hang) is followed by one that
+    starts after the candidate that ended it."""
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(bundle, "lib"))
     tool = os.path.join(bundle, "bin", "lathe_device_tune")
     with open(os.path.join(task_dir, "task.json")) as f:
         count = len(json.load(f)["candidates"])
     results, start, note = {}, 1, None
-    while start < count or not results:
+    while start < count:
         left = deadline - time.time()
         if left < 5:
             note = "time budget spent"
             break
         try:
             p = subprocess.run([tool, task_dir, "--from", str(start)], capture_output=True,
-                               text=True, timeout=left, env=env)
+                               text=True, timeout=min(left, RUN_TIMEOUT_S), env=env)
             out, code, err = p.stdout, p.returncode, p.stderr
         except subprocess.TimeoutExpired as e:
             out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-            code, err, note = -1, "", "time budget spent"
+            code, err = "timeout", ""
         lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
         for r in lines:
             results[r["index"]] = r
-        if code == 0 or note:
+        if code == 0:
             break
-        if not lines:  # no driver, or the untuned kernel itself failed: nothing to go on
+        if 0 not in results:  # no driver, or the untuned kernel failed: no reference
             note = (err or f"exit status {code}").strip().splitlines()[-1][:300]
             break
-        start = max(r["index"] for r in lines) + 1
+        reached = max([r["index"] for r in lines if r["index"] > 0], default=start - 1)
+        if lines and "fail" in lines[-1]:
+            start = reached + 1  # it said which one failed
+        else:  # it died or hung in the one after the last it reported
+            why = "hung (no result in %d s)" % RUN_TIMEOUT_S if code == "timeout" else \
+                f"the process ended with status {code}: " + (err.strip().splitlines() or [""])[-1]
+            results[reached + 1] = {"index": reached + 1, "fail": why[:300]}
+            start = reached + 2
     return results, count, note
 
 
