@@ -318,8 +318,9 @@ topi::SearchSpace gpu_sketch_search_space(const std::vector<te::Tensor>& outputs
     for (size_t s = 0; s < plan->sketches.size() && !space.valid(space.default_config); ++s)
       space.default_config[0] = static_cast<int>(s);
   }
-  LATHE_CHECK(space.valid(space.default_config), "GPU sketches: no default point for '",
-              out.op()->name, "' (", space.describe(space.default_config), ")");
+  if (!space.valid(space.default_config))
+    throw UnsupportedError(str("GPU sketches: no default point for '", out.op()->name, "' (",
+                               space.describe(space.default_config), ")"));
   return space;
 }
 

@@ -82,6 +82,9 @@ class Worker {
     }
   }
 
+  // Whether a cuda kernel broke the GPU context: the worker ends after its answer.
+  bool poisoned() const { return poisoned_; }
+
  private:
   Reply set_buffers(protocol::Frame& request) {
     buffers_.clear();
@@ -172,10 +175,6 @@ class Worker {
     return reply;
   }
 
- public:
-  bool poisoned() const { return poisoned_; }
-
- private:
   struct Batch {
     double kernel_ms = 0;  // the runs alone: the cost
     double wall_ms = 0;    // the runs and the flushes between them
