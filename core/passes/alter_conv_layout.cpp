@@ -430,7 +430,11 @@ class LayoutRewriter {
       if (node.outputs[k] != kNoValue) return false;
     const auto it = blocked_.find(node.inputs[0]);
     const TensorType& in = graph_.type(node.inputs[0]);
-    if (it == blocked_.end() || in.rank() != 4 || in.dtype != DType::Float32) return false;
+    // A max pools quantized (uint8 / int8) values as well, between int8 convs.
+    const bool max = node.op == "MaxPool" || node.op == "GlobalMaxPool";
+    const bool integer = in.dtype == DType::UInt8 || in.dtype == DType::Int8;
+    if (it == blocked_.end() || in.rank() != 4 || (in.dtype != DType::Float32 && !(max && integer)))
+      return false;
     const BlockedValue source = it->second;
     node.inputs[0] = source.blocked;
     node.outputs.resize(1);

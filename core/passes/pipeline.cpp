@@ -6,6 +6,7 @@
 #include "passes/alter_int8_conv_layout.h"
 #include "passes/cancel_layout_transforms.h"
 #include "passes/canonicalize_qnn.h"
+#include "passes/drop_qdq_pairs.h"
 #include "passes/eliminate_dead_code.h"
 #include "passes/expand_dynamic_quantize.h"
 #include "passes/external_codegen.h"
@@ -39,6 +40,10 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   };
 
   run("eliminate_dead_code", eliminate_dead_code);
+  // MaxPool and data movement between a DequantizeLinear and a QuantizeLinear
+  // of the same parameters run on the integers, so the products beside them
+  // canonicalize with integer outputs.
+  run("drop_qdq_pairs", drop_qdq_pairs);
   // Before folding constants: it reads the quantized weights behind their
   // DequantizeLinear, which folding would turn into float constants.
   run("canonicalize_qnn", canonicalize_qnn);

@@ -1,6 +1,7 @@
 #include "topi/nn.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "ir/ops/layout.h"
@@ -388,7 +389,14 @@ Tensor pool2d_window(const Tensor& input, PoolKind kind, const PoolWindow& w,
   const int64_t need_w = (w.out_w - 1) * w.stride_w + (w.kernel_w - 1) * w.dilation_w + 1;
   const int64_t extra_h = std::max<int64_t>(0, need_h - w.pad_top - s[2]);
   const int64_t extra_w = std::max<int64_t>(0, need_w - w.pad_left - s[3]);
-  const double pad_value = kind == PoolKind::Max ? -std::numeric_limits<double>::infinity() : 0.0;
+  // A max pads with the type's least value: -inf, or an integer type's own
+  // (which -inf does not convert to).
+  const te::DataType t = input.dtype();
+  double pad_value = 0.0;
+  if (kind == PoolKind::Max)
+    pad_value = t.is_int()    ? -std::ldexp(1.0, t.bits - 1)
+                : t.is_uint() ? 0.0
+                              : -std::numeric_limits<double>::infinity();
   std::vector<int64_t> before = {0, 0, w.pad_top, w.pad_left}, after = {0, 0, extra_h, extra_w};
   std::vector<int64_t> out_shape = {s[0], s[1], w.out_h, w.out_w};
   std::vector<std::string> names = {"n", "c", "y", "x"};

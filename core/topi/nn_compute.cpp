@@ -406,12 +406,11 @@ std::vector<te::Tensor> pool_compute(const ComputeContext& ctx, PoolKind kind) {
       out.push_back(wants_output(ctx, 1) ? max_pool_indices(ctx, out[0]) : te::Tensor());
     return out;
   };
-  // pool2d_window pads a max with -inf, which a signed integer type cannot
-  // hold: those take the N-D formulation, which pads with the type's least
-  // value. Blocked data (the layout pass's, float only) is 2-D.
+  // Blocked data (the layout pass's: float, or a quantized max) is 2-D.
   const bool blocked = is_blocked_pool(ctx);
-  if (blocked && !ctx.input(0).dtype().is_float())
-    throw UnsupportedError(describe_node(ctx.node()) + ": blocked layouts take float data only");
+  if (blocked && !ctx.input(0).dtype().is_float() && kind != PoolKind::Max)
+    throw UnsupportedError(describe_node(ctx.node()) +
+                           ": blocked layouts take float data only, or a max of integers");
   if (!blocked &&
       (ctx.input_type(0).rank() != 4 || (kind == PoolKind::Max && ctx.input(0).dtype().is_int())))
     return with_indices(pool_nd_compute(ctx, kind));
