@@ -15,12 +15,31 @@ constexpr int64_t kLanes = kConvIntegerLanes;
 constexpr int64_t kGroup = kConvIntegerGroup;
 
 // The input channels per block: the largest multiple of 4 up to 16 that
-// divides C; 0 when C is not a multiple of 4 (the data would need channel
-// padding, which a layout transform does not do).
+// divides C; 0 when C is not a multiple of 4 (see padded_channels).
 int64_t input_block(int64_t channels) {
   for (int64_t b = 16; b >= kGroup; b -= kGroup)
     if (channels % b == 0) return b;
   return 0;
+}
+
+// C rounded up to a multiple of 4: a model's first conv reads 3 (RGB)
+// channels, which the packed conv takes padded with one channel. Its
+// weights are zero and its data the data's zero point, so its products
+// (x - x_zero) * (w - w_zero) are zero, whatever the weight's zero point.
+int64_t padded_channels(int64_t channels) {
+  return (channels + kGroup - 1) / kGroup * kGroup;
+}
+
+// W [OC, C, KH, KW] with zero filters taps for channels C..padded-1.
+Tensor pad_weight_channels(const Tensor& w, int64_t padded) {
+  const Shape& s = w.shape();
+  const int64_t oc = s[0], c = s[1], taps = s[2] * s[3];
+  Tensor out(DType::Int8, {oc, padded, s[2], s[3]});
+  int8_t* dst = out.data<int8_t>();
+  std::fill(dst, dst + out.numel(), int8_t{0});
+  for (int64_t o = 0; o < oc; ++o)
+    std::copy_n(w.data<int8_t>() + o * c * taps, c * taps, dst + o * padded * taps);
+  return out;
 }
 
 // W [OC, C, KH, KW] int8 as [OC/16, C/ib, KH, KW, ib/4, 16, 4].
@@ -148,10 +167,13 @@ class Int8LayoutRewriter {
         conv.attrs.get_int("group", 1) != 1)
       return false;
     const int64_t channels = xt.shape[1], filters = w->shape()[0];
-    const int64_t ib = input_block(channels);
-    if (ib == 0 || filters % kLanes != 0 || w->shape()[1] != channels) return false;
+    const int64_t padded = padded_channels(channels);
+    const int64_t ib = input_block(padded);
+    if (filters % kLanes != 0 || w->shape()[1] != channels) return false;
     // A weight zero point that is not a constant would be read per call; rare, left as is.
     if (conv.has_input(3) && !constant_input(graph_, conv, 3)) return false;
+    // Padded channels take the data's zero point, which must be known.
+    if (padded != channels && conv.has_input(2) && !constant_input(graph_, conv, 2)) return false;
     ValueId weight_zero = conv.has_input(3) ? conv.inputs[3] : kNoValue;
     if (w->dtype() == DType::UInt8) {
       const Tensor* z = weight_zero == kNoValue ? nullptr : constant_input(graph_, conv, 3);
@@ -190,6 +212,12 @@ class Int8LayoutRewriter {
       data_zero = graph_.add_constant(names_.value(name + "_x_zero_point_unsigned"),
                                       Tensor::scalar<uint8_t>(static_cast<uint8_t>(zero + 128)));
     }
+    Tensor weight_padded;
+    if (padded != channels) {
+      data = pad_channels(data, data_zero, padded - channels, name);
+      weight_padded = pad_weight_channels(*w, padded);
+      w = &weight_padded;
+    }
     std::vector<ValueId> inputs = {
         transform(data, "NCHW", nchwc_layout(ib), name + "_data"),
         graph_.add_constant(names_.value(name + "_weight_packed"), pack_weight(*w, ib)),
@@ -224,6 +252,17 @@ class Int8LayoutRewriter {
   }
 
  private:
+  // `x` (N, C, H, W) with `extra` more channels holding the zero point
+  // (a constant; 0 when there is none).
+  ValueId pad_channels(ValueId x, ValueId zero, int64_t extra, const std::string& name) {
+    const DType dtype = graph_.type(x).dtype;
+    Tensor fill = dtype == DType::Int8 ? Tensor::scalar<int8_t>(0) : Tensor::scalar<uint8_t>(0);
+    if (zero != kNoValue) fill = graph_.value(zero).constant.reshaped({});
+    const ValueId pads = emit_.ints(name + "_channel_pads", {0, 0, 0, 0, 0, extra, 0, 0});
+    const ValueId value = graph_.add_constant(names_.value(name + "_channel_fill"), fill);
+    return emit_.append(name + "_channel_pad", "Pad", {x, pads, value}, {}, "_padded");
+  }
+
   // Cast of `x` to int32 or uint8.
   ValueId cast(ValueId x, DType to, const std::string& name) {
     Attributes attrs;
