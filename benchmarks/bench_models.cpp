@@ -1,8 +1,9 @@
 // Whole-model benchmark: for each shared model, compile time, the median
 // latency of >= 50 runs of the compiled graph executor on all cores,
-// effective GFLOPS and fraction of the machine's peak FP32 FMA throughput
-// measured in the same run, the executor's memory, and the speed-up over the
-// reference executor; the compiled outputs are checked against the model's
+// effective GOPS and fraction of the machine's peak measured in the same run
+// (the ops of integer products against the int8 dot product's peak, the
+// others against the FP32 FMA peak), the executor's memory, and the speed-up
+// over the reference executor; the compiled outputs are checked against the model's
 // reference outputs first (NAME.io.npz), and a model off by more than 1e-4
 // (1e-3 for one that stores float16 or bfloat16 values), or without its
 // reference inputs or output, fails the run.
@@ -28,6 +29,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "driver/compiled_module.h"
@@ -126,6 +128,17 @@ struct Row {
   double tolerance = 1e-4;
   int kernels = 0, groups = 0;
 };
+
+// Whether a kernel's work is int8 products (its anchor an integer conv or
+// matmul): its operations count against the int8 peak (vpdpbusd), not the
+// float one.
+bool is_int8_task(const driver::KernelTask& task) {
+  static const std::set<std::string> integer_products = {
+      "ConvInteger", "ConvIntegerNCHWc", "MatMulInteger",      "MatMulIntegerPacked",
+      "QLinearConv", "QLinearMatMul",    "com.microsoft.QGemm"};
+  return std::any_of(task.ops.begin(), task.ops.end(),
+                     [](const std::string& op) { return integer_products.count(op) > 0; });
+}
 
 bool stores_16_bit_floats(const Graph& graph) {
   return std::any_of(graph.values.begin(), graph.values.end(),
@@ -251,9 +264,12 @@ int main(int argc, char** argv) {
       // and how often a Loop's body does, is the run's).
       row.kernels = static_cast<int>(driver::all_tasks(compiled).size());
       row.groups = static_cast<int>(compiled.optimized.groups.size());
-      int64_t flops = 0;
-      for (const driver::KernelTask& t : compiled.tasks)
-        flops += t.flops * static_cast<int64_t>(t.groups.size());
+      int64_t flops = 0, int8_ops = 0;
+      for (const driver::KernelTask& t : compiled.tasks) {
+        const int64_t ops = t.flops * static_cast<int64_t>(t.groups.size());
+        flops += ops;
+        if (is_int8_task(t)) int8_ops += ops;
+      }
 
       runtime::GraphExecutor& exec = module.executor();
       std::map<std::string, Tensor> inputs;
@@ -285,6 +301,7 @@ int main(int argc, char** argv) {
 
       // Peak measured right before the timed runs, so both see the same machine.
       PeakFlops peak = measure_peak_flops(threads);
+      const PeakInt8 peak_int8 = int8_ops > 0 ? measure_peak_int8(threads) : PeakInt8{};
       auto median_of_runs = [&](runtime::GraphExecutor& executor) {
         std::vector<double> times;
         for (int r = 0; r < runs; ++r) {
@@ -357,13 +374,26 @@ int main(int argc, char** argv) {
         }
       }
       row.gflops = static_cast<double>(flops) / (row.median_ms * 1e6);
-      row.peak_fraction = row.gflops / peak.gflops_all_cores;
+      // The time the work would take at the peaks over the time it took:
+      // int8 ops at the int8 peak (where the CPU has one), the rest at the float peak.
+      const bool int8_peak = int8_ops > 0 && peak_int8.gops_all_cores > 0;
+      const double float_ops = static_cast<double>(int8_peak ? flops - int8_ops : flops);
+      double ideal_ms = float_ops / (peak.gflops_all_cores * 1e6);
+      if (int8_peak) ideal_ms += static_cast<double>(int8_ops) / (peak_int8.gops_all_cores * 1e6);
+      row.peak_fraction = ideal_ms / row.median_ms;
       row.activation_mib = static_cast<double>(exec.storage_bytes()) / (1 << 20);
       size_t param_bytes = 0;
       for (const auto& [name, a] : compiled.params) param_bytes += a.nbytes();
       row.param_mib = static_cast<double>(param_bytes) / (1 << 20);
-      std::printf("%s: peak %.1f GFLOPS on %d threads\n", row.model.c_str(), peak.gflops_all_cores,
-                  threads);
+      if (int8_peak)
+        std::printf(
+            "%s: peak %.1f GFLOPS, int8 %.1f GOPS (%s) on %d threads; %.2f G int8 ops, "
+            "%.2f G other\n",
+            row.model.c_str(), peak.gflops_all_cores, peak_int8.gops_all_cores, peak_int8.isa,
+            threads, static_cast<double>(int8_ops) * 1e-9, float_ops * 1e-9);
+      else
+        std::printf("%s: peak %.1f GFLOPS on %d threads\n", row.model.c_str(),
+                    peak.gflops_all_cores, threads);
       std::fflush(stdout);
       rows.push_back(row);
     }
@@ -371,8 +401,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_models: %s\n", e.what());
     return 1;
   }
-  std::printf("\n%-22s %8s %7s %11s %10s %9s %8s %11s %10s %9s %9s %9s %9s %9s %9s %12s %9s",
-              "model", "kernels", "groups", "compile ms", "median ms", "GFLOPS", "% peak",
+  std::printf("\n%-22s %8s %7s %11s %10s %9s %13s %11s %10s %9s %9s %9s %9s %9s %9s %12s %9s",
+              "model", "kernels", "groups", "compile ms", "median ms", "GOPS", "% peak f32|i8",
               "vs ref (x)", "act MiB", "param MiB", "error", "oneDNN ms", "Lathe/oneDNN",
               "oneDNN err", "ORT ms", "Lathe/ORT", "ORT err");
   const bool any_tuned =
@@ -385,7 +415,7 @@ int main(int argc, char** argv) {
   int ratios = 0, tuned_ratios = 0;
   bool wrong = false;
   for (const Row& r : rows) {
-    std::printf("%-22s %8d %7d %11.0f %10.3f %9.1f %7.1f%% %11.1f %10.1f %9.1f %9.1e",
+    std::printf("%-22s %8d %7d %11.0f %10.3f %9.1f %12.1f%% %11.1f %10.1f %9.1f %9.1e",
                 r.model.c_str(), r.kernels, r.groups, r.compile_ms, r.median_ms, r.gflops,
                 100 * r.peak_fraction, r.reference_ms / r.median_ms, r.activation_mib, r.param_mib,
                 r.error);
