@@ -41,6 +41,7 @@ class ColumnPadder {
     if (n % kLanes == 0 || kdim % kGroup != 0 || at.shape.back() != kdim) return false;
     if (mm.has_input(2) && graph_.type(mm.inputs[2]).numel() != 1) return false;
     const int64_t padded = (n + kLanes - 1) / kLanes * kLanes;
+    const Tensor bt = *b;  // a copy: adding constants moves the graph's values
     ValueId b_zero = mm.has_input(3) ? mm.inputs[3] : kNoValue;
     if (b_zero != kNoValue && graph_.type(b_zero).numel() != 1) {
       // A per-column zero point gets zeros for the padded columns.
@@ -50,7 +51,6 @@ class ColumnPadder {
       b_zero = graph_.add_constant(names_.value(mm.name + "_b_zero_point_padded"),
                                    pad_columns(zero, padded));
     }
-    const Tensor bt = *b;
     const ValueId b_padded =
         graph_.add_constant(names_.value(mm.name + "_b_padded"), pad_columns(bt, padded));
     std::vector<ValueId> inputs = {mm.inputs[0], b_padded,

@@ -86,6 +86,11 @@ class TestInt8ConvLayout : public QObject {
         << int64_t{12} << int64_t{1} << int64_t{2} << int64_t{1} << true;
     QTest::newRow("1x1, 4 channels")
         << int64_t{4} << int64_t{1} << int64_t{1} << int64_t{1} << false;
+    // An RGB stem: 3 channels padded to 4 (Pad with the zero point 117).
+    QTest::newRow("7x7 stride 2, 3 channels")
+        << int64_t{3} << int64_t{7} << int64_t{2} << int64_t{1} << true;
+    QTest::newRow("3x3, 6 channels")
+        << int64_t{6} << int64_t{3} << int64_t{1} << int64_t{1} << true;
   }
   void packedConvMatchesConvInteger() {
     QFETCH(int64_t, channels);
@@ -111,6 +116,7 @@ class TestInt8ConvLayout : public QObject {
     const Graph altered = passes::alter_int8_conv_layout(g);
     QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 1);
     QCOMPARE(count_op(altered, "ConvInteger"), 0);
+    QCOMPARE(count_op(altered, "Pad"), channels % 4 == 0 ? 0 : 1);
     const Tensor in = random_tensor<uint8_t>({1, channels, 9, 7}, 0, 255, 11);
     const Tensor expected = run_reference(g, in);
     QCOMPARE(values<int32_t>(run_reference(altered, in)), values<int32_t>(expected));
@@ -119,19 +125,20 @@ class TestInt8ConvLayout : public QObject {
 
   // int8 data (QOperator S8S8 models) goes to uint8 by +128, its zero point
   // too: the same result, exactly, with and without a zero point.
+  // 3 channels: padded after the shift, with the shifted zero point.
   void int8DataIsShifted() {
-    for (bool with_zero : {true, false}) {
+    for (const auto& [with_zero, c] : {std::pair{true, 8}, {false, 8}, {true, 3}, {false, 3}}) {
       lathe::testing::GraphBuilder b;
-      const ValueId x = b.input("x", {1, 8, 6, 6}, DType::Int8);
+      const ValueId x = b.input("x", {1, c, 6, 6}, DType::Int8);
       std::vector<ValueId> inputs = {
-          x, b.constant("w", random_tensor<int8_t>({16, 8, 3, 3}, -128, 127, 9))};
+          x, b.constant("w", random_tensor<int8_t>({16, c, 3, 3}, -128, 127, 9))};
       if (with_zero) inputs.push_back(b.constant("xz", Tensor::scalar<int8_t>(-7)));
       const ValueId y = b.node("ConvInteger", "conv", inputs,
                                attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
       const Graph g = b.finish({y});
       const Graph altered = passes::alter_int8_conv_layout(g);
       QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 1);
-      const Tensor in = random_tensor<int8_t>({1, 8, 6, 6}, -128, 127, 13);
+      const Tensor in = random_tensor<int8_t>({1, c, 6, 6}, -128, 127, 13);
       const Tensor expected = run_reference(g, in);
       QCOMPARE(values<int32_t>(run_reference(altered, in)), values<int32_t>(expected));
       QCOMPARE(values<int32_t>(run_compiled(g, in).output), values<int32_t>(expected));
@@ -172,15 +179,17 @@ class TestInt8ConvLayout : public QObject {
   }
 
   // Shapes the packed form does not take stay ConvInteger: 3 input channels
-  // (not a multiple of 4), 24 filters (not a multiple of 16), a weight that
-  // is not a constant.
+  // (not a multiple of 4) with a zero point that is not a constant (the
+  // padding's value), 24 filters (not a multiple of 16), a weight that is
+  // not a constant.
   void unsupportedShapesStay() {
     lathe::testing::GraphBuilder b;
     const ValueId x = b.input("x", {1, 3, 5, 5}, DType::UInt8);
+    const ValueId xz = b.input("xz", {}, DType::UInt8);
     const ValueId x8 = b.input("x8", {1, 8, 5, 5}, DType::UInt8);
     const ValueId wv = b.input("w", {16, 8, 1, 1}, DType::Int8);
     const ValueId a =
-        b.node("ConvInteger", "rgb", {x, b.constant("w3", Tensor(DType::Int8, {16, 3, 1, 1}))});
+        b.node("ConvInteger", "rgb", {x, b.constant("w3", Tensor(DType::Int8, {16, 3, 1, 1})), xz});
     const ValueId c =
         b.node("ConvInteger", "odd", {x8, b.constant("w24", Tensor(DType::Int8, {24, 8, 1, 1}))});
     const ValueId d = b.node("ConvInteger", "variable", {x8, wv});
