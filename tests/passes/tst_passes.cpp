@@ -1141,9 +1141,10 @@ class TestPasses : public QObject {
     QStringList passes_run;
     for (const auto& s : opt.snapshots) passes_run << QString::fromStdString(s.pass);
     QCOMPARE(passes_run.join(' '),
-             QString("eliminate_dead_code canonicalize_qnn fold_constants simplify fold_constants "
-                     "lower_conv_transpose prune_padding_taps lower_conv3d fold_constants "
-                     "alter_int8_conv_layout pack_matmul_integer "
+             QString("eliminate_dead_code drop_qdq_pairs canonicalize_qnn fold_constants simplify "
+                     "fold_constants lower_conv_transpose prune_padding_taps lower_conv3d "
+                     "fold_constants alter_int8_conv_layout pad_matmul_integer_columns "
+                     "pack_matmul_integer "
                      "alter_conv_layout "
                      "fold_constants "
                      "cancel_layout_transforms eliminate_dead_code fuse_ops"));
