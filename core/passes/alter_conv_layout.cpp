@@ -452,7 +452,10 @@ class LayoutRewriter {
     if (node.op != "Concat" || node.outputs.size() != 1 || node.outputs[0] == kNoValue)
       return false;
     const TensorType out = graph_.type(node.outputs[0]);
-    if (out.rank() != 4 || out.dtype != DType::Float32) return false;
+    // Quantized (uint8 / int8) values too: a Concat only moves them.
+    if (out.rank() != 4 ||
+        (out.dtype != DType::Float32 && out.dtype != DType::UInt8 && out.dtype != DType::Int8))
+      return false;
     int64_t axis = node.attrs.get_int("axis", 1);
     if (axis < 0) axis += 4;
     if (axis != 1) return false;

@@ -51,7 +51,7 @@ std::optional<Role> role_of(const std::string& op) {
 
 class QdqPairDropper {
  public:
-  explicit QdqPairDropper(Graph& graph) : graph_(graph) {
+  explicit QdqPairDropper(Graph& graph) : graph_(graph), names_(graph), emit_(graph, names_) {
     for (const Node& n : graph.nodes)
       if (n.op == "DequantizeLinear" && n.outputs.size() == 1 && n.has_input(0) && n.has_input(1))
         if (auto p = per_tensor_params(graph, n, graph.type(n.inputs[0]).dtype))
@@ -95,12 +95,14 @@ class QdqPairDropper {
     // MaxPool's Indices, where the node has them, stay with the float pool.
     for (size_t k = 1; k < n.outputs.size(); ++k)
       if (n.outputs[k] != kNoValue) return std::nullopt;
+    // A Concat's inputs may differ from its output (see rewrite()).
     std::optional<QuantParams> params;
     for (size_t i : data_inputs(n, *role)) {
       const auto it = n.has_input(i) ? dequantized_.find(n.inputs[i]) : dequantized_.end();
-      if (it == dequantized_.end() || (params && !(*params == it->second.params)))
+      if (it == dequantized_.end() ||
+          (*role != Role::Concat && params && !(*params == it->second.params)))
         return std::nullopt;
-      params = it->second.params;
+      if (!params) params = it->second.params;
     }
     if (*role == Role::Pool && !(params->scale > 0.0f)) return std::nullopt;
     const std::vector<int>& readers = consumers[static_cast<size_t>(n.outputs[0])];
@@ -111,7 +113,7 @@ class QdqPairDropper {
       return std::nullopt;
     const std::optional<QuantParams> out =
         per_tensor_params(graph_, q, graph_.type(q.outputs[0]).dtype);
-    if (!out || !(*out == *params)) return std::nullopt;
+    if (!out || (*role != Role::Concat && !(*out == *params))) return std::nullopt;
     return readers[0];
   }
 
@@ -120,14 +122,34 @@ class QdqPairDropper {
     const auto it = op_of_q_.find(node.name);
     if (it == op_of_q_.end()) return false;
     Node op = it->second;
-    for (size_t i : data_inputs(op, *role_of(op.op)))
-      op.inputs[i] = dequantized_.at(op.inputs[i]).integers;
+    const QuantParams out = *per_tensor_params(graph_, node, graph_.type(node.outputs[0]).dtype);
+    for (size_t i : data_inputs(op, *role_of(op.op))) {
+      const Dequantized& in = dequantized_.at(op.inputs[i]);
+      // A Concat input of other parameters is quantized with the output's
+      // before the Concat instead of after it: the same elementwise
+      // QuantizeLinear of the same values (GoogLeNet's branches), which
+      // fuses into the branch's producer, so the Concat moves integers.
+      op.inputs[i] =
+          in.params == out
+              ? in.integers
+              : emit_.append(node.name + "_input" + std::to_string(i), "QuantizeLinear",
+                             requantize_inputs(node, op.inputs[i]), node.attrs, "_requantized");
+    }
     op.outputs = {node.outputs[0]};
     graph_.add_node(std::move(op));
     return true;
   }
 
+  // The QuantizeLinear `q`'s inputs with `x` as its data.
+  static std::vector<ValueId> requantize_inputs(const Node& q, ValueId x) {
+    std::vector<ValueId> inputs = q.inputs;
+    inputs[0] = x;
+    return inputs;
+  }
+
   Graph& graph_;
+  NameTable names_;
+  NodeEmitter emit_;
   std::map<ValueId, Dequantized> dequantized_;
   std::set<std::string> dropped_;        // ops emitted in place of their QuantizeLinear
   std::map<std::string, Node> op_of_q_;  // QuantizeLinear name -> the op it follows

@@ -7,7 +7,11 @@
 //    then increasing, so the max of dequantized values is the dequantized max;
 //  - data movement (Flatten, Reshape, Transpose, Squeeze, Unsqueeze, Identity):
 //    it moves values without computing on them;
-//  - Concat, when every input is dequantized with the output's parameters.
+//  - Concat of dequantized inputs: an input of the output's parameters is
+//    read as its integers, one of other parameters is quantized with the
+//    output's before the Concat instead of after it (the same elementwise
+//    QuantizeLinear of the same values, which then fuses into the input's
+//    producer), so the Concat moves integers.
 //
 // Exact: Q(DQ(q)) = q for the same scale s and zero point z, because
 // (q - z) * s / s lies within a few ulps of the integer q - z and so rounds

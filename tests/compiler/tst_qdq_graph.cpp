@@ -180,29 +180,40 @@ class TestQdqGraph : public QObject {
     QCOMPARE(integers(run_compiled(g, in).output), integers(run_reference(g, in)));
   }
 
-  // Concat of inputs dequantized with the output's parameters, then Flatten:
-  // both on the integers. A Concat with one input of another zero point stays.
+  // Concat of dequantized inputs, then Flatten, both on the integers: an
+  // input of the output's parameters as it is, one of another zero point
+  // quantized with the output's parameters before the Concat. A Concat
+  // with an input that is not dequantized (a Relu's) stays float.
+  void concatAndFlatten_data() {
+    QTest::addColumn<int>("second");  // 0: same parameters, 1: another zero point, 2: float
+    QTest::addColumn<int>("concat_dtype");
+    QTest::addColumn<int>("quantizes");
+    QTest::newRow("same parameters") << 0 << static_cast<int>(DType::Int8) << 0;
+    QTest::newRow("another zero point") << 1 << static_cast<int>(DType::Int8) << 1;
+    QTest::newRow("a float input") << 2 << static_cast<int>(DType::Float32) << 1;
+  }
   void concatAndFlatten() {
-    for (const bool equal : {true, false}) {
-      GraphBuilder b;
-      const ValueId x = b.input("x", {1, 4, 3, 3}, DType::Int8);
-      const QParams p{0.11f, -3};
-      const ValueId c = b.node(
-          "Concat", "concat",
-          {dequantize(b, "dq_a", x, p), dequantize(b, "dq_b", x, {p.scale, equal ? p.zero : 5})},
-          attrs_of({{"axis", int64_t{1}}}));
-      const ValueId cq = dequantize(b, "dq_c", quantize(b, "q_c", c, p, DType::Int8), p);
-      const ValueId f = b.node("Flatten", "flatten", {cq}, attrs_of({{"axis", int64_t{1}}}));
-      const Graph g = b.finish({quantize(b, "q_f", f, p, DType::Int8)});
-      const Graph dropped = passes::eliminate_dead_code(passes::drop_qdq_pairs(g));
-      QCOMPARE(input_dtype(dropped, "Concat"), equal ? DType::Int8 : DType::Float32);
-      QCOMPARE(input_dtype(dropped, "Flatten"), DType::Int8);
-      QCOMPARE(count_op(dropped, "QuantizeLinear"), equal ? 0 : 1);
-      const Tensor in = random_quantized(DType::Int8, {1, 4, 3, 3}, 7);
-      const std::vector<int64_t> expected = integers(run_reference(g, in));
-      QCOMPARE(integers(run_reference(dropped, in)), expected);
-      QCOMPARE(integers(run_compiled(g, in).output), expected);
-    }
+    QFETCH(int, second);
+    QFETCH(int, concat_dtype);
+    QFETCH(int, quantizes);
+    GraphBuilder b;
+    const ValueId x = b.input("x", {1, 4, 3, 3}, DType::Int8);
+    const QParams p{0.11f, -3};
+    ValueId other = dequantize(b, "dq_b", x, {p.scale, second == 1 ? 5 : p.zero});
+    if (second == 2) other = b.node("Relu", "relu", {other});
+    const ValueId c = b.node("Concat", "concat", {dequantize(b, "dq_a", x, p), other},
+                             attrs_of({{"axis", int64_t{1}}}));
+    const ValueId cq = dequantize(b, "dq_c", quantize(b, "q_c", c, p, DType::Int8), p);
+    const ValueId f = b.node("Flatten", "flatten", {cq}, attrs_of({{"axis", int64_t{1}}}));
+    const Graph g = b.finish({quantize(b, "q_f", f, p, DType::Int8)});
+    const Graph dropped = passes::eliminate_dead_code(passes::drop_qdq_pairs(g));
+    QCOMPARE(input_dtype(dropped, "Concat"), static_cast<DType>(concat_dtype));
+    QCOMPARE(input_dtype(dropped, "Flatten"), DType::Int8);
+    QCOMPARE(count_op(dropped, "QuantizeLinear"), quantizes);
+    const Tensor in = random_quantized(DType::Int8, {1, 4, 3, 3}, 7);
+    const std::vector<int64_t> expected = integers(run_reference(g, in));
+    QCOMPARE(integers(run_reference(dropped, in)), expected);
+    QCOMPARE(integers(run_compiled(g, in).output), expected);
   }
 
   // A quantized RGB stem, MaxPool and a second conv, as QDQ CNNs begin:
