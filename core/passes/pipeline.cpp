@@ -17,6 +17,7 @@
 #include "passes/pad_matmul_integer_columns.h"
 #include "passes/partition_external.h"
 #include "passes/prune_padding_taps.h"
+#include "passes/shift_matmul_integer_data.h"
 #include "passes/simplify.h"
 #include "support/error.h"
 #include "support/timer.h"
@@ -63,8 +64,9 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   // the layout pass sees constants it may pad (padded_filters).
   run("fold_constants", fold_constants);
   if (options.alter_layout) run("alter_int8_conv_layout", alter_int8_conv_layout);
-  // A constant MatMulInteger B packed once, not on every call; its columns
-  // padded to whole vectors first.
+  // A constant MatMulInteger B packed once, not on every call; int8 A
+  // shifted to uint8 and B's columns padded to whole vectors first.
+  if (options.alter_layout) run("shift_matmul_integer_data", shift_matmul_integer_data);
   if (options.alter_layout) run("pad_matmul_integer_columns", pad_matmul_integer_columns);
   if (options.alter_layout) run("pack_matmul_integer", pack_matmul_integer);
   if (options.alter_layout)

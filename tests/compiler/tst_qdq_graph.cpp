@@ -3,7 +3,8 @@
 // (passes/drop_qdq_pairs.h), the pool blocked between packed int8 convs, the
 // RGB stem packed with padded channels, and a MatMulInteger whose column
 // count is not a multiple of 16 padded and packed
-// (passes/pad_matmul_integer_columns.h). Every result is compared exactly
+// (passes/pad_matmul_integer_columns.h), its int8 A shifted to uint8
+// (passes/shift_matmul_integer_data.h). Every result is compared exactly
 // with the reference executor running the original graph, on pseudo-random
 // operands, uint8 and int8, with non-zero zero points.
 #include <QtTest>
@@ -17,6 +18,7 @@
 #include "passes/drop_qdq_pairs.h"
 #include "passes/eliminate_dead_code.h"
 #include "passes/pad_matmul_integer_columns.h"
+#include "passes/shift_matmul_integer_data.h"
 #include "reference/executor.h"
 
 using namespace lathe;
@@ -284,6 +286,33 @@ class TestQdqGraph : public QObject {
     QCOMPARE(values<int32_t>(out.output), expected);
     QCOMPARE(count_op(out.optimized, "MatMulIntegerPacked"), 1);
     QCOMPARE(count_op(out.optimized, "MatMulInteger"), 0);
+  }
+
+  // An int8 A (a QOperator S8 model's classifier) goes to uint8 by +128,
+  // its zero point too: packed, and exactly MatMulInteger's result, with a
+  // zero point and without, 32 and 40 columns. A zero point that is not a
+  // constant stays.
+  void int8DataIsShifted() {
+    for (const auto& [with_zero, n] : {std::pair{true, 32}, {false, 32}, {true, 40}}) {
+      GraphBuilder b;
+      const ValueId a = b.input("a", {2, 64}, DType::Int8);
+      std::vector<ValueId> inputs = {
+          a, b.constant("b", random_tensor<int8_t>({64, n}, -128, 127, 29))};
+      if (with_zero) inputs.push_back(b.constant("az", Tensor::scalar<int8_t>(-7)));
+      const Graph g = b.finish({b.node("MatMulInteger", "mm", inputs)});
+      const Tensor in = random_tensor<int8_t>({2, 64}, -128, 127, 31);
+      const Compiled out = run_compiled(g, in);
+      QCOMPARE(values<int32_t>(out.output), values<int32_t>(run_reference(g, in)));
+      QCOMPARE(count_op(out.optimized, "MatMulIntegerPacked"), 1);
+      QCOMPARE(count_op(out.optimized, "MatMulInteger"), 0);
+    }
+    GraphBuilder b;
+    const ValueId a = b.input("a", {2, 64}, DType::Int8);
+    const ValueId az = b.input("az", {}, DType::Int8);
+    const Graph g = b.finish(
+        {b.node("MatMulInteger", "mm",
+                {a, b.constant("b", random_tensor<int8_t>({64, 32}, -128, 127, 29)), az})});
+    QCOMPARE(count_op(passes::shift_matmul_integer_data(g), "Cast"), 0);
   }
 };
 

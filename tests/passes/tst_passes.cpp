@@ -1143,7 +1143,8 @@ class TestPasses : public QObject {
     QCOMPARE(passes_run.join(' '),
              QString("eliminate_dead_code drop_qdq_pairs canonicalize_qnn fold_constants simplify "
                      "fold_constants lower_conv_transpose prune_padding_taps lower_conv3d "
-                     "fold_constants alter_int8_conv_layout pad_matmul_integer_columns "
+                     "fold_constants alter_int8_conv_layout shift_matmul_integer_data "
+                     "pad_matmul_integer_columns "
                      "pack_matmul_integer "
                      "alter_conv_layout "
                      "fold_constants "
