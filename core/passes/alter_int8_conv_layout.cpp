@@ -1,6 +1,7 @@
 #include "passes/alter_int8_conv_layout.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "ir/ops/conv_integer_nchwc.h"
@@ -203,12 +204,18 @@ class Int8LayoutRewriter {
       const Tensor* z = data_zero == kNoValue ? nullptr : constant_input(graph_, conv, 2);
       if (data_zero != kNoValue && !z) return false;
       const int32_t zero = z ? z->data<int8_t>()[0] : 0;
-      data = cast(data, DType::Int32, name + "_data_widen");
-      data = emit_.append(
-          name + "_data_shift", "Add",
-          {data, graph_.add_constant(names_.value(name + "_shift"), Tensor::scalar<int32_t>(128))},
-          {}, "_shifted");
-      data = cast(data, DType::UInt8, name + "_data_unsigned");
+      // One shift of a value that several convs read (a residual block's
+      // input feeds its conv and its downsample), not one each.
+      auto [it, fresh] = shifted_.try_emplace(data, kNoValue);
+      if (fresh) {
+        ValueId wide = cast(data, DType::Int32, name + "_data_widen");
+        wide = emit_.append(name + "_data_shift", "Add",
+                            {wide, graph_.add_constant(names_.value(name + "_shift"),
+                                                       Tensor::scalar<int32_t>(128))},
+                            {}, "_shifted");
+        it->second = cast(wide, DType::UInt8, name + "_data_unsigned");
+      }
+      data = it->second;
       data_zero = graph_.add_constant(names_.value(name + "_x_zero_point_unsigned"),
                                       Tensor::scalar<uint8_t>(static_cast<uint8_t>(zero + 128)));
     }
@@ -283,6 +290,7 @@ class Int8LayoutRewriter {
   NodeEmitter emit_;
   std::vector<std::vector<int>> consumers_;  // of the graph before the rewrite
   std::set<std::string> skipped_;            // convs beside a depthwise one, by name
+  std::map<ValueId, ValueId> shifted_;       // int8 data -> its uint8 shift
 };
 
 }  // namespace

@@ -178,6 +178,29 @@ class TestInt8ConvLayout : public QObject {
     QCOMPARE(values<int32_t>(run_compiled(g, in).output), values<int32_t>(expected));
   }
 
+  // Two convs reading one int8 value (a residual block's conv and
+  // downsample) share its shift: one Add, and both results exact.
+  void sharedInt8DataIsShiftedOnce() {
+    lathe::testing::GraphBuilder b;
+    const ValueId x = b.input("x", {1, 8, 6, 6}, DType::Int8);
+    const ValueId xz = b.constant("xz", Tensor::scalar<int8_t>(5));
+    const ValueId a =
+        b.node("ConvInteger", "a",
+               {x, b.constant("wa", random_tensor<int8_t>({16, 8, 3, 3}, -128, 127, 15)), xz},
+               attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+    const ValueId c =
+        b.node("ConvInteger", "c",
+               {x, b.constant("wc", random_tensor<int8_t>({16, 8, 1, 1}, -128, 127, 17)), xz});
+    const Graph g = b.finish({a, c});
+    const Graph altered = passes::alter_int8_conv_layout(g);
+    QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 2);
+    QCOMPARE(count_op(altered, "Add"), 1);
+    const Tensor in = random_tensor<int8_t>({1, 8, 6, 6}, -128, 127, 19);
+    const std::vector<Tensor> expected = reference::Executor(g).run({{"x", in}});
+    const std::vector<Tensor> got = reference::Executor(altered).run({{"x", in}});
+    for (size_t k = 0; k < 2; ++k) QCOMPARE(values<int32_t>(got[k]), values<int32_t>(expected[k]));
+  }
+
   // Shapes the packed form does not take stay ConvInteger: 3 input channels
   // (not a multiple of 4) with a zero point that is not a constant (the
   // padding's value), 24 filters (not a multiple of 16), a weight that is
