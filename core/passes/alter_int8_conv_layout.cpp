@@ -7,6 +7,7 @@
 #include "ir/ops/layout.h"
 #include "ir/ops/window_geometry.h"
 #include "passes/graph_edit.h"
+#include "passes/int8_channel_padding.h"
 #include "passes/int8_depthwise_layout.h"
 
 namespace lathe::passes {
@@ -307,7 +308,8 @@ class Int8LayoutRewriter {
 }  // namespace
 
 Graph alter_int8_conv_layout(const Graph& input) {
-  Graph graph = input;
+  // Filters padded to whole blocks first, where the chain of convs allows.
+  Graph graph = pad_int8_conv_filters(input);
   Int8LayoutRewriter rewriter(graph);
   replace_nodes(graph, [&](const Node& node) { return rewriter.convert(node); });
   return graph;
