@@ -156,9 +156,6 @@ class Padder {
         }
       }
     }
-    // A conv both producing and reading region values would need both paddings.
-    for (int c : r.consumers)
-      if (r.producers.count(c)) return false;
     return true;
   }
 
@@ -191,6 +188,8 @@ class Padder {
                       repeat_last_channel(t, static_cast<size_t>(t.rank() - 3), padded));
       }
     }
+    // After the producers: a conv both reading and writing the region's
+    // values (24 -> 24 channels) gets both paddings.
     for (int c : r.consumers) {
       Node& conv = graph_.nodes[static_cast<size_t>(c)];
       const Tensor w = *constant_input(graph_, conv, 1);
