@@ -82,11 +82,11 @@ Tensor weight_sums(const Tensor& w) {
   return sums;
 }
 
-// A grouped ConvInteger that stays in NCHW: one that is not a depthwise
-// conv the pass blocks (int8_depthwise_layout.h).
+// A grouped ConvInteger that stays in NCHW: one that is not a depthwise or
+// block-diagonal grouped conv the pass blocks (int8_depthwise_layout.h).
 bool is_unpacked_grouped_conv(const Graph& graph, const Node& node) {
   return node.op == "ConvInteger" && node.attrs.get_int("group", 1) != 1 &&
-         !packable_depthwise(graph, node);
+         !packable_depthwise(graph, node) && !packable_grouped(graph, node);
 }
 
 // An elementwise or broadcast node whose inputs other than `in` are
@@ -139,7 +139,8 @@ class Int8LayoutRewriter {
 
   bool convert(const Node& conv) {
     if (conv.op == "ConvInteger" && conv.attrs.get_int("group", 1) != 1)
-      return packable_depthwise(graph_, conv) && convert_depthwise(conv);
+      return (packable_depthwise(graph_, conv) && convert_depthwise(conv)) ||
+             (packable_grouped(graph_, conv) && convert_grouped(conv));
     if (conv.op != "ConvInteger" || conv.outputs.size() != 1 || !conv.has_input(0) ||
         !conv.has_input(1) || skipped_.count(conv.name))
       return false;
@@ -248,6 +249,44 @@ class Int8LayoutRewriter {
     const ValueId out = blocked.outputs[0];
     graph_.add_node(std::move(blocked));
     transform_back(out, block, y, name);
+    return true;
+  }
+
+  // A grouped ConvInteger (packable_grouped) as the block-diagonal
+  // GroupedConvIntegerNCHWc(X in NCHW16c, W packed, Σw, x_zero_point).
+  bool convert_grouped(const Node& conv) {
+    const Tensor w = *constant_input(graph_, conv, 1);  // a copy: values move below
+    const TensorType xt = graph_.type(conv.inputs[0]);
+    const ValueId y = conv.outputs[0];
+    const Shape& ys = graph_.type(y).shape;
+    const SpatialWindow win = resolve_window(conv.attrs, {xt.shape[2], xt.shape[3]}, {ys[2], ys[3]},
+                                             {w.shape()[2], w.shape()[3]});
+    std::vector<int64_t> pads = win.pad_begin;
+    pads.insert(pads.end(), win.pad_end.begin(), win.pad_end.end());
+    const std::string& name = conv.name;
+    ValueId data = conv.inputs[0];
+    ValueId data_zero = conv.has_input(2) ? conv.inputs[2] : kNoValue;
+    if (xt.dtype == DType::Int8 && !to_unsigned(conv, data, data_zero)) return false;
+    std::vector<ValueId> inputs = {
+        transform(data, "NCHW", nchwc_layout(kLanes), name + "_data"),
+        graph_.add_constant(names_.value(name + "_weight_packed"), pack_grouped_weight(w)),
+        data_zero != kNoValue ? graph_.add_constant(names_.value(name + "_weight_sum"),
+                                                    depthwise_weight_sums(w, kLanes))
+                              : kNoValue,
+        data_zero};
+    while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
+    Node blocked;
+    blocked.name = name;
+    blocked.op = "GroupedConvIntegerNCHWc";
+    blocked.inputs = std::move(inputs);
+    blocked.attrs.set("strides", win.strides);
+    blocked.attrs.set("dilations", win.dilations);
+    blocked.attrs.set("pads", pads);
+    blocked.outputs = {graph_.add_value(names_.value(graph_.value(y).name + "_NCHW16c"), {})};
+    graph_.value(blocked.outputs[0]).type = infer_types(graph_, blocked)[0];
+    const ValueId out = blocked.outputs[0];
+    graph_.add_node(std::move(blocked));
+    transform_back(out, kLanes, y, name);
     return true;
   }
 

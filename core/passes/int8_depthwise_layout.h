@@ -21,7 +21,17 @@ bool packable_depthwise(const Graph& graph, const Node& node);
 // W [C, 1, KH, KW] int8 as [C/b, KH, KW, b].
 Tensor pack_depthwise_weight(const Tensor& w, int64_t block);
 
-// Σw per channel over the window as [C/b, b] int32.
+// Σw per output channel over its group and window as [C/b, b] int32
+// (depthwise: b its block; grouped: 16).
 Tensor depthwise_weight_sums(const Tensor& w, int64_t block);
+
+// Whether `node` is a grouped ConvInteger the pass runs as the
+// block-diagonal GroupedConvIntegerNCHWc: C == OC channels a multiple of 16
+// in groups of g > 1 channels with 16 % g == 0, 8-bit data, a constant int8
+// weight whose zero point is zero (or none), a constant data zero point.
+bool packable_grouped(const Graph& graph, const Node& node);
+
+// W [C, g, KH, KW] int8 as the block-diagonal [C/16, 1, KH, KW, 4, 16, 4].
+Tensor pack_grouped_weight(const Tensor& w);
 
 }  // namespace lathe::passes

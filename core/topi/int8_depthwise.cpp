@@ -143,9 +143,12 @@ Tensor depthwise_conv2d_integer_packed(const QuantOperand& x, const QuantOperand
       name, {"n", "oc_chunk", "oh", "ow", "oc_block"}, "depthwise_conv_integer_nchwc");
 }
 
+void register_int8_grouped_computes(OpStrategyRegistry& registry);  // int8_grouped.cpp
+
 void register_int8_depthwise_computes(OpStrategyRegistry& registry) {
   registry.define_compute(kOp, depthwise_conv_integer_nchwc_compute);
   registry.define_template(kOp, depthwise_conv_integer_nchwc_template);
+  register_int8_grouped_computes(registry);
 }
 
 }  // namespace lathe::topi

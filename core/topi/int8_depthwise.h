@@ -29,4 +29,14 @@ Tensor depthwise_conv2d_integer_packed(const QuantOperand& x, const QuantOperand
                                        const lathe::Tensor* x_zero, const lathe::Tensor* w_zero,
                                        const std::string& name = "depthwise_conv_integer");
 
+// GroupedConvIntegerNCHWc (its groups nested in the 16-channel blocks): x
+// uint8 [N, C/16, H, W, 16], w the block-diagonal int8 [C/16, 1, KH, KW, 4,
+// 16, 4], `weight_sum` [C/16, 16] (needed when x's zero point is not zero).
+// The kernel's stages as conv2d_integer_packed's, the product output block k
+// reading input block k (tagged "conv2d_NCHWc_int8": the int8 dot-product
+// template tensorizes it as it does a dense conv of 16 input channels).
+Int8Kernel grouped_conv2d_integer_packed(const QuantOperand& x, const Tensor& w,
+                                         const Tensor& weight_sum, const Conv2dParams& p,
+                                         const std::string& name = "grouped_conv_integer");
+
 }  // namespace lathe::topi

@@ -5,7 +5,8 @@
 // compared exactly with the reference executor running the graph before the
 // pass (ConvInteger's own definition), on pseudo-random operands: uint8 and
 // int8 data, zero points that are not zero, per-channel weight zero points,
-// strides 1 and 2, 3x3 and 5x5 windows, 16, 24 and 40 channels.
+// strides 1 and 2, 3x3 and 5x5 windows, 16, 24 and 40 channels; grouped
+// convs (groups of 2 to 16 channels) as block-diagonal packed convs.
 #include <QtTest>
 
 #include <cstdint>
@@ -136,25 +137,75 @@ class TestInt8DepthwiseLayout : public QObject {
     QCOMPARE(count_op(out.optimized, "LayoutTransform"), 2);
   }
 
-  // A grouped conv that is not depthwise stays NCHW, and so do the convs
-  // beside it: packed, they would pay a layout transform on that side.
+  // A grouped conv whose groups nest in the 16-channel blocks runs as the
+  // block-diagonal GroupedConvIntegerNCHWc, exactly.
+  void groupedMatchesConvInteger_data() {
+    QTest::addColumn<int64_t>("channels");
+    QTest::addColumn<int64_t>("width");
+    QTest::addColumn<int64_t>("kernel");
+    QTest::addColumn<int64_t>("stride");
+    QTest::addColumn<bool>("int8_data");
+    QTest::newRow("48 ch, groups of 8, 3x3")
+        << int64_t{48} << int64_t{8} << int64_t{3} << int64_t{1} << false;
+    QTest::newRow("32 ch, groups of 8, 3x3 stride 2 int8")
+        << int64_t{32} << int64_t{8} << int64_t{3} << int64_t{2} << true;
+    QTest::newRow("16 ch, groups of 4, 5x5")
+        << int64_t{16} << int64_t{4} << int64_t{5} << int64_t{1} << false;
+    QTest::newRow("32 ch, groups of 2, 3x3 stride 2")
+        << int64_t{32} << int64_t{2} << int64_t{3} << int64_t{2} << false;
+    QTest::newRow("16 ch, one group of 16, 3x3 int8")
+        << int64_t{16} << int64_t{16} << int64_t{3} << int64_t{1} << true;
+  }
+  void groupedMatchesConvInteger() {
+    QFETCH(int64_t, channels);
+    QFETCH(int64_t, width);
+    QFETCH(int64_t, kernel);
+    QFETCH(int64_t, stride);
+    QFETCH(bool, int8_data);
+    GraphBuilder b;
+    const DType dtype = int8_data ? DType::Int8 : DType::UInt8;
+    const Shape shape = {1, channels, 10, 9};
+    const ValueId x = b.input("x", shape, dtype);
+    const Tensor xz = int8_data ? Tensor::scalar<int8_t>(-9) : Tensor::scalar<uint8_t>(117);
+    const int64_t pad = kernel / 2;
+    const ValueId y = b.node(
+        "ConvInteger", "grouped",
+        {x, b.constant("w", random_tensor<int8_t>({channels, width, kernel, kernel}, -128, 127, 3)),
+         b.constant("xz", xz)},
+        attrs_of({{"group", channels / width},
+                  {"strides", std::vector<int64_t>{stride, stride}},
+                  {"pads", std::vector<int64_t>{pad, pad, pad + 1, pad}}}));
+    const Graph g = b.finish({y});
+    const Graph altered = passes::alter_int8_conv_layout(g);
+    QCOMPARE(count_op(altered, "GroupedConvIntegerNCHWc"), channels == width ? 0 : 1);
+    const Tensor in = int8_data ? random_tensor<int8_t>(shape, -128, 127, 11)
+                                : random_tensor<uint8_t>(shape, 0, 255, 11);
+    const Tensor expected = run_reference(g, in);
+    QCOMPARE(values<int32_t>(run_reference(altered, in)), values<int32_t>(expected));
+    QCOMPARE(values<int32_t>(run_compiled(g, in).output), values<int32_t>(expected));
+  }
+
+  // A grouped conv whose groups straddle the blocks (groups of 3) stays
+  // NCHW, and so does the conv feeding it: packed, it would pay a layout
+  // transform on that side.
   void convsBesideGroupedConvStay() {
     GraphBuilder b;
     const ValueId x = b.input("x", {1, 16, 6, 6}, DType::UInt8);
     const ValueId expand =
         b.node("ConvInteger", "expand",
-               {x, b.constant("we", random_tensor<int8_t>({16, 16, 1, 1}, -128, 127, 1))});
+               {x, b.constant("we", random_tensor<int8_t>({48, 16, 1, 1}, -128, 127, 1))});
     const ValueId f = b.node("Cast", "f", {expand}, attrs_of({{"to", int64_t{1}}}));
     const ValueId q = b.node(
         "QuantizeLinear", "q",
         {f, b.constant("s", Tensor::scalar(64.0f)), b.constant("z", Tensor::scalar<uint8_t>(128))});
     const ValueId grouped =
         b.node("ConvInteger", "grouped",
-               {q, b.constant("wg", random_tensor<int8_t>({16, 8, 3, 3}, -9, 9, 2))},
-               attrs_of({{"group", int64_t{2}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+               {q, b.constant("wg", random_tensor<int8_t>({48, 3, 3, 3}, -9, 9, 2))},
+               attrs_of({{"group", int64_t{16}}, {"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
     const Graph altered = passes::alter_int8_conv_layout(b.finish({grouped}));
     QCOMPARE(count_op(altered, "ConvInteger"), 2);
     QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 0);
+    QCOMPARE(count_op(altered, "GroupedConvIntegerNCHWc"), 0);
   }
 };
 
