@@ -29,6 +29,21 @@ bool dense_conv_integer(const Graph& graph, const Node& node) {
          (!node.has_input(3) || constant_input(graph, node, 3));
 }
 
+// A grouped ConvInteger of `channels` input and output channels (RegNet's
+// groups of 8) with a constant int8 weight: zero filters pad it by whole
+// groups when its input and output both pad.
+bool grouped_conv_integer(const Graph& graph, const Node& node, int64_t channels) {
+  const int64_t groups = node.attrs.get_int("group", 1);
+  if (node.op != "ConvInteger" || node.outputs.size() != 1 || !node.has_input(0) || groups < 2 ||
+      channels % groups != 0)
+    return false;
+  const TensorType& x = graph.type(node.inputs[0]);
+  const Tensor* w = constant_input(graph, node, 1);
+  return x.rank() == 4 && is_8bit(x.dtype) && x.shape[1] == channels && w &&
+         w->dtype() == DType::Int8 && w->rank() == 4 && w->shape()[0] == channels &&
+         w->shape()[1] == channels / groups && graph.type(node.outputs[0]).shape[1] == channels;
+}
+
 bool zero_weight_zero_point(const Graph& graph, const Node& conv) {
   if (!conv.has_input(3)) return true;
   const Tensor* z = constant_input(graph, conv, 3);
@@ -78,8 +93,13 @@ Tensor zero_padded(const Tensor& t, size_t axis, int64_t padded) {
   return out;
 }
 
+// [N, C, 1, 1] against [N, C, H, W]: an SE block's gate.
+bool spatial_broadcast(const Shape& s, const Shape& out) {
+  return s.size() == 4 && s[0] == out[0] && s[1] == out[1] && s[2] == 1 && s[3] == 1;
+}
+
 struct Region {
-  std::set<int> producers, elementwise, consumers;  // node indices
+  std::set<int> producers, elementwise, consumers, grouped;  // node indices
   std::set<ValueId> values;
 };
 
@@ -97,7 +117,8 @@ class Padder {
       Region region;
       const bool ok = grow(region, node.outputs[0], filters);
       done_.insert(region.producers.begin(), region.producers.end());
-      if (ok) pad(region, filters, (filters + kBlock - 1) / kBlock * kBlock);
+      const int64_t padded = (filters + kBlock - 1) / kBlock * kBlock;
+      if (ok && whole_groups(region, filters, padded)) pad(region, filters, padded);
     }
   }
 
@@ -114,10 +135,26 @@ class Padder {
     for (ValueId in : node.inputs) {
       if (in == kNoValue) continue;
       const Value& v = graph_.value(in);
-      if (v.is_constant() ? v.type.numel() != 1 && !per_channel_constant(v, channels)
-                          : v.type.shape != out.shape)
+      if (v.is_constant()
+              ? v.type.numel() != 1 && !per_channel_constant(v, channels)
+              : v.type.shape != out.shape && !spatial_broadcast(v.type.shape, out.shape))
         return false;
     }
+    return true;
+  }
+
+  // A global pool that keeps the channels apart ([N, C, H, W] -> [N, C, 1,
+  // 1]; an SE block's squeeze), its other inputs scalar constants.
+  bool pools_channels(const Node& node, int64_t channels) const {
+    if ((node.op != "com.microsoft.QLinearGlobalAveragePool" && node.op != "GlobalAveragePool" &&
+         node.op != "GlobalMaxPool") ||
+        node.outputs.size() != 1 || node.attrs.get_int("channels_last", 0) != 0 ||
+        !node.has_input(0) || graph_.type(node.inputs[0]).rank() != 4 ||
+        graph_.type(node.inputs[0]).shape[1] != channels)
+      return false;
+    for (size_t i = 1; i < node.inputs.size(); ++i)
+      if (node.inputs[i] != kNoValue && graph_.value(node.inputs[i]).type.numel() != 1)
+        return false;
     return true;
   }
 
@@ -135,6 +172,11 @@ class Padder {
       const Node& producer = graph_.nodes[static_cast<size_t>(p)];
       if (dense_conv_integer(graph_, producer)) {
         r.producers.insert(p);
+      } else if (grouped_conv_integer(graph_, producer, channels) &&
+                 zero_weight_zero_point(graph_, producer)) {
+        if (r.grouped.insert(p).second) stack.push_back(producer.inputs[0]);
+      } else if (pools_channels(producer, channels)) {
+        if (r.elementwise.insert(p).second) stack.push_back(producer.inputs[0]);
       } else if (passes_channels(producer, channels)) {
         if (r.elementwise.insert(p).second) add_inputs(producer, stack);
       } else {
@@ -146,6 +188,11 @@ class Padder {
             zero_weight_zero_point(graph_, node) &&
             std::count(node.inputs.begin(), node.inputs.end(), v) == 1) {
           r.consumers.insert(c);
+        } else if (node.inputs[0] == v && grouped_conv_integer(graph_, node, channels) &&
+                   zero_weight_zero_point(graph_, node)) {
+          if (r.grouped.insert(c).second) stack.push_back(node.outputs[0]);
+        } else if (node.inputs[0] == v && pools_channels(node, channels)) {
+          if (r.elementwise.insert(c).second) stack.push_back(node.outputs[0]);
         } else if (passes_channels(node, channels)) {
           if (r.elementwise.insert(c).second) {
             add_inputs(node, stack);
@@ -162,6 +209,16 @@ class Padder {
   void add_inputs(const Node& node, std::vector<ValueId>& stack) const {
     for (ValueId in : node.inputs)
       if (in != kNoValue && !graph_.value(in).is_constant()) stack.push_back(in);
+  }
+
+  // Whether the padding is whole groups of every grouped conv in `r`.
+  bool whole_groups(const Region& r, int64_t channels, int64_t padded) const {
+    for (int g : r.grouped) {
+      const int64_t width =
+          channels / graph_.nodes[static_cast<size_t>(g)].attrs.get_int("group", 1);
+      if ((padded - channels) % width != 0) return false;
+    }
+    return true;
   }
 
   ValueId constant(const std::string& base, Tensor t) {
@@ -188,6 +245,13 @@ class Padder {
                       repeat_last_channel(t, static_cast<size_t>(t.rank() - 3), padded));
       }
     }
+    for (int g : r.grouped) {
+      Node& conv = graph_.nodes[static_cast<size_t>(g)];
+      const Tensor w = *constant_input(graph_, conv, 1);
+      const int64_t width = w.shape()[1];
+      conv.inputs[1] = constant(graph_.value(conv.inputs[1]).name, zero_padded(w, 0, padded));
+      conv.attrs.set("group", padded / width);
+    }
     // After the producers: a conv both reading and writing the region's
     // values (24 -> 24 channels) gets both paddings.
     for (int c : r.consumers) {
@@ -200,6 +264,7 @@ class Padder {
     std::set<int> changed = r.producers;
     changed.insert(r.elementwise.begin(), r.elementwise.end());
     changed.insert(r.consumers.begin(), r.consumers.end());
+    changed.insert(r.grouped.begin(), r.grouped.end());
     for (int n : changed) {
       const Node& node = graph_.nodes[static_cast<size_t>(n)];
       const std::vector<TensorType> types = infer_types(graph_, node);

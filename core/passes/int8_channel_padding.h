@@ -16,8 +16,13 @@ namespace lathe::passes {
 //     weight zero point or none), through elementwise or broadcast nodes
 //     whose other inputs are scalar or per-channel constants ([OC, 1, 1],
 //     [1, OC, 1, 1]) or values of the region (a residual QLinearAdd), and
-//   - only such elementwise nodes and ConvIntegers read (group 1, constant
-//     int8 weight, a weight zero point of zeros or none), no graph output,
+//     and global pools of region values (an SE block's squeeze, its gate
+//     [N, OC, 1, 1] a region value too),
+//   - only such elementwise nodes and pools and ConvIntegers read (group 1,
+//     constant int8 weight, a weight zero point of zeros or none), no graph
+//     output; grouped ConvIntegers of OC channels in and out (RegNet's
+//     groups of 8: padded by whole groups of zero filters) both read and
+//     write the region's values,
 // to [N, P, H, W], P the next multiple of 16: the producers' weights (and
 // per-channel zero points) get P − OC zero filters, the per-channel
 // constants the last channel's value again (the padded lanes hold some

@@ -2,8 +2,8 @@
 // convs of 24 filters (MobileNetV2's) get zero filters up to 32, the
 // requantize steps and residual adds after them run on 32 channels and the
 // convs reading them get zero input channels, so that the whole chain is
-// packed. Results are compared exactly with the reference executor running
-// the graph before the pass.
+// packed; RegNet's grouped convs and SE gates pad along. Results are compared exactly with the
+// reference executor running the graph before the pass.
 #include <QtTest>
 
 #include <cstdint>
@@ -44,7 +44,8 @@ Compiled run_compiled(const Graph& g, const Tensor& x) {
 // QLinearConv with pseudo-random int8 weights and per-channel scales; its
 // weight zero point `w_zp` for every filter.
 ValueId qlinear_conv(GraphBuilder& b, const std::string& name, ValueId x, int64_t filters,
-                     int64_t k, uint8_t x_zp, uint8_t y_zp, uint32_t seed, int8_t w_zp = 0) {
+                     int64_t k, uint8_t x_zp, uint8_t y_zp, uint32_t seed, int8_t w_zp = 0,
+                     int64_t group = 1) {
   const int64_t c = b.g.type(x).shape[1];
   std::vector<float> w_scales;
   for (int64_t o = 0; o < filters; ++o) w_scales.push_back(0.01f + 0.001f * static_cast<float>(o));
@@ -54,12 +55,12 @@ ValueId qlinear_conv(GraphBuilder& b, const std::string& name, ValueId x, int64_
       "QLinearConv", name,
       {x, b.constant(name + "_xs", Tensor::scalar(0.05f)),
        b.constant(name + "_xzp", Tensor::scalar<uint8_t>(x_zp)),
-       b.constant(name + "_w", random_tensor<int8_t>({filters, c, k, k}, -127, 127, seed)),
+       b.constant(name + "_w", random_tensor<int8_t>({filters, c / group, k, k}, -127, 127, seed)),
        b.constant(name + "_ws", Tensor::from_vector<float>(w_scales, {filters})),
        b.constant(name + "_wzp", wz), b.constant(name + "_ys", Tensor::scalar(0.4f)),
        b.constant(name + "_yzp", Tensor::scalar<uint8_t>(y_zp)),
        b.constant(name + "_bias", random_tensor<int32_t>({filters}, -3000, 3000, seed + 1))},
-      attrs_of({{"pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2}}}));
+      attrs_of({{"group", group}, {"pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2}}}));
 }
 
 ValueId qlinear_add(GraphBuilder& b, const std::string& name, ValueId a, ValueId c) {
@@ -70,6 +71,24 @@ ValueId qlinear_add(GraphBuilder& b, const std::string& name, ValueId a, ValueId
                  b.constant(name + "_bzp", Tensor::scalar<uint8_t>(130)),
                  b.constant(name + "_ys", Tensor::scalar(0.5f)),
                  b.constant(name + "_yzp", Tensor::scalar<uint8_t>(120))});
+}
+
+// A scalar uint8 QLinear op of `inputs`, each quantized operand given
+// scale `scale` and zero point `zp`, as ORT's com.microsoft ops take them.
+ValueId qlinear(GraphBuilder& b, const std::string& op, const std::string& name,
+                const std::vector<ValueId>& operands, Attributes attrs = {}) {
+  std::vector<ValueId> inputs;
+  int i = 0;
+  for (ValueId v : operands) {
+    inputs.push_back(v);
+    inputs.push_back(b.constant(name + "_s" + std::to_string(i), Tensor::scalar(0.3f + 0.1f * i)));
+    inputs.push_back(b.constant(name + "_z" + std::to_string(i),
+                                Tensor::scalar<uint8_t>(static_cast<uint8_t>(110 + 9 * i))));
+    ++i;
+  }
+  inputs.push_back(b.constant(name + "_ys", Tensor::scalar(0.25f)));
+  inputs.push_back(b.constant(name + "_yz", Tensor::scalar<uint8_t>(125)));
+  return b.node(op, name, inputs, std::move(attrs));
 }
 
 }  // namespace
@@ -97,6 +116,31 @@ class TestInt8ChannelPadding : public QObject {
     QCOMPARE(count_op(out.optimized, "ConvInteger"), 0);
     QCOMPARE(count_op(out.optimized, "ConvIntegerNCHWc"), 3);
     QCOMPARE(count_op(out.optimized, "LayoutTransform"), 2);
+  }
+
+  // A RegNetY block of 24 channels: 1x1, grouped 3x3 (groups of 8), an SE
+  // gate (global pool, two 1x1 convs, a QLinearMul), 1x1. Every value pads
+  // to 32 channels (the gate's 8-channel squeeze to 16), the grouped conv by
+  // a group of zero filters; every conv is then packed, exactly.
+  void regNetBlockIsPaddedAndExact() {
+    GraphBuilder b;
+    const Shape shape = {1, 16, 8, 8};
+    const ValueId x = b.input("x", shape, DType::UInt8);
+    const ValueId a = qlinear_conv(b, "a", x, 24, 1, 120, 7, 21);
+    const ValueId g = qlinear_conv(b, "g", a, 24, 3, 7, 110, 31, 0, 3);
+    const ValueId pooled = qlinear(b, "com.microsoft.QLinearGlobalAveragePool", "pool", {g},
+                                   attrs_of({{"channels_last", int64_t{0}}}));
+    const ValueId squeeze = qlinear_conv(b, "squeeze", pooled, 8, 1, 125, 100, 41);
+    const ValueId gate = qlinear_conv(b, "gate", squeeze, 24, 1, 100, 90, 51);
+    const ValueId excited = qlinear(b, "com.microsoft.QLinearMul", "excite", {g, gate});
+    const ValueId d = qlinear_conv(b, "d", excited, 16, 1, 125, 100, 61);
+    const Graph graph = b.finish({d});
+    const Tensor in = random_tensor<uint8_t>(shape, 0, 255, 5);
+    const Tensor expected = run_reference(graph, in);
+    const Compiled out = run_compiled(graph, in);
+    QCOMPARE(values<uint8_t>(out.output), values<uint8_t>(expected));
+    QCOMPARE(count_op(out.optimized, "ConvInteger"), 0);
+    QCOMPARE(count_op(out.optimized, "GroupedConvIntegerNCHWc"), 1);
   }
 
   // The pass alone on ConvIntegers: the padded graph computes the same
