@@ -98,9 +98,19 @@ bool spatial_broadcast(const Shape& s, const Shape& out) {
   return s.size() == 4 && s[0] == out[0] && s[1] == out[1] && s[2] == 1 && s[3] == 1;
 }
 
+// A reader of a padded value that takes no padding (a Flatten, a Concat, a
+// conv with a weight zero point): it reads the value sliced back to its
+// `channels` channels.
+struct Boundary {
+  ValueId value = kNoValue;
+  int reader = -1;  // node index
+  int64_t channels = 0;
+};
+
 struct Region {
   std::set<int> producers, elementwise, consumers, grouped;  // node indices
   std::set<ValueId> values;
+  std::vector<Boundary> boundaries;
 };
 
 class Padder {
@@ -118,8 +128,12 @@ class Padder {
       const bool ok = grow(region, node.outputs[0], filters);
       done_.insert(region.producers.begin(), region.producers.end());
       const int64_t padded = (filters + kBlock - 1) / kBlock * kBlock;
-      if (ok && whole_groups(region, filters, padded)) pad(region, filters, padded);
+      if (ok && whole_groups(region, filters, padded) && packs_some_reader(region)) {
+        pad(region, filters, padded);
+        boundaries_.insert(boundaries_.end(), region.boundaries.begin(), region.boundaries.end());
+      }
     }
+    if (!boundaries_.empty()) insert_slices();
   }
 
  private:
@@ -199,11 +213,48 @@ class Padder {
             stack.push_back(node.outputs[0]);
           }
         } else {
-          return false;
+          r.boundaries.push_back({v, c, channels});
         }
       }
     }
     return true;
+  }
+
+  // Whether padding saves a layout transform somewhere: some reader of the
+  // region takes the padding (a conv, or the elementwise steps between two
+  // convs), not only slices back.
+  static bool packs_some_reader(const Region& r) {
+    return !r.consumers.empty() || !r.grouped.empty() || r.boundaries.empty();
+  }
+
+  // The Slices back to the original channels, each just before its reader
+  // (node indices change here, so after every region is padded).
+  void insert_slices() {
+    std::vector<Node> old_nodes = std::move(graph_.nodes);
+    graph_.nodes.clear();
+    for (size_t i = 0; i < old_nodes.size(); ++i) {
+      Node node = std::move(old_nodes[i]);
+      for (const Boundary& b : boundaries_) {
+        if (b.reader != static_cast<int>(i)) continue;
+        auto ints = [&](const char* role, int64_t v) {
+          return graph_.add_constant(names_.value(node.name + "_unpad_" + role),
+                                     Tensor::from_vector<int64_t>({v}, {1}));
+        };
+        TensorType type = graph_.type(b.value);
+        type.shape[1] = b.channels;
+        Node slice;
+        slice.name = names_.node(node.name + "_unpad");
+        slice.op = "Slice";
+        slice.inputs = {b.value, ints("starts", 0), ints("ends", b.channels), ints("axes", 1)};
+        slice.outputs = {
+            graph_.add_value(names_.value(graph_.value(b.value).name + "_unpadded"), type)};
+        for (ValueId& in : node.inputs)
+          if (in == b.value) in = slice.outputs[0];
+        graph_.nodes.push_back(std::move(slice));
+      }
+      graph_.nodes.push_back(std::move(node));
+    }
+    reset_producers(graph_);
   }
 
   void add_inputs(const Node& node, std::vector<ValueId>& stack) const {
@@ -278,6 +329,7 @@ class Padder {
   NameTable names_;
   std::vector<std::vector<int>> consumers_;
   std::set<int> done_;
+  std::vector<Boundary> boundaries_;  // of the regions padded
 };
 
 }  // namespace

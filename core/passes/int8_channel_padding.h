@@ -18,9 +18,11 @@ namespace lathe::passes {
 //     [1, OC, 1, 1]) or values of the region (a residual QLinearAdd), and
 //     and global pools of region values (an SE block's squeeze, its gate
 //     [N, OC, 1, 1] a region value too),
-//   - only such elementwise nodes and pools and ConvIntegers read (group 1,
-//     constant int8 weight, a weight zero point of zeros or none), no graph
-//     output; grouped ConvIntegers of OC channels in and out (RegNet's
+//   - read by such elementwise nodes and pools and ConvIntegers (group 1,
+//     constant int8 weight, a weight zero point of zeros or none) — other
+//     readers (a Flatten, a conv with a weight zero point) read a Slice back
+//     to OC channels, and a region only they read is left as it is — and no
+//     graph output; grouped ConvIntegers of OC channels in and out (RegNet's
 //     groups of 8: padded by whole groups of zero filters) both read and
 //     write the region's values,
 // to [N, P, H, W], P the next multiple of 16: the producers' weights (and

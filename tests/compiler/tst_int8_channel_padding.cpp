@@ -143,6 +143,42 @@ class TestInt8ChannelPadding : public QObject {
     QCOMPARE(count_op(out.optimized, "GroupedConvIntegerNCHWc"), 1);
   }
 
+  // A padded value that a conv with a weight zero point reads too: that
+  // reader reads a Slice back to 24 channels, the other the padding; exact.
+  void otherReaderReadsASlice() {
+    GraphBuilder b;
+    const Shape shape = {1, 8, 6, 6};
+    const ValueId x = b.input("x", shape, DType::UInt8);
+    const ValueId a = b.node("ConvInteger", "a",
+                             {x, b.constant("wa", random_tensor<int8_t>({24, 8, 1, 1}, -9, 9, 1))});
+    const ValueId f = b.node("Cast", "f", {a}, attrs_of({{"to", int64_t{1}}}));
+    const ValueId q = b.node("QuantizeLinear", "q",
+                             {f, b.constant("qs", Tensor::scalar(3.0f)),
+                              b.constant("qz", Tensor::scalar<uint8_t>(128))});
+    const ValueId packed =
+        b.node("ConvInteger", "packed",
+               {q, b.constant("wp", random_tensor<int8_t>({16, 24, 3, 3}, -128, 127, 2)),
+                b.constant("xzp", Tensor::scalar<uint8_t>(128))},
+               attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
+    const ValueId sliced =
+        b.node("ConvInteger", "sliced",
+               {q, b.constant("ws", random_tensor<int8_t>({16, 24, 1, 1}, -128, 127, 3)),
+                b.constant("xzs", Tensor::scalar<uint8_t>(128)),
+                b.constant("wzs", Tensor::scalar<int8_t>(5))});
+    const ValueId y = b.node("Add", "sum", {packed, sliced});
+    const Graph g = b.finish({y});
+    const Graph padded = passes::pad_int8_conv_filters(g);
+    QCOMPARE(count_op(padded, "Slice"), 1);
+    for (const Node& n : padded.nodes) {
+      if (n.name == "q") QCOMPARE(padded.type(n.outputs[0]).shape[1], int64_t{32});
+      if (n.name == "sliced") QCOMPARE(padded.type(n.inputs[0]).shape[1], int64_t{24});
+    }
+    const Tensor in = random_tensor<uint8_t>(shape, 0, 255, 9);
+    const Tensor expected = run_reference(g, in);
+    QCOMPARE(values<int32_t>(run_reference(padded, in)), values<int32_t>(expected));
+    QCOMPARE(values<int32_t>(run_compiled(g, in).output), values<int32_t>(expected));
+  }
+
   // The pass alone on ConvIntegers: the padded graph computes the same
   // result, its requantized values [N, 32, H, W]; a reader whose weight
   // zero point is not zero would see the padded lanes ((x − xz)·(0 − wz)
