@@ -1,6 +1,7 @@
 #include "ir/op_registry.h"
 
 #include "ir/ops/conv_integer_nchwc.h"
+#include "ir/ops/depthwise_conv_integer_nchwc.h"
 #include "ir/ops/matmul_integer_packed.h"
 #include "support/error.h"
 
@@ -86,6 +87,7 @@ OpRegistry& OpRegistry::global() {
     register_layout_ops(*r);
     register_quantize_ops(*r);
     register_conv_integer_nchwc_op(*r);
+    register_depthwise_conv_integer_nchwc_op(*r);
     register_matmul_integer_packed_op(*r);
     register_control_flow_ops(*r);
     return r;

@@ -8,6 +8,8 @@
 #include "ir/ops/layout.h"
 #include "ir/ops/window_geometry.h"
 #include "passes/graph_edit.h"
+#include "passes/int8_channel_padding.h"
+#include "passes/int8_depthwise_layout.h"
 
 namespace lathe::passes {
 namespace {
@@ -100,8 +102,11 @@ Tensor weight_sums(const Tensor& w) {
   return sums;
 }
 
-bool is_grouped_conv(const Node& node) {
-  return node.op == "ConvInteger" && node.attrs.get_int("group", 1) != 1;
+// A grouped ConvInteger that stays in NCHW: one that is not a depthwise or
+// block-diagonal grouped conv the pass blocks (int8_depthwise_layout.h).
+bool is_unpacked_grouped_conv(const Graph& graph, const Node& node) {
+  return node.op == "ConvInteger" && node.attrs.get_int("group", 1) != 1 &&
+         !packable_depthwise(graph, node) && !packable_grouped(graph, node);
 }
 
 // An elementwise or broadcast node whose inputs other than `in` are
@@ -115,17 +120,17 @@ bool passes_through(const Graph& graph, const Node& node, ValueId in) {
   return true;
 }
 
-// Whether `conv` reads from or feeds a grouped (depthwise) ConvInteger
-// through the requantize steps only. Those stay NCHW, so a packed conv
-// beside one would pay a layout transform of its activations on that side
-// each call (MobileNetV2's 1x1 convs, between depthwise ones).
+// Whether `conv` reads from or feeds a grouped ConvInteger that stays NCHW
+// through the requantize steps only: a packed conv beside one would pay a
+// layout transform of its activations on that side each call. Depthwise
+// convs run blocked (MobileNetV2's 1x1 convs between them stay packed).
 bool beside_grouped_conv(const Graph& graph, const std::vector<std::vector<int>>& consumers,
                          const Node& conv) {
   for (ValueId v = conv.inputs[0]; v != kNoValue;) {
     const int p = graph.value(v).producer;
     if (p < 0) break;
     const Node& node = graph.nodes[static_cast<size_t>(p)];
-    if (is_grouped_conv(node)) return true;
+    if (is_unpacked_grouped_conv(graph, node)) return true;
     if (!passes_through(graph, node, node.inputs.empty() ? kNoValue : node.inputs[0])) break;
     v = node.inputs[0];
   }
@@ -135,7 +140,7 @@ bool beside_grouped_conv(const Graph& graph, const std::vector<std::vector<int>>
     stack.pop_back();
     for (int c : consumers[static_cast<size_t>(v)]) {
       const Node& node = graph.nodes[static_cast<size_t>(c)];
-      if (is_grouped_conv(node)) return true;
+      if (is_unpacked_grouped_conv(graph, node)) return true;
       if (passes_through(graph, node, v)) stack.push_back(node.outputs[0]);
     }
   }
@@ -153,6 +158,9 @@ class Int8LayoutRewriter {
   }
 
   bool convert(const Node& conv) {
+    if (conv.op == "ConvInteger" && conv.attrs.get_int("group", 1) != 1)
+      return (packable_depthwise(graph_, conv) && convert_depthwise(conv)) ||
+             (packable_grouped(graph_, conv) && convert_grouped(conv));
     if (conv.op != "ConvInteger" || conv.outputs.size() != 1 || !conv.has_input(0) ||
         !conv.has_input(1) || skipped_.count(conv.name))
       return false;
@@ -197,28 +205,7 @@ class Int8LayoutRewriter {
     const std::string& name = conv.name;
     ValueId data = conv.inputs[0];
     ValueId data_zero = conv.has_input(2) ? conv.inputs[2] : kNoValue;
-    if (int8_data) {
-      // vpdpbusd's unsigned operand: int8 data and its zero point + 128 as
-      // uint8 (exact; ORT's S8 -> U8 conversion), elementwise ops that fuse
-      // into the producer's epilogue.
-      const Tensor* z = data_zero == kNoValue ? nullptr : constant_input(graph_, conv, 2);
-      if (data_zero != kNoValue && !z) return false;
-      const int32_t zero = z ? z->data<int8_t>()[0] : 0;
-      // One shift of a value that several convs read (a residual block's
-      // input feeds its conv and its downsample), not one each.
-      auto [it, fresh] = shifted_.try_emplace(data, kNoValue);
-      if (fresh) {
-        ValueId wide = cast(data, DType::Int32, name + "_data_widen");
-        wide = emit_.append(name + "_data_shift", "Add",
-                            {wide, graph_.add_constant(names_.value(name + "_shift"),
-                                                       Tensor::scalar<int32_t>(128))},
-                            {}, "_shifted");
-        it->second = cast(wide, DType::UInt8, name + "_data_unsigned");
-      }
-      data = it->second;
-      data_zero = graph_.add_constant(names_.value(name + "_x_zero_point_unsigned"),
-                                      Tensor::scalar<uint8_t>(static_cast<uint8_t>(zero + 128)));
-    }
+    if (int8_data && !to_unsigned(conv, data, data_zero)) return false;
     Tensor weight_padded;
     if (padded != channels) {
       data = pad_channels(data, data_zero, padded - channels, name);
@@ -246,15 +233,7 @@ class Int8LayoutRewriter {
     graph_.value(blocked.outputs[0]).type = infer_types(graph_, blocked)[0];
     const ValueId out = blocked.outputs[0];
     graph_.add_node(std::move(blocked));
-
-    Node back;
-    back.name = names_.node(name + "_to_NCHW");
-    back.op = "LayoutTransform";
-    back.inputs = {out};
-    back.attrs.set("src_layout", nchwc_layout(kLanes));
-    back.attrs.set("dst_layout", std::string("NCHW"));
-    back.outputs = {y};
-    graph_.add_node(std::move(back));
+    transform_back(out, kLanes, y, name);
     return true;
   }
 
@@ -268,6 +247,125 @@ class Int8LayoutRewriter {
     const ValueId pads = emit_.ints(name + "_channel_pads", {0, 0, 0, 0, 0, extra, 0, 0});
     const ValueId value = graph_.add_constant(names_.value(name + "_channel_fill"), fill);
     return emit_.append(name + "_channel_pad", "Pad", {x, pads, value}, {}, "_padded");
+  }
+
+  // A depthwise ConvInteger (packable_depthwise) as
+  //   LayoutTransform(X: NCHW -> NCHW{b}c)
+  //   -> DepthwiseConvIntegerNCHWc(X', W packed, Σw, x_zero_point, w_zero_point)
+  //   -> LayoutTransform(NCHW{b}c -> NCHW)
+  // whose transforms alter_conv_layout then cancels against its neighbours'.
+  bool convert_depthwise(const Node& conv) {
+    const Tensor w = *constant_input(graph_, conv, 1);  // a copy: values move below
+    const TensorType xt = graph_.type(conv.inputs[0]);
+    const int64_t block = depthwise_block(xt.shape[1]);
+    const ValueId y = conv.outputs[0];
+    const Shape& ys = graph_.type(y).shape;
+    const SpatialWindow win = resolve_window(conv.attrs, {xt.shape[2], xt.shape[3]}, {ys[2], ys[3]},
+                                             {w.shape()[2], w.shape()[3]});
+    std::vector<int64_t> pads = win.pad_begin;
+    pads.insert(pads.end(), win.pad_end.begin(), win.pad_end.end());
+    const std::string& name = conv.name;
+    ValueId data = conv.inputs[0];
+    ValueId data_zero = conv.has_input(2) ? conv.inputs[2] : kNoValue;
+    if (xt.dtype == DType::Int8 && !to_unsigned(conv, data, data_zero)) return false;
+    std::vector<ValueId> inputs = {
+        transform(data, "NCHW", nchwc_layout(block), name + "_data"),
+        graph_.add_constant(names_.value(name + "_weight_packed"), pack_depthwise_weight(w, block)),
+        data_zero != kNoValue ? graph_.add_constant(names_.value(name + "_weight_sum"),
+                                                    depthwise_weight_sums(w, block))
+                              : kNoValue,
+        data_zero, conv.has_input(3) ? conv.inputs[3] : kNoValue};
+    while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
+    Node blocked;
+    blocked.name = name;
+    blocked.op = "DepthwiseConvIntegerNCHWc";
+    blocked.inputs = std::move(inputs);
+    blocked.attrs.set("strides", win.strides);
+    blocked.attrs.set("dilations", win.dilations);
+    blocked.attrs.set("pads", pads);
+    blocked.outputs = {
+        graph_.add_value(names_.value(graph_.value(y).name + "_" + nchwc_layout(block)), {})};
+    graph_.value(blocked.outputs[0]).type = infer_types(graph_, blocked)[0];
+    const ValueId out = blocked.outputs[0];
+    graph_.add_node(std::move(blocked));
+    transform_back(out, block, y, name);
+    return true;
+  }
+
+  // A grouped ConvInteger (packable_grouped) as the block-diagonal
+  // GroupedConvIntegerNCHWc(X in NCHW16c, W packed, Σw, x_zero_point).
+  bool convert_grouped(const Node& conv) {
+    const Tensor w = *constant_input(graph_, conv, 1);  // a copy: values move below
+    const TensorType xt = graph_.type(conv.inputs[0]);
+    const ValueId y = conv.outputs[0];
+    const Shape& ys = graph_.type(y).shape;
+    const SpatialWindow win = resolve_window(conv.attrs, {xt.shape[2], xt.shape[3]}, {ys[2], ys[3]},
+                                             {w.shape()[2], w.shape()[3]});
+    std::vector<int64_t> pads = win.pad_begin;
+    pads.insert(pads.end(), win.pad_end.begin(), win.pad_end.end());
+    const std::string& name = conv.name;
+    ValueId data = conv.inputs[0];
+    ValueId data_zero = conv.has_input(2) ? conv.inputs[2] : kNoValue;
+    if (xt.dtype == DType::Int8 && !to_unsigned(conv, data, data_zero)) return false;
+    std::vector<ValueId> inputs = {
+        transform(data, "NCHW", nchwc_layout(kLanes), name + "_data"),
+        graph_.add_constant(names_.value(name + "_weight_packed"), pack_grouped_weight(w)),
+        data_zero != kNoValue ? graph_.add_constant(names_.value(name + "_weight_sum"),
+                                                    depthwise_weight_sums(w, kLanes))
+                              : kNoValue,
+        data_zero};
+    while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
+    Node blocked;
+    blocked.name = name;
+    blocked.op = "GroupedConvIntegerNCHWc";
+    blocked.inputs = std::move(inputs);
+    blocked.attrs.set("strides", win.strides);
+    blocked.attrs.set("dilations", win.dilations);
+    blocked.attrs.set("pads", pads);
+    blocked.outputs = {graph_.add_value(names_.value(graph_.value(y).name + "_NCHW16c"), {})};
+    graph_.value(blocked.outputs[0]).type = infer_types(graph_, blocked)[0];
+    const ValueId out = blocked.outputs[0];
+    graph_.add_node(std::move(blocked));
+    transform_back(out, kLanes, y, name);
+    return true;
+  }
+
+  // The back transform NCHW{block}c -> NCHW of `blocked` producing `y`.
+  void transform_back(ValueId blocked, int64_t block, ValueId y, const std::string& name) {
+    Node back;
+    back.name = names_.node(name + "_to_NCHW");
+    back.op = "LayoutTransform";
+    back.inputs = {blocked};
+    back.attrs.set("src_layout", nchwc_layout(block));
+    back.attrs.set("dst_layout", std::string("NCHW"));
+    back.outputs = {y};
+    graph_.add_node(std::move(back));
+  }
+
+  // vpdpbusd's unsigned operand: int8 data and its zero point + 128 as
+  // uint8 (exact; ORT's S8 -> U8 conversion), elementwise ops that fuse
+  // into the producer's epilogue. False (nothing added) where the zero
+  // point is not a constant.
+  bool to_unsigned(const Node& conv, ValueId& data, ValueId& data_zero) {
+    const std::string& name = conv.name;
+    const Tensor* z = data_zero == kNoValue ? nullptr : constant_input(graph_, conv, 2);
+    if (data_zero != kNoValue && !z) return false;
+    const int32_t zero = z ? z->data<int8_t>()[0] : 0;
+    // One shift of a value that several convs read (a residual block's
+    // input feeds its conv and its downsample), not one each.
+    auto [it, fresh] = shifted_.try_emplace(data, kNoValue);
+    if (fresh) {
+      ValueId wide = cast(data, DType::Int32, name + "_data_widen");
+      wide = emit_.append(
+          name + "_data_shift", "Add",
+          {wide, graph_.add_constant(names_.value(name + "_shift"), Tensor::scalar<int32_t>(128))},
+          {}, "_shifted");
+      it->second = cast(wide, DType::UInt8, name + "_data_unsigned");
+    }
+    data = it->second;
+    data_zero = graph_.add_constant(names_.value(name + "_x_zero_point_unsigned"),
+                                    Tensor::scalar<uint8_t>(static_cast<uint8_t>(zero + 128)));
+    return true;
   }
 
   // Cast of `x` to int32 or uint8.
@@ -296,7 +394,8 @@ class Int8LayoutRewriter {
 }  // namespace
 
 Graph alter_int8_conv_layout(const Graph& input) {
-  Graph graph = input;
+  // Filters padded to whole blocks first, where the chain of convs allows.
+  Graph graph = pad_int8_conv_filters(input);
   Int8LayoutRewriter rewriter(graph);
   replace_nodes(graph, [&](const Node& node) { return rewriter.convert(node); });
   return graph;

@@ -5,6 +5,8 @@
 namespace lathe::reference {
 
 void register_conv_integer_nchwc_kernel(OpRegistry& registry);  // conv_integer_nchwc.cpp
+void register_depthwise_conv_integer_nchwc_kernel(
+    OpRegistry& registry);  // depthwise_conv_integer_nchwc.cpp
 
 OpRegistry& kernel_registry() {
   static OpRegistry* registry = [] {
@@ -18,6 +20,7 @@ OpRegistry& kernel_registry() {
     register_layout_kernels(*r);
     register_quantize_kernels(*r);
     register_conv_integer_nchwc_kernel(*r);
+    register_depthwise_conv_integer_nchwc_kernel(*r);
     register_control_flow_kernels(*r);
     register_matmul_integer_packed_kernel(*r);
     return r;

@@ -98,6 +98,7 @@ OpStrategyRegistry& OpStrategyRegistry::global() {
     register_extra_computes(r);
     register_quantize_computes(r);
     register_int8_computes(r);
+    register_int8_depthwise_computes(r);
     register_dynamic_quantize_template(r);
     register_cuda_templates(r);  // after the computes: GPU templates by op class
     return r;

@@ -119,6 +119,7 @@ void register_nn_computes(OpStrategyRegistry& registry);
 void register_layout_computes(OpStrategyRegistry& registry);
 void register_extra_computes(OpStrategyRegistry& registry);
 void register_quantize_computes(OpStrategyRegistry& registry);
-void register_int8_computes(OpStrategyRegistry& registry);  // int8_strategy.cpp
+void register_int8_computes(OpStrategyRegistry& registry);            // int8_strategy.cpp
+void register_int8_depthwise_computes(OpStrategyRegistry& registry);  // int8_depthwise.cpp
 
 }  // namespace lathe::topi

@@ -221,10 +221,10 @@ class TestInt8ConvLayout : public QObject {
     QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 0);
   }
 
-  // A conv feeding a depthwise ConvInteger (which runs in NCHW) through its
-  // requantize steps stays ConvInteger: packed, it would pay a layout
-  // transform on that side; the conv after the depthwise one likewise.
-  void convsBesideDepthwiseStay() {
+  // A conv feeding a depthwise ConvInteger through its requantize steps is
+  // packed, the depthwise one too (DepthwiseConvIntegerNCHWc), and so is the
+  // conv after it: no layout transform between them.
+  void convsBesideDepthwiseArePacked() {
     lathe::testing::GraphBuilder b;
     const ValueId x = b.input("x", {1, 16, 6, 6}, DType::UInt8);
     auto requantize = [&](ValueId acc, const std::string& name) {
@@ -248,8 +248,9 @@ class TestInt8ConvLayout : public QObject {
         b.node("ConvInteger", "alone",
                {x, b.constant("wa", random_tensor<int8_t>({16, 16, 3, 3}, -128, 127, 4))});
     const Graph altered = passes::alter_int8_conv_layout(b.finish({project, alone}));
-    QCOMPARE(count_op(altered, "ConvInteger"), 3);
-    QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 1);  // "alone"
+    QCOMPARE(count_op(altered, "ConvInteger"), 0);
+    QCOMPARE(count_op(altered, "ConvIntegerNCHWc"), 3);
+    QCOMPARE(count_op(altered, "DepthwiseConvIntegerNCHWc"), 1);
   }
 
   // Two quantized convolutions in a row: the requantize epilogue between
