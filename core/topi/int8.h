@@ -105,6 +105,17 @@ namespace lathe::topi {
 //   (rows x chunks accumulators: at most 24)
 SearchSpace conv2d_int8_template(const Int8Kernel& kernel,
                                  const std::string& intrinsic = "dot_16x4_u8s8");
+// ConvIntegerNCHWc with its epilogue ("conv2d_int8_fused.x86"): `kernel`'s
+// output is the group's output, of the product's shape, whose elementwise
+// stages (the zero points' correction, the requantization) the caller has
+// inlined. The output's rows run in parallel, each in tiles of tile_oh rows
+// x reg_n pixels x 16 channels, the product computed per tile (compute_at)
+// and requantized from registers: no int32 buffer of the whole output.
+//   tile_ow    [outer, reg_n] of the output row
+//   tile_oh    [outer, rows] output rows per tile (rows x reg_n <= 28)
+//   unroll_kw  unroll the kernel-width loop
+SearchSpace conv2d_int8_fused_template(const Int8Kernel& kernel,
+                                       const std::string& intrinsic = "dot_16x4_u8s8");
 SearchSpace matmul_int8_template(const Int8Kernel& kernel,
                                  const std::string& intrinsic = "dot_16x4_u8s8");
 // Depthwise ConvInteger: channels in parallel, output columns in vectors.
