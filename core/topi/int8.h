@@ -25,6 +25,11 @@
 
 namespace lathe::topi {
 
+// The dot product the packed kernels tensorize on (dot_16x4_u8s8): 16
+// int32 lanes, each the sum of 4 products of 8-bit pairs.
+inline constexpr int64_t kInt8Lanes = 16;
+inline constexpr int64_t kInt8Group = 4;
+
 // ConvInteger and MatMulInteger for any shape (quantize_compute.cpp): the
 // operands shifted into int32 by their zero points, then Conv's and MatMul's
 // computes. What the graph compiler uses where the packed kernels below do
