@@ -2,7 +2,9 @@
 // convolutions, beside the float32 conv of the same shape (the graph
 // compiler's NCHWc default schedule): the tensorized kernel alone on packed
 // operands (GOPS and % of the machine's int8 peak, vpdpbusd measured in the
-// same run), the whole ConvInteger as ONNX Runtime's U8S8 form gives it
+// same run), the conv group as a quantized model runs it (ConvIntegerNCHWc
+// and its requantize epilogue, % of the int8 peak), the whole ConvInteger
+// as ONNX Runtime's U8S8 form gives it
 // (uint8 activations with a zero point, int8 weights: packing, the
 // product and the zero point's correction), and float32 (GFLOPS, % of the
 // FMA peak). Warm cache, median of the repeats, LATHE_NUM_THREADS threads.
@@ -27,6 +29,7 @@
 #include "topi/int8.h"
 #include "topi/nn.h"
 #include "topi/nn_schedule_x86.h"
+#include "topi/op_compute.h"
 
 using namespace lathe;
 
@@ -93,6 +96,41 @@ double time_kernel(const codegen::CompiledKernel& k, const std::vector<void*>& b
   return t[t.size() / 2];
 }
 
+// The conv group as a quantized model runs it: ConvIntegerNCHWc on uint8
+// NCHWc data (unpadded) and packed weights, then the requantization (bias,
+// scale, round, saturate to uint8), scheduled by the op's template.
+struct Group {
+  std::vector<te::Tensor> args;
+  te::Tensor output;
+  topi::SearchSpace space;
+};
+
+Group conv_group(const te::Tensor& data, const te::Tensor& weights, const topi::Conv2dParams& p) {
+  const te::DataType u8 = te::DataType::UInt(8), i32 = te::DataType::Int(32),
+                     f32 = te::DataType::Float(32);
+  const int64_t ocb = weights.shape()[0];
+  const te::Tensor anchor =
+      topi::conv2d_integer_packed({data, {}}, {weights, {}}, te::Tensor(), p, "conv").output;
+  const te::Tensor bias = te::placeholder({1, ocb, 1, 1, 16}, i32, "bias");
+  const te::Tensor scale = te::placeholder({1, ocb, 1, 1, 16}, f32, "scale");
+  Group g;
+  g.output = te::compute(
+      anchor.shape(),
+      [&](const std::vector<te::Var>& i) {
+        te::Expr v = te::cast(f32, anchor(i[0], i[1], i[2], i[3], i[4]) +
+                                       bias(i[0], i[1], te::make_int(0), te::make_int(0), i[4]));
+        v = te::round(v * scale(i[0], i[1], te::make_int(0), te::make_int(0), i[4]));
+        v = te::min(te::max(v, te::make_const(f32, 0.0)), te::make_const(f32, 255.0));
+        return te::cast(u8, te::cast(i32, v));
+      },
+      "requantize");
+  g.args = {data, weights, bias, scale, g.output};
+  g.space = topi::OpStrategyRegistry::global()
+                .find("ConvIntegerNCHWc")
+                ->template_for("llvm")(anchor, {g.output}, codegen::Target::host().vector_unit());
+  return g;
+}
+
 int64_t input_block(int64_t c) {
   const int64_t d = topi::largest_divisor(c, 16);
   return d % 4 == 0 ? d : 4;
@@ -122,8 +160,9 @@ int main(int argc, char** argv) {
   const PeakInt8 int8 = measure_peak_int8(threads);
   std::printf("threads %d; peak fp32 %.1f GFLOPS (%d-bit FMA), int8 %.1f GOPS (%s)\n", threads,
               fp32.gflops_all_cores, fp32.vector_bits, int8.gops_all_cores, int8.isa);
-  std::printf("%-17s %9s %7s %9s %7s %9s %7s %9s %8s %8s\n", "layer", "int8 ms", "GOPS", "%int8pk",
-              "conv ms", "fp32 ms", "GFLOPS", "%fp32pk", "x kernel", "x conv");
+  std::printf("%-17s %9s %7s %9s %8s %9s %7s %9s %7s %9s %8s %8s\n", "layer", "int8 ms", "GOPS",
+              "%int8pk", "group ms", "%int8pk", "conv ms", "fp32 ms", "GFLOPS", "%fp32pk",
+              "x kernel", "x group");
   std::mt19937 rng(1);
   const te::DataType u8 = te::DataType::UInt(8), s8 = te::DataType::Int(8),
                      f32 = te::DataType::Float(32);
@@ -184,6 +223,20 @@ int main(int argc, char** argv) {
       }
     }
 
+    // The conv group as the model runs it (product and requantize epilogue).
+    te::Tensor group_data = te::placeholder({1, cb, l.hw, l.hw, ib}, u8, "data");
+    Group group = conv_group(group_data, weights, p);
+    schedule::Schedule sg({group.output.op()});
+    group.space.apply(sg, group.space.default_config);
+    Built group_kernel = build(sg, group.args, false);
+    Buffers bg;
+    for (const te::Tensor& t : group.args) {
+      void* v = bg.add(bytes_of(t), rng);
+      if (t.dtype() == f32)
+        for (size_t i = 0; i < bytes_of(t) / 4; ++i) static_cast<float*>(v)[i] = 0.001f;
+    }
+    const double tg = time_kernel(group_kernel.kernel, bg.pointers, repeat);
+
     // The whole ConvInteger, U8S8 with an activation zero point.
     topi::QuantOperand qx{te::placeholder({1, l.c, l.hw, l.hw}, u8, "x"),
                           te::placeholder({1}, u8, "x_zero_point")};
@@ -215,15 +268,16 @@ int main(int argc, char** argv) {
     }
     const double tf = time_kernel(f.kernel, bf.pointers, repeat);
 
-    std::printf("%-17s %9.3f %7.1f %8.1f%% %7.3f %9.3f %7.1f %8.1f%% %8.2f %8.2f\n", l.name,
-                t8 * 1e3, ops / t8 / 1e9, 100 * ops / t8 / 1e9 / int8.gops_all_cores, tw * 1e3,
-                tf * 1e3, ops / tf / 1e9, 100 * ops / tf / 1e9 / fp32.gflops_all_cores, tf / t8,
-                tf / tw);
+    std::printf("%-17s %9.3f %7.1f %8.1f%% %8.3f %8.1f%% %7.3f %9.3f %7.1f %8.1f%% %8.2f %8.2f\n",
+                l.name, t8 * 1e3, ops / t8 / 1e9, 100 * ops / t8 / 1e9 / int8.gops_all_cores,
+                tg * 1e3, 100 * ops / tg / 1e9 / int8.gops_all_cores, tw * 1e3, tf * 1e3,
+                ops / tf / 1e9, 100 * ops / tf / 1e9 / fp32.gflops_all_cores, tf / t8, tf / tg);
     if (print_schedule) std::printf("%s\n", int8_kernel.schedule.c_str());
     if (asm_layer == l.name) std::printf("%s\n", int8_kernel.assembly.c_str());
   }
   std::printf(
-      "int8 ms: the tensorized kernel on packed operands; conv ms: the whole ConvInteger "
-      "(packing, product, zero-point correction); x kernel, x conv: fp32 time over each\n");
+      "int8 ms: the tensorized kernel on packed operands; group ms: ConvIntegerNCHWc with its "
+      "requantize epilogue, as a quantized model runs it; conv ms: the whole NCHW ConvInteger "
+      "(packing, product, zero-point correction); x kernel, x group: fp32 time over each\n");
   return wrong ? 1 : 0;
 }

@@ -191,6 +191,14 @@ TensorizeMatch match_tensorize(const StageNode& stage, const IterVar& at,
       const int64_t* e = te::as_const_int(ranges.at(leaf).extent);
       outer[leaf.var()] = te::make_int(outer_at && e && *e > 1 ? 1 : 0, leaf.var().type());
     }
+    // A stage attached inside another (compute_at) has bounds in its
+    // consumer's loops: those too at 0, then at 1.
+    for (const auto& [var, value] : roots)
+      te::visit_expr(value, [&](const Expr& e) {
+        if (!e.as<te::VarNode>()) return;
+        const te::Var v(e);
+        if (!outer.count(v)) outer[v] = te::make_int(outer_at, v.type());
+      });
     for (const Access& access : accesses) {
       int64_t stage_base = 0, decl_base = 0;
       for (int64_t p = 0; p < points; ++p) {

@@ -25,6 +25,11 @@
 
 namespace lathe::topi {
 
+// The dot product the packed kernels tensorize on (dot_16x4_u8s8): 16
+// int32 lanes, each the sum of 4 products of 8-bit pairs.
+inline constexpr int64_t kInt8Lanes = 16;
+inline constexpr int64_t kInt8Group = 4;
+
 // ConvInteger and MatMulInteger for any shape (quantize_compute.cpp): the
 // operands shifted into int32 by their zero points, then Conv's and MatMul's
 // computes. What the graph compiler uses where the packed kernels below do
@@ -105,6 +110,17 @@ namespace lathe::topi {
 //   (rows x chunks accumulators: at most 24)
 SearchSpace conv2d_int8_template(const Int8Kernel& kernel,
                                  const std::string& intrinsic = "dot_16x4_u8s8");
+// ConvIntegerNCHWc with its epilogue ("conv2d_int8_fused.x86"): `kernel`'s
+// output is the group's output, of the product's shape, whose elementwise
+// stages (the zero points' correction, the requantization) the caller has
+// inlined. The output's rows run in parallel, each in tiles of tile_oh rows
+// x reg_n pixels x 16 channels, the product computed per tile (compute_at)
+// and requantized from registers: no int32 buffer of the whole output.
+//   tile_ow    [outer, reg_n] of the output row
+//   tile_oh    [outer, rows] output rows per tile (rows x reg_n <= 28)
+//   unroll_kw  unroll the kernel-width loop
+SearchSpace conv2d_int8_fused_template(const Int8Kernel& kernel,
+                                       const std::string& intrinsic = "dot_16x4_u8s8");
 SearchSpace matmul_int8_template(const Int8Kernel& kernel,
                                  const std::string& intrinsic = "dot_16x4_u8s8");
 // Depthwise ConvInteger: channels in parallel, output columns in vectors.

@@ -14,8 +14,6 @@ using te::IterVar;
 using te::Var;
 
 const DataType kI32 = DataType::Int(32);
-constexpr int64_t kLanes = 16;  // int32 lanes of one dot_16x4_u8s8
-constexpr int64_t kGroup = 4;   // products per lane
 
 void check_8bit(const Tensor& t, const char* op, const char* what) {
   const DataType d = t.dtype();
@@ -76,9 +74,9 @@ void add_conv_sums(Int8Kernel& k, const Conv2dParams& p, bool x_zero_nonzero, bo
   } else if (x_zero_nonzero) {
     IterVar sco = te::reduce_axis(cb, "rco"), sy = te::reduce_axis(kh, "ry"),
             sx = te::reduce_axis(kw, "rx"), sq = te::reduce_axis(iq, "rcq"),
-            sl = te::reduce_axis(kGroup, "rcl");
+            sl = te::reduce_axis(kInt8Group, "rcl");
     k.weight_sum =
-        te::compute({ws[0], kLanes},
+        te::compute({ws[0], kInt8Lanes},
                     [&](const std::vector<Var>& i) {
                       return te::sum(te::cast(kI32, k.weights(i[0], sco.var(), sy.var(), sx.var(),
                                                               sq.var(), i[1], sl.var())),
@@ -130,14 +128,14 @@ Int8Kernel conv2d_integer_nchwc(const QuantOperand& x, const QuantOperand& w, co
   const int64_t oh = (h + p.pad_top + p.pad_bottom - p.dilation_h * (kh - 1) - 1) / p.stride_h + 1;
   const int64_t ow = (wd + p.pad_left + p.pad_right - p.dilation_w * (kw - 1) - 1) / p.stride_w + 1;
   LATHE_CHECK(oh > 0 && ow > 0, op, ": empty output");
-  const int64_t ib = ceildiv(std::max<int64_t>(ic_block, kGroup), kGroup) * kGroup;
-  const int64_t cb = ceildiv(c, ib), ocb = ceildiv(oc, kLanes);
+  const int64_t ib = ceildiv(std::max<int64_t>(ic_block, kInt8Group), kInt8Group) * kInt8Group;
+  const int64_t cb = ceildiv(c, ib), ocb = ceildiv(oc, kInt8Lanes);
   const int64_t hp = h + p.pad_top + p.pad_bottom, wp = wd + p.pad_left + p.pad_right;
   const int64_t x_shift = activation_shift(x.value), w_shift = weight_shift(w.value);
   const Expr x_zero = zero_point(x, Expr(), 1, x_shift, op);
 
   Int8Kernel k;
-  k.lanes = kLanes;
+  k.lanes = kInt8Lanes;
   // [N, C/ib, H + pads, W + pads, ib] uint8: shifted, padded with the zero point.
   k.data = te::compute({n, cb, hp, wp, ib},
                        [&](const std::vector<Var>& i) {
@@ -158,21 +156,20 @@ Int8Kernel conv2d_integer_nchwc(const QuantOperand& x, const QuantOperand& w, co
                        },
                        name + "_data", {"n", "c_chunk", "h", "w", "c_block"});
   // [OC/16, C/ib, KH, KW, ib/4, 16, 4] int8, zero where channels are padding.
-  k.weights = te::compute({ocb, cb, kh, kw, ib / kGroup, kLanes, kGroup},
-                          [&](const std::vector<Var>& i) {
-                            Expr o = i[0] * te::make_int(kLanes) + i[5];
-                            Expr ch = i[1] * te::make_int(ib) + i[4] * te::make_int(kGroup) + i[6];
-                            Expr v = te::cast(kI32, w.value(o, ch, i[2], i[3]));
-                            if (w_shift) v = v + te::make_int(w_shift);
-                            std::vector<Expr> inside;
-                            if (ocb * kLanes != oc) inside.push_back(o < te::make_int(oc));
-                            if (cb * ib != c) inside.push_back(ch < te::make_int(c));
-                            if (Expr cond = and_all(inside); cond.defined())
-                              v = te::select(cond, v, te::make_int(0));
-                            return te::cast(DataType::Int(8), v);
-                          },
-                          name + "_weights",
-                          {"oc_chunk", "ic_chunk", "kh", "kw", "ic_quad", "oc_block", "ic_lane"});
+  k.weights = te::compute(
+      {ocb, cb, kh, kw, ib / kInt8Group, kInt8Lanes, kInt8Group},
+      [&](const std::vector<Var>& i) {
+        Expr o = i[0] * te::make_int(kInt8Lanes) + i[5];
+        Expr ch = i[1] * te::make_int(ib) + i[4] * te::make_int(kInt8Group) + i[6];
+        Expr v = te::cast(kI32, w.value(o, ch, i[2], i[3]));
+        if (w_shift) v = v + te::make_int(w_shift);
+        std::vector<Expr> inside;
+        if (ocb * kInt8Lanes != oc) inside.push_back(o < te::make_int(oc));
+        if (cb * ib != c) inside.push_back(ch < te::make_int(c));
+        if (Expr cond = and_all(inside); cond.defined()) v = te::select(cond, v, te::make_int(0));
+        return te::cast(DataType::Int(8), v);
+      },
+      name + "_weights", {"oc_chunk", "ic_chunk", "kh", "kw", "ic_quad", "oc_block", "ic_lane"});
   k.product = conv2d_nchwc_int8(k.data, k.weights, p, name + "_product");
   add_conv_sums(k, p, !is_zero(x_zero), !is_zero(zero_point(w, Var("oc"), oc, w_shift, op)),
                 Tensor(), name);
@@ -180,7 +177,7 @@ Int8Kernel conv2d_integer_nchwc(const QuantOperand& x, const QuantOperand& w, co
   k.output = te::compute(
       {n, oc, oh, ow},
       [&](const std::vector<Var>& i) {
-        Expr chunk = i[1] / te::make_int(kLanes), lane = i[1] % te::make_int(kLanes);
+        Expr chunk = i[1] / te::make_int(kInt8Lanes), lane = i[1] % te::make_int(kInt8Lanes);
         return corrected(k, k.product(i[0], chunk, i[2], i[3], lane), i[0], i[2], i[3], chunk, lane,
                          x_zero, zero_point(w, i[1], oc, w_shift, op), taps);
       },
@@ -199,10 +196,10 @@ Int8Kernel conv2d_integer_packed(const QuantOperand& x, const QuantOperand& w,
   const auto& ws = w.value.shape();
   const int64_t n = xs[0], cb = xs[1], h = xs[2], wd = xs[3], ib = xs[4];
   const int64_t ocb = ws[0], kh = ws[2], kw = ws[3];
-  const int64_t oc = ocb * kLanes;
+  const int64_t oc = ocb * kInt8Lanes;
   const Expr x_zero = zero_point(x, Expr(), 1, 0, op);
   Int8Kernel k;
-  k.lanes = kLanes;
+  k.lanes = kInt8Lanes;
   k.weights = w.value;
   if (p.pad_top || p.pad_bottom || p.pad_left || p.pad_right) {
     // The spatial padding holds the zero point: a padded tap adds zero.
@@ -229,7 +226,7 @@ Int8Kernel conv2d_integer_packed(const QuantOperand& x, const QuantOperand& w,
   k.output = te::compute(
       k.product.shape(),
       [&](const std::vector<Var>& i) {
-        Expr channel = i[1] * te::make_int(kLanes) + i[4];
+        Expr channel = i[1] * te::make_int(kInt8Lanes) + i[4];
         return corrected(k, k.product(std::vector<Expr>(i.begin(), i.end())), i[0], i[2], i[3],
                          i[1], i[4], x_zero, zero_point(w, channel, oc, 0, op), taps);
       },
@@ -240,8 +237,9 @@ Int8Kernel conv2d_integer_packed(const QuantOperand& x, const QuantOperand& w,
 Tensor conv2d_nchwc_int8(const Tensor& data, const Tensor& weights, const Conv2dParams& p,
                          const std::string& name) {
   LATHE_CHECK(data.ndim() == 5 && weights.ndim() == 7 && data.dtype() == DataType::UInt(8) &&
-                  weights.dtype() == DataType::Int(8) && weights.shape()[5] == kLanes &&
-                  weights.shape()[6] == kGroup && data.shape()[4] == weights.shape()[4] * kGroup,
+                  weights.dtype() == DataType::Int(8) && weights.shape()[5] == kInt8Lanes &&
+                  weights.shape()[6] == kInt8Group &&
+                  data.shape()[4] == weights.shape()[4] * kInt8Group,
               "conv2d_nchwc_int8: needs uint8 data [N, C/ib, H, W, ib] and int8 weights ",
               "[OC/16, C/ib, KH, KW, ib/4, 16, 4]");
   const auto& ds = data.shape();
@@ -251,14 +249,14 @@ Tensor conv2d_nchwc_int8(const Tensor& data, const Tensor& weights, const Conv2d
   const int64_t ow = (ds[3] - p.dilation_w * (kw - 1) - 1) / p.stride_w + 1;
   IterVar rco = te::reduce_axis(ds[1], "rco"), ry = te::reduce_axis(kh, "ry"),
           rx = te::reduce_axis(kw, "rx"), rcq = te::reduce_axis(ws[4], "rcq"),
-          rcl = te::reduce_axis(kGroup, "rcl");
+          rcl = te::reduce_axis(kInt8Group, "rcl");
   return te::compute(
-      {ds[0], ws[0], oh, ow, kLanes},
+      {ds[0], ws[0], oh, ow, kInt8Lanes},
       [&](const std::vector<Var>& i) {
         Expr a = data(i[0], rco.var(),
                       i[2] * te::make_int(p.stride_h) + ry.var() * te::make_int(p.dilation_h),
                       i[3] * te::make_int(p.stride_w) + rx.var() * te::make_int(p.dilation_w),
-                      rcq.var() * te::make_int(kGroup) + rcl.var());
+                      rcq.var() * te::make_int(kInt8Group) + rcl.var());
         Expr b = weights(i[1], rco.var(), ry.var(), rx.var(), rcq.var(), i[4], rcl.var());
         return te::sum(te::cast(kI32, a) * te::cast(kI32, b), {rco, ry, rx, rcq, rcl});
       },
@@ -321,14 +319,14 @@ Int8Kernel matmul_integer(const QuantOperand& a, const QuantOperand& b, const st
   LATHE_CHECK(b.value.shape()[0] == kdim, op, ": A has ", kdim, " columns, B ", b.value.shape()[0],
               " rows");
   const int64_t rows = numel(a.value) / kdim;
-  const int64_t kq = ceildiv(kdim, kGroup), nb = ceildiv(n, kLanes);
+  const int64_t kq = ceildiv(kdim, kInt8Group), nb = ceildiv(n, kInt8Lanes);
   const int64_t a_shift = activation_shift(a.value), b_shift = weight_shift(b.value);
   const int rank = a.value.ndim();
 
   Int8Kernel k;
-  k.lanes = kLanes;
+  k.lanes = kInt8Lanes;
   // [rows, K rounded up to 4] uint8, rows flattened over A's leading dimensions.
-  k.data = te::compute({rows, kq * kGroup},
+  k.data = te::compute({rows, kq * kInt8Group},
                        [&](const std::vector<Var>& i) {
                          std::vector<Expr> index(static_cast<size_t>(rank));
                          Expr rest = i[0];
@@ -341,30 +339,30 @@ Int8Kernel matmul_integer(const QuantOperand& a, const QuantOperand& b, const st
                          index[static_cast<size_t>(rank - 1)] = i[1];
                          Expr v = te::cast(kI32, a.value(index));
                          if (a_shift) v = v + te::make_int(a_shift);
-                         if (kq * kGroup != kdim)
+                         if (kq * kInt8Group != kdim)
                            v = te::select(i[1] < te::make_int(kdim), v, te::make_int(0));
                          return te::cast(DataType::UInt(8), v);
                        },
                        name + "_data", {"row", "k"});
-  k.weights = te::compute({nb, kq, kLanes, kGroup},
+  k.weights = te::compute({nb, kq, kInt8Lanes, kInt8Group},
                           [&](const std::vector<Var>& i) {
-                            Expr col = i[0] * te::make_int(kLanes) + i[2];
-                            Expr kk = i[1] * te::make_int(kGroup) + i[3];
+                            Expr col = i[0] * te::make_int(kInt8Lanes) + i[2];
+                            Expr kk = i[1] * te::make_int(kInt8Group) + i[3];
                             Expr v = te::cast(kI32, b.value(kk, col));
                             if (b_shift) v = v + te::make_int(b_shift);
                             std::vector<Expr> inside;
-                            if (nb * kLanes != n) inside.push_back(col < te::make_int(n));
-                            if (kq * kGroup != kdim) inside.push_back(kk < te::make_int(kdim));
+                            if (nb * kInt8Lanes != n) inside.push_back(col < te::make_int(n));
+                            if (kq * kInt8Group != kdim) inside.push_back(kk < te::make_int(kdim));
                             if (Expr cond = and_all(inside); cond.defined())
                               v = te::select(cond, v, te::make_int(0));
                             return te::cast(DataType::Int(8), v);
                           },
                           name + "_weights", {"n_chunk", "k_quad", "n_block", "k_lane"});
-  IterVar rkq = te::reduce_axis(kq, "rkq"), rkl = te::reduce_axis(kGroup, "rkl");
+  IterVar rkq = te::reduce_axis(kq, "rkq"), rkl = te::reduce_axis(kInt8Group, "rkl");
   k.product = te::compute(
-      {rows, nb, kLanes},
+      {rows, nb, kInt8Lanes},
       [&](const std::vector<Var>& i) {
-        Expr x = k.data(i[0], rkq.var() * te::make_int(kGroup) + rkl.var());
+        Expr x = k.data(i[0], rkq.var() * te::make_int(kInt8Group) + rkl.var());
         Expr y = k.weights(i[1], rkq.var(), i[2], rkl.var());
         return te::sum(te::cast(kI32, x) * te::cast(kI32, y), {rkq, rkl});
       },
@@ -374,16 +372,16 @@ Int8Kernel matmul_integer(const QuantOperand& a, const QuantOperand& b, const st
   const Expr a_zero_probe = zero_point(a, probe, m, a_shift, op);
   const Expr b_zero_probe = zero_point(b, probe, n, b_shift, op);
   if (!is_zero(a_zero_probe)) {
-    IterVar sq = te::reduce_axis(kq, "rkq"), sl = te::reduce_axis(kGroup, "rkl");
+    IterVar sq = te::reduce_axis(kq, "rkq"), sl = te::reduce_axis(kInt8Group, "rkl");
     k.weight_sum = te::compute(
-        {nb, kLanes},
+        {nb, kInt8Lanes},
         [&](const std::vector<Var>& i) {
           return te::sum(te::cast(kI32, k.weights(i[0], sq.var(), i[1], sl.var())), {sq, sl});
         },
         name + "_weight_sum", {"n_chunk", "n_block"});
   }
   if (!is_zero(b_zero_probe)) {
-    IterVar sk = te::reduce_axis(kq * kGroup, "rk");
+    IterVar sk = te::reduce_axis(kq * kInt8Group, "rk");
     k.data_sum = te::compute({rows},
                              [&](const std::vector<Var>& i) {
                                return te::sum(te::cast(kI32, k.data(i[0], sk.var())), {sk});
@@ -399,7 +397,7 @@ Int8Kernel matmul_integer(const QuantOperand& a, const QuantOperand& b, const st
         for (int d = 1; d < rank - 1; ++d)
           row = row * te::make_int(as[static_cast<size_t>(d)]) + i[static_cast<size_t>(d)];
         const Var& col = i.back();
-        Expr chunk = col / te::make_int(kLanes), lane = col % te::make_int(kLanes);
+        Expr chunk = col / te::make_int(kInt8Lanes), lane = col % te::make_int(kInt8Lanes);
         Expr v = k.product(row, chunk, lane);
         const Expr a_zero = zero_point(a, i[static_cast<size_t>(rank - 2)], m, a_shift, op);
         const Expr b_zero = zero_point(b, col, n, b_shift, op);

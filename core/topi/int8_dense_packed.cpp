@@ -12,8 +12,6 @@ using te::IterVar;
 using te::Var;
 
 const DataType kI32 = DataType::Int(32);
-constexpr int64_t kLanes = 16;  // int32 lanes of one dot_16x4_u8s8
-constexpr int64_t kGroup = 4;   // products per lane
 
 // A zero point as int32: the element for `column` of a per-column one, else
 // the one element; undefined for none.
@@ -31,13 +29,13 @@ Int8Kernel matmul_integer_packed(const QuantOperand& a, const QuantOperand& b, c
                                  const std::string& name) {
   const char* op = "MatMulIntegerPacked";
   LATHE_CHECK(a.value.ndim() >= 2 && a.value.dtype() == DataType::UInt(8) && b.value.ndim() == 4 &&
-                  b.value.dtype() == DataType::Int(8) && b.value.shape()[2] == kLanes &&
-                  b.value.shape()[3] == kGroup &&
-                  b.value.shape()[1] * kGroup == a.value.shape().back(),
+                  b.value.dtype() == DataType::Int(8) && b.value.shape()[2] == kInt8Lanes &&
+                  b.value.shape()[3] == kInt8Group &&
+                  b.value.shape()[1] * kInt8Group == a.value.shape().back(),
               op, ": needs uint8 A [..., M, K] and B packed as int8 [N/16, K/4, 16, 4]");
   const auto& as = a.value.shape();
   const int rank = a.value.ndim();
-  const int64_t kdim = as.back(), kq = kdim / kGroup, nb = b.value.shape()[0];
+  const int64_t kdim = as.back(), kq = kdim / kInt8Group, nb = b.value.shape()[0];
   int64_t rows = 1;
   for (int d = 0; d + 1 < rank; ++d) rows *= as[static_cast<size_t>(d)];
   const Expr a_zero = zero_point(a, Expr());
@@ -57,15 +55,15 @@ Int8Kernel matmul_integer_packed(const QuantOperand& a, const QuantOperand& b, c
   };
 
   Int8Kernel k;
-  k.lanes = kLanes;
+  k.lanes = kInt8Lanes;
   k.data = a.value;
   k.weights = b.value;
   k.weight_sum = b_sum;
-  IterVar rkq = te::reduce_axis(kq, "rkq"), rkl = te::reduce_axis(kGroup, "rkl");
+  IterVar rkq = te::reduce_axis(kq, "rkq"), rkl = te::reduce_axis(kInt8Group, "rkl");
   k.product = te::compute(
-      {rows, nb, kLanes},
+      {rows, nb, kInt8Lanes},
       [&](const std::vector<Var>& i) {
-        Expr x = a.value(a_index(i[0], rkq.var() * te::make_int(kGroup) + rkl.var()));
+        Expr x = a.value(a_index(i[0], rkq.var() * te::make_int(kInt8Group) + rkl.var()));
         Expr y = b.value(i[1], rkq.var(), i[2], rkl.var());
         return te::sum(te::cast(kI32, x) * te::cast(kI32, y), {rkq, rkl});
       },
@@ -81,7 +79,7 @@ Int8Kernel matmul_integer_packed(const QuantOperand& a, const QuantOperand& b, c
                     name + "_data_sum", {"row"});
   }
   std::vector<int64_t> out_shape(as.begin(), as.end() - 1);
-  out_shape.push_back(nb * kLanes);
+  out_shape.push_back(nb * kInt8Lanes);
   k.output = te::compute(
       out_shape,
       [&](const std::vector<Var>& i) {
@@ -89,7 +87,7 @@ Int8Kernel matmul_integer_packed(const QuantOperand& a, const QuantOperand& b, c
         for (int d = 1; d < rank - 1; ++d)
           row = row * te::make_int(as[static_cast<size_t>(d)]) + i[static_cast<size_t>(d)];
         const Var& col = i.back();
-        Expr chunk = col / te::make_int(kLanes), lane = col % te::make_int(kLanes);
+        Expr chunk = col / te::make_int(kInt8Lanes), lane = col % te::make_int(kInt8Lanes);
         Expr v = k.product(row, chunk, lane);
         const Expr bz = zero_point(b, col);
         if (b_zero) v = v - bz * k.data_sum(row);

@@ -13,6 +13,7 @@ using schedule::Stage;
 using te::IterVar;
 
 constexpr int64_t kMaxRegN = 28;          // accumulators of one conv micro-kernel
+constexpr int64_t kMaxOhTile = 4;         // output rows of one conv micro-kernel
 constexpr int64_t kMaxDenseRows = 8;      // rows of one dense register tile
 constexpr int64_t kMaxDenseChunks = 4;    // 16-column chunks of one dense register tile
 constexpr int64_t kMaxAccumulators = 24;  // leaving registers for weights and broadcasts
@@ -20,7 +21,7 @@ constexpr int64_t kMaxAccumulators = 24;  // leaving registers for weights and b
 // The root stages around a tensorized kernel: packing in parallel over
 // their outer axes, sums at the root, the output in parallel and vectorized
 // where its innermost axis allows.
-void schedule_around(Schedule& s, const Int8Kernel& k) {
+void schedule_around(Schedule& s, const Int8Kernel& k, bool output_scheduled = false) {
   auto parallel_outer = [&](const Tensor& t, size_t fuse_count) {
     if (!t.defined() || !t.op().as_compute()) return;  // given packed: an input
     Stage st = s[t];
@@ -30,11 +31,13 @@ void schedule_around(Schedule& s, const Int8Kernel& k) {
     if (fuse_count > 1) outer = st.fuse(outer, ax[1]);
     for (size_t i = 2; i < fuse_count; ++i) outer = st.fuse(outer, ax[i]);
     st.parallel(outer);
+    // The padded copy of the data: a row of whole channel blocks per step.
+    if (t.ndim() == 5 && t.shape().back() >= 4) st.vectorize(ax.back());
   };
   parallel_outer(k.data, k.data.ndim() == 5 ? 3 : 1);
   parallel_outer(k.weights, 2);
   if (k.data_sum.defined()) parallel_outer(k.data_sum, k.data_sum.ndim() == 3 ? 2 : 1);
-  if (k.output.same_as(k.product)) return;  // the tensorized stage alone
+  if (output_scheduled || k.output.same_as(k.product)) return;
   Stage out = s[k.output];
   std::vector<IterVar> ax = out.axis();
   const int64_t last = k.output.shape().back();
@@ -77,6 +80,65 @@ SearchSpace conv2d_int8_template(const Int8Kernel& k, const std::string& intrins
     if (unroll_kw) conv.unroll(r[2]);
     IterVar rows = conv.fuse(conv.fuse(ax[0], ax[1]), ax[2]);
     conv.parallel(rows);
+  };
+  return space;
+}
+
+SearchSpace conv2d_int8_fused_template(const Int8Kernel& k, const std::string& intrinsic) {
+  const auto& shape = k.product.shape();
+  LATHE_CHECK(k.output.shape() == shape && !k.output.same_as(k.product),
+              "conv2d_int8_fused_template: the output '", k.output.name(),
+              "' is not an epilogue of the product's shape");
+  const int64_t oh = shape[2], ow = shape[3];
+  SearchSpace space;
+  space.name = "conv2d_int8_fused.x86";
+  space.knobs = {split_knob("tile_ow", ow, 2, kMaxRegN), split_knob("tile_oh", oh, 2, kMaxOhTile),
+                 choice_knob("unroll_kw", {0, 1})};
+  const std::vector<Knob> knobs = space.knobs;
+  space.constraint = [knobs](const Config& c) {
+    return knob_value(knobs, c, "tile_ow")[1] * knob_value(knobs, c, "tile_oh")[1] <= kMaxRegN;
+  };
+  // The longest row tile, then as many rows as fit beside it: a short row
+  // (a 7- or 14-pixel one) leaves accumulators for a second row, whose tile
+  // reads the same weights.
+  const int64_t reg_n = divisors(ow, kMaxRegN).back();
+  int64_t rows = 1;
+  for (int64_t d : divisors(oh, kMaxOhTile))
+    if (d * reg_n <= kMaxRegN) rows = d;
+  space.default_config = require_config(
+      space,
+      {{"tile_ow", {ow / reg_n, reg_n}}, {"tile_oh", {oh / rows, rows}}, {"unroll_kw", {0}}});
+  space.apply = [k, knobs, intrinsic](Schedule& s, const Config& config) {
+    const int64_t reg_n = knob_value(knobs, config, "tile_ow")[1];
+    const int64_t rows = knob_value(knobs, config, "tile_oh")[1];
+    const bool unroll_kw = knob_int(knobs, config, "unroll_kw") != 0;
+    schedule_around(s, k, true);
+    // The output (the requantized epilogue) is the root stage: its rows in
+    // parallel (only n, oc_chunk and oh_outer fused, so that the tile's
+    // bounds stay a tile), each tile requantized in vectors of the channel
+    // block right after its sums.
+    Stage out = s[k.output];
+    std::vector<IterVar> ax = out.axis();
+    auto [oh_outer, oh_inner] = out.split(ax[2], rows, "oh_outer", "oh_inner");
+    auto [ow_outer, ow_inner] = out.split(ax[3], reg_n, "ow_outer", "ow_inner");
+    out.reorder({ax[0], ax[1], oh_outer, ow_outer, oh_inner, ow_inner, ax[4]});
+    out.parallel(out.fuse(out.fuse(ax[0], ax[1]), oh_outer));
+    out.vectorize(ax[4]);
+    // Unrolled, the tile's reads are at constant offsets: LLVM then keeps it
+    // in registers (an indexed read would leave it in memory).
+    out.unroll(ow_inner);
+    if (rows > 1) out.unroll(oh_inner);
+    // The product: a [rows, reg_n, 16] int32 tile per (row, ow_outer), the
+    // accumulators LLVM keeps in vector registers over the whole reduction.
+    Stage conv = s[k.product];
+    conv.compute_at(out, ow_outer);
+    std::vector<IterVar> c = conv.axis(), r = conv.reduce_axis();
+    // c: n, oc_chunk, oh, ow, oc_block; r: rco, ry, rx, rcq, rcl.
+    conv.reorder({c[0], c[1], r[0], r[1], r[2], r[3], c[2], c[3], c[4], r[4]});
+    conv.tensorize(c[4], intrinsic);
+    conv.unroll(c[3]);
+    if (rows > 1) conv.unroll(c[2]);
+    if (unroll_kw) conv.unroll(r[2]);
   };
   return space;
 }

@@ -115,10 +115,8 @@ Int8Kernel kernel_of(const Tensor& anchor) {
   return k;
 }
 
-// The group's epilogue: its stages between the anchor and the outputs
-// inlined, each output in parallel over its outer axes and in vectors of 16
-// along its last where that divides it.
-void schedule_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
+// The group's stages between the anchor and its outputs, inlined.
+void inline_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
   OpSet seen;
   std::vector<Tensor> stack(outputs.begin(), outputs.end());
   while (!stack.empty()) {
@@ -128,6 +126,13 @@ void schedule_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tens
     if (!is_output(outputs, t)) s[t].compute_inline();
     for (const Tensor& in : t.op().input_tensors()) stack.push_back(in);
   }
+}
+
+// The group's epilogue: its stages between the anchor and the outputs
+// inlined, each output in parallel over its outer axes and in vectors of 16
+// along its last where that divides it.
+void schedule_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
+  inline_epilogue(s, anchor, outputs);
   for (const Tensor& out : outputs) {
     if (out.same_as(anchor)) continue;
     Stage st = s[out];
@@ -166,7 +171,22 @@ SearchSpace conv_integer_template(const Tensor& anchor, const std::vector<Tensor
     return with_epilogue(space, anchor, outputs);
   }
   // The packed form (ConvIntegerNCHWc), its correction elementwise in the
-  // product: inlined into the epilogue, so the int32 sums are read once.
+  // product: inlined into the epilogue, so the int32 sums are read once. An
+  // epilogue of one output of the product's shape (the requantization, a
+  // residual QLinearAdd) is fused with the product tile by tile.
+  if (anchor.ndim() == 5 && outputs.size() == 1 && !outputs[0].same_as(anchor) &&
+      outputs[0].shape() == anchor.shape()) {
+    Int8Kernel k = kernel_of(anchor);
+    k.output = outputs[0];
+    SearchSpace space = conv2d_int8_fused_template(k);
+    auto kernel = space.apply;
+    space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
+      inline_epilogue(s, anchor, outputs);
+      s[anchor].compute_inline();
+      kernel(s, config);
+    };
+    return space;
+  }
   if (anchor.ndim() == 5 && !is_output(outputs, anchor)) {
     Int8Kernel k = kernel_of(anchor);
     k.output = k.product;  // no root stage for the anchor

@@ -1,0 +1,172 @@
+// The packed int8 conv groups (ConvIntegerNCHWc and its requantize
+// epilogue, topi/int8.h's conv2d_int8_fused.x86): the product is computed
+// per output tile inside the epilogue's loops, so no int32 buffer of the
+// whole output is lowered; and the compiled groups, for 1x1, strided, odd
+// widths and two-row tiles, give exactly the reference executor's result.
+#include <QtTest>
+
+#include <cstdint>
+
+#include "../graph_builder.h"
+#include "codegen/target.h"
+#include "driver/compiled_module.h"
+#include "driver/graph_compiler.h"
+#include "int8_operands.h"
+#include "reference/executor.h"
+#include "tir/lower.h"
+#include "tir/stmt_functor.h"
+#include "topi/int8.h"
+#include "topi/op_compute.h"
+
+using namespace lathe;
+using namespace lathe::testing;
+
+namespace {
+
+// The element counts of the int32 allocations of a ConvIntegerNCHWc group
+// lowered with its template's default config: x [1, C/16, hw, hw, 16], a
+// k x k conv of `filters` output channels, then the requantization (bias,
+// scale, round, saturate to uint8) the quantized-model pass puts after it.
+std::vector<int64_t> lowered_int32_buffers(int64_t channels, int64_t filters, int64_t hw, int64_t k,
+                                           int64_t stride, int64_t& output_elements) {
+  const te::DataType u8 = te::DataType::UInt(8), s8 = te::DataType::Int(8),
+                     i32 = te::DataType::Int(32), f32 = te::DataType::Float(32);
+  topi::Conv2dParams p;
+  p.stride_h = p.stride_w = stride;
+  p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = k / 2;
+  const topi::QuantOperand x{te::placeholder({1, channels / 16, hw, hw, 16}, u8, "x"), {}};
+  const topi::QuantOperand w{
+      te::placeholder({filters / 16, channels / 16, k, k, 4, 16, 4}, s8, "w"), {}};
+  const te::Tensor anchor = topi::conv2d_integer_packed(x, w, te::Tensor(), p, "conv").output;
+  const te::Tensor bias = te::placeholder({1, filters / 16, 1, 1, 16}, i32, "bias");
+  const te::Tensor scale = te::placeholder({1, filters / 16, 1, 1, 16}, f32, "scale");
+  const te::Tensor out = te::compute(
+      anchor.shape(),
+      [&](const std::vector<te::Var>& i) {
+        te::Expr v = te::cast(f32, anchor(i[0], i[1], i[2], i[3], i[4]) +
+                                       bias(i[0], i[1], te::make_int(0), te::make_int(0), i[4]));
+        v = te::round(v * scale(i[0], i[1], te::make_int(0), te::make_int(0), i[4]));
+        v = te::min(te::max(v, te::make_const(f32, 0.0)), te::make_const(f32, 255.0));
+        return te::cast(u8, te::cast(i32, v));
+      },
+      "requantize");
+  const topi::OpStrategy* strategy = topi::OpStrategyRegistry::global().find("ConvIntegerNCHWc");
+  const topi::SearchSpace space =
+      strategy->template_for("llvm")(anchor, {out}, codegen::Target::host().vector_unit());
+  schedule::Schedule s({out.op()});
+  space.apply(s, space.default_config);
+  const tir::LoweredFunc f =
+      tir::lower(s, {x.value, w.value, bias, scale, out}, "group", {.record_ir = false});
+  output_elements = 1;
+  for (int64_t d : out.shape()) output_elements *= d;
+  std::vector<int64_t> found;
+  tir::visit_stmt(f.func.body, [&](const tir::Stmt& st) {
+    const auto* a = st.as<tir::AllocateNode>();
+    if (!a || a->dtype != i32) return;
+    int64_t elements = 1;
+    for (const te::Expr& e : a->extents) {
+      const int64_t* n = te::as_const_int(e);
+      elements *= n ? *n : output_elements;
+    }
+    found.push_back(elements);
+  });
+  return found;
+}
+
+// QLinearConv(x, ...) with pseudo-random int8 weights of `filters` x C x k x k.
+ValueId qlinear_conv(GraphBuilder& b, const std::string& name, ValueId x, int64_t filters,
+                     int64_t k, Attributes attrs, uint32_t seed) {
+  const int64_t c = b.g.type(x).shape[1];
+  return b.node(
+      "QLinearConv", name,
+      {x, b.constant(name + "_xs", Tensor::scalar(0.05f)),
+       b.constant(name + "_xzp", Tensor::scalar<uint8_t>(0)),
+       b.constant(name + "_w", random_tensor<int8_t>({filters, c, k, k}, -127, 127, seed)),
+       b.constant(name + "_ws", Tensor::scalar(0.01f)),
+       b.constant(name + "_wzp", Tensor::scalar<int8_t>(0)),
+       b.constant(name + "_ys", Tensor::scalar(0.6f)),
+       b.constant(name + "_yzp", Tensor::scalar<uint8_t>(3)),
+       b.constant(name + "_bias", random_tensor<int32_t>({filters}, -3000, 3000, seed + 1))},
+      std::move(attrs));
+}
+
+}  // namespace
+
+class TestInt8ConvFused : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // The product is a tile of at most 28 pixels x 16 channels (registers),
+  // never an int32 buffer of the whole output read back by the epilogue.
+  void productIsATile_data() {
+    QTest::addColumn<int64_t>("channels");
+    QTest::addColumn<int64_t>("filters");
+    QTest::addColumn<int64_t>("hw");
+    QTest::addColumn<int64_t>("kernel");
+    QTest::addColumn<int64_t>("stride");
+    QTest::newRow("3x3") << int64_t{32} << int64_t{32} << int64_t{28} << int64_t{3} << int64_t{1};
+    QTest::newRow("3x3/2") << int64_t{16} << int64_t{32} << int64_t{28} << int64_t{3} << int64_t{2};
+    QTest::newRow("1x1/2") << int64_t{32} << int64_t{64} << int64_t{28} << int64_t{1} << int64_t{2};
+    QTest::newRow("7x7 rows") << int64_t{32} << int64_t{32} << int64_t{7} << int64_t{3}
+                              << int64_t{1};
+  }
+  void productIsATile() {
+    QFETCH(int64_t, channels);
+    QFETCH(int64_t, filters);
+    QFETCH(int64_t, hw);
+    QFETCH(int64_t, kernel);
+    QFETCH(int64_t, stride);
+    int64_t output_elements = 0;
+    const std::vector<int64_t> buffers =
+        lowered_int32_buffers(channels, filters, hw, kernel, stride, output_elements);
+    QCOMPARE(buffers.size(), size_t{1});  // the product's tile
+    QVERIFY2(buffers[0] <= 28 * 16, qPrintable(QString("an int32 buffer of %1 elements (the "
+                                                       "output has %2)")
+                                                   .arg(buffers[0])
+                                                   .arg(output_elements)));
+  }
+
+  // Compiled through the whole pipeline (QLinearConv -> ConvIntegerNCHWc
+  // groups), against the reference executor, exactly.
+  void matchesReference_data() {
+    QTest::addColumn<int64_t>("hw");
+    QTest::addColumn<int64_t>("kernel");
+    QTest::addColumn<int64_t>("stride");
+    QTest::newRow("1x1/2 14") << int64_t{14} << int64_t{1} << int64_t{2};
+    QTest::newRow("1x1 10") << int64_t{10} << int64_t{1} << int64_t{1};
+    QTest::newRow("3x3/2 14") << int64_t{14} << int64_t{3} << int64_t{2};
+    QTest::newRow("3x3 two rows 14") << int64_t{14} << int64_t{3} << int64_t{1};
+    QTest::newRow("3x3 odd 9") << int64_t{9} << int64_t{3} << int64_t{1};
+  }
+  void matchesReference() {
+    QFETCH(int64_t, hw);
+    QFETCH(int64_t, kernel);
+    QFETCH(int64_t, stride);
+    GraphBuilder b;
+    const ValueId x = b.input("x", {1, 16, hw, hw}, DType::UInt8);
+    const int64_t pad = kernel / 2;
+    // Two convs: the second reads the first's blocked uint8 output, so both
+    // are packed groups with their requantize epilogue.
+    const ValueId a = qlinear_conv(b, "a", x, 32, kernel,
+                                   attrs_of({{"pads", std::vector<int64_t>{pad, pad, pad, pad}},
+                                             {"strides", std::vector<int64_t>{stride, stride}}}),
+                                   11);
+    const ValueId c =
+        qlinear_conv(b, "c", a, 16, 3, attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}), 21);
+    const Graph g = b.finish({c});
+    const Tensor in = random_tensor<uint8_t>({1, 16, hw, hw}, 0, 255, 5);
+    const Tensor expected = reference::Executor(g).run({{"x", in}})[0];
+    driver::CompileOptions options;
+    options.passes.record_snapshots = false;
+    const driver::CompiledGraph compiled = driver::compile_graph(g, options);
+    QCOMPARE(count_op(compiled.optimized.graph, "ConvIntegerNCHWc"), 2);
+    driver::JitGraphModule module(compiled, options.target);
+    runtime::GraphExecutor& exec = module.executor();
+    exec.set_input(exec.input_name(0), in.raw(), in.nbytes());
+    exec.run();
+    QCOMPARE(values<uint8_t>(driver::from_ndarray(exec.output(0))), values<uint8_t>(expected));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestInt8ConvFused)
+#include "tst_int8_conv_fused.moc"
