@@ -191,6 +191,13 @@ TensorizeMatch match_tensorize(const StageNode& stage, const IterVar& at,
       const int64_t* e = te::as_const_int(ranges.at(leaf).extent);
       outer[leaf.var()] = te::make_int(outer_at && e && *e > 1 ? 1 : 0, leaf.var().type());
     }
+    // A stage computed at another's loop: its roots start where those
+    // loops are (bound inference's mins), outer loops as well.
+    for (const IterVar& root : stage.root_iter_vars)
+      te::visit_expr(ranges.at(root).min, [&](const Expr& e) {
+        if (e.as<te::VarNode>() && !outer.count(te::Var(e)))
+          outer[te::Var(e)] = te::make_int(outer_at, e.type());
+      });
     for (const Access& access : accesses) {
       int64_t stage_base = 0, decl_base = 0;
       for (int64_t p = 0; p < points; ++p) {

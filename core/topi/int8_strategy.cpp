@@ -144,6 +144,20 @@ void schedule_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tens
   }
 }
 
+// The stages between the anchor and the outputs inlined, the outputs left
+// to the caller.
+void inline_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
+  OpSet seen;
+  std::vector<Tensor> stack(outputs.begin(), outputs.end());
+  while (!stack.empty()) {
+    Tensor t = stack.back();
+    stack.pop_back();
+    if (t.same_as(anchor) || !t.op().as_compute() || !seen.insert(t.op()).second) continue;
+    if (!is_output(outputs, t)) s[t].compute_inline();
+    for (const Tensor& in : t.op().input_tensors()) stack.push_back(in);
+  }
+}
+
 SearchSpace with_epilogue(SearchSpace space, const Tensor& anchor,
                           const std::vector<Tensor>& outputs) {
   auto kernel = space.apply;
@@ -190,6 +204,19 @@ SearchSpace matmul_integer_template(const Tensor& anchor, const std::vector<Tens
   if (tag_of(anchor) == "matmul_integer" && !is_output(outputs, anchor)) {
     Int8Kernel k = kernel_of(anchor);
     k.output = k.product;  // no root stage for the anchor
+    if (outputs.size() == 1) {
+      // The product's tiles computed inside the epilogue's loops.
+      SearchSpace tiled = matmul_int8_tile_epilogue_template(k, outputs[0]);
+      if (tiled.apply) {
+        auto kernel = tiled.apply;
+        tiled.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
+          inline_epilogue(s, anchor, outputs);
+          s[anchor].compute_inline();
+          kernel(s, config);
+        };
+        return tiled;
+      }
+    }
     SearchSpace space = matmul_int8_template(k);
     auto kernel = space.apply;
     space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {

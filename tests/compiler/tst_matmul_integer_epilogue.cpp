@@ -1,9 +1,10 @@
 // The float rescale epilogue of a dynamic int8 MatMul (ORT's
 // quantize_dynamic: MatMulInteger → Cast → Mul(scale_a * scale_b) → Add
 // bias): the MatMulInteger's zero-point correction is inlined into the
-// epilogue, so the int32 product is read once by the float stage and not
-// copied into a second int32 buffer first (topi/int8_strategy.cpp,
-// matmul_integer_template). The compiled group agrees with the reference
+// epilogue and each register tile of the int32 product is computed inside
+// the epilogue's loops (topi/int8_strategy.cpp, matmul_integer_template;
+// int8_schedule_x86.cpp, matmul_int8_tile_epilogue_template), so no whole
+// int32 product is written and read again. The compiled group agrees with the reference
 // executor on 1, 7 and 128 rows, uint8 and int8 A, per-tensor and
 // per-column zero points.
 #include <QtTest>
@@ -31,6 +32,7 @@ struct Case {
   int64_t rows = 0;
   bool int8_a = false;
   BZero b_zero = BZero::None;
+  bool rows_first = false;  // A [rows, 1, K] (a sequence-first encoder) instead of [1, rows, K]
 };
 
 constexpr int64_t kDepth = 64, kColumns = 48;
@@ -40,12 +42,13 @@ constexpr int64_t kDepth = 64, kColumns = 48;
 Graph rescale_graph(const Case& c, std::vector<Tensor>& inputs) {
   GraphBuilder b;
   const DType a_type = c.int8_a ? DType::Int8 : DType::UInt8;
-  const ValueId a = b.input("a", {1, c.rows, kDepth}, a_type);
+  const Shape a_shape = c.rows_first ? Shape{c.rows, 1, kDepth} : Shape{1, c.rows, kDepth};
+  const ValueId a = b.input("a", a_shape, a_type);
   const ValueId a_zero = b.input("a_zero_point", {}, a_type);
   if (c.int8_a) {
-    inputs = {random_tensor<int8_t>({1, c.rows, kDepth}, -128, 127, 7), Tensor::scalar<int8_t>(-3)};
+    inputs = {random_tensor<int8_t>(a_shape, -128, 127, 7), Tensor::scalar<int8_t>(-3)};
   } else {
-    inputs = {random_tensor<uint8_t>({1, c.rows, kDepth}, 0, 255, 7), Tensor::scalar<uint8_t>(131)};
+    inputs = {random_tensor<uint8_t>(a_shape, 0, 255, 7), Tensor::scalar<uint8_t>(131)};
   }
   std::vector<ValueId> mm = {
       a, b.constant("b", random_tensor<int8_t>({kDepth, kColumns}, -128, 127, 11)), a_zero};
@@ -72,20 +75,25 @@ class TestMatMulIntegerEpilogue : public QObject {
     QTest::addColumn<int>("rows");
     QTest::addColumn<bool>("int8_a");
     QTest::addColumn<int>("b_zero");
+    QTest::addColumn<bool>("rows_first");
     for (int rows : {1, 7, 128})
       for (bool int8_a : {false, true})
-        for (BZero z : {BZero::None, BZero::PerTensor, BZero::PerColumn}) {
-          const std::string name = std::to_string(rows) + " rows, " + (int8_a ? "int8" : "uint8") +
-                                   " A, b zero point " + std::to_string(static_cast<int>(z));
-          QTest::newRow(name.c_str()) << rows << int8_a << static_cast<int>(z);
-        }
+        for (BZero z : {BZero::None, BZero::PerTensor, BZero::PerColumn})
+          for (bool rows_first : {false, true}) {
+            const std::string name = std::to_string(rows) + " rows" +
+                                     (rows_first ? " first, " : ", ") +
+                                     (int8_a ? "int8" : "uint8") + " A, b zero point " +
+                                     std::to_string(static_cast<int>(z));
+            QTest::newRow(name.c_str()) << rows << int8_a << static_cast<int>(z) << rows_first;
+          }
   }
 
   void epilogueReadsTheProduct() {
     QFETCH(int, rows);
     QFETCH(bool, int8_a);
     QFETCH(int, b_zero);
-    const Case c{rows, int8_a, static_cast<BZero>(b_zero)};
+    QFETCH(bool, rows_first);
+    const Case c{rows, int8_a, static_cast<BZero>(b_zero), rows_first};
     std::vector<Tensor> inputs;
     const Graph g = rescale_graph(c, inputs);
     std::map<std::string, Tensor> named = {{"a", inputs[0]}, {"a_zero_point", inputs[1]}};
@@ -96,7 +104,8 @@ class TestMatMulIntegerEpilogue : public QObject {
     const driver::CompiledGraph compiled = driver::compile_graph(g, options);
 
     // Structure: one kernel, the tensorized product with the correction
-    // stage inlined into the float epilogue.
+    // stage inlined into the float epilogue, its register tiles computed
+    // inside the epilogue's loops.
     const passes::OptimizedGraph& optimized = compiled.optimized;
     const std::vector<tune::KernelTask> tasks =
         tune::extract_tasks(optimized.graph, optimized.groups);
@@ -107,6 +116,9 @@ class TestMatMulIntegerEpilogue : public QObject {
     QVERIFY2(text.find("tensorize") != std::string::npos, text.c_str());
     const std::string anchor = int8_a ? "s[matmulinteger]" : "s[matmulintegerpacked]";
     QVERIFY2(text.find(anchor + ".compute_inline()") != std::string::npos, text.c_str());
+    const std::string product =
+        int8_a ? "s[matmulinteger_product]" : "s[matmulintegerpacked_product]";
+    QVERIFY2(text.find(product + ".compute_at(s[") != std::string::npos, text.c_str());
 
     driver::JitGraphModule module(compiled, options.target);
     runtime::GraphExecutor& exec = module.executor();
