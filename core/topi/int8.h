@@ -123,6 +123,13 @@ SearchSpace conv2d_int8_fused_template(const Int8Kernel& kernel,
                                        const std::string& intrinsic = "dot_16x4_u8s8");
 SearchSpace matmul_int8_template(const Int8Kernel& kernel,
                                  const std::string& intrinsic = "dot_16x4_u8s8");
+// The same register tiles computed inside the loops of `epilogue`, the
+// group's one output that reads the product elementwise (its correction and
+// float rescale inlined): each tile's int32 sums are rescaled while in cache
+// and no whole int32 product is written. Undefined space (no apply) where
+// the epilogue's shape is not [..., rows, N] over the product's rows.
+SearchSpace matmul_int8_tile_epilogue_template(const Int8Kernel& kernel, const Tensor& epilogue,
+                                               const std::string& intrinsic = "dot_16x4_u8s8");
 // Depthwise ConvInteger: channels in parallel, output columns in vectors.
 void schedule_depthwise_conv2d_integer_x86(schedule::Schedule& s, const Tensor& output,
                                            int64_t vector_lanes = 16);

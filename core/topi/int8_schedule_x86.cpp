@@ -178,6 +178,63 @@ SearchSpace matmul_int8_template(const Int8Kernel& k, const std::string& intrins
   return space;
 }
 
+SearchSpace matmul_int8_tile_epilogue_template(const Int8Kernel& k, const Tensor& epilogue,
+                                               const std::string& intrinsic) {
+  const int64_t rows = k.product.shape()[0], chunks = k.product.shape()[1];
+  const std::vector<int64_t>& shape = epilogue.shape();
+  const size_t rank = shape.size();
+  int64_t leading = 1;
+  for (size_t d = 0; d + 1 < rank; ++d) leading *= shape[d];
+  if (rank < 2 || leading != rows || shape.back() != chunks * k.lanes) return {};
+  // The row axis: the innermost leading one longer than 1 (a [128, 1, N]
+  // output has its rows first); the axes after it have extent 1.
+  size_t row_axis = rank - 2;
+  while (row_axis > 0 && shape[row_axis] == 1) --row_axis;
+  const int64_t row_extent = shape[row_axis];
+  SearchSpace space;
+  space.name = "dense_int8.x86";
+  space.knobs = {split_knob("tile_y", row_extent, 2, kMaxDenseRows),
+                 split_knob("tile_x", chunks, 2, kMaxDenseChunks)};
+  const int64_t y = divisors(row_extent, kMaxDenseRows).back();
+  int64_t x = 1;
+  for (int64_t d : divisors(chunks, kMaxDenseChunks))
+    if (d * y <= kMaxAccumulators) x = d;
+  space.default_config =
+      require_config(space, {{"tile_y", {row_extent / y, y}}, {"tile_x", {chunks / x, x}}});
+  const std::vector<Knob> knobs = space.knobs;
+  space.constraint = [knobs](const Config& c) {
+    return knob_value(knobs, c, "tile_y")[1] * knob_value(knobs, c, "tile_x")[1] <=
+           kMaxAccumulators;
+  };
+  space.apply = [k, epilogue, row_axis, knobs, intrinsic](Schedule& s, const Config& config) {
+    const int64_t ty = knob_value(knobs, config, "tile_y")[1];
+    const int64_t tx = knob_value(knobs, config, "tile_x")[1];
+    schedule_around(s, k);  // the packing and sums; k.output is the product
+    Stage out = s[epilogue];
+    const std::vector<IterVar> ax = out.axis();
+    auto [ro, ri] = out.split(ax[row_axis], ty, "row_outer", "row_inner");
+    auto [co, ci] = out.split(ax.back(), tx * k.lanes, "column_outer", "column_inner");
+    std::vector<IterVar> order(ax.begin(), ax.begin() + static_cast<std::ptrdiff_t>(row_axis));
+    order.insert(order.end(), {ro, co, ri});
+    for (size_t d = row_axis + 1; d + 1 < ax.size(); ++d) order.push_back(ax[d]);
+    order.push_back(ci);
+    out.reorder(order);
+    out.vectorize(out.split(ci, k.lanes).second);
+    IterVar tile = out.fuse(ro, co);
+    for (size_t d = row_axis; d-- > 0;) tile = out.fuse(ax[d], tile);
+    out.parallel(tile);
+    Stage dense = s[k.product];
+    dense.compute_at(out, tile);
+    const std::vector<IterVar> pax = dense.axis(), r = dense.reduce_axis();
+    // pax: row, n_chunk, n_block (the tile's); r: rkq, rkl.
+    dense.reorder({r[0], pax[0], pax[1], pax[2], r[1]});
+    dense.tensorize(pax[2], intrinsic);
+    dense.unroll(pax[0]);
+    dense.unroll(pax[1]);
+  };
+  return space;
+}
+
 void schedule_depthwise_conv2d_integer_x86(Schedule& s, const Tensor& output,
                                            int64_t vector_lanes) {
   const te::ComputeOpNode* c = output.op().as_compute();

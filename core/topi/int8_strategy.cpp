@@ -115,7 +115,8 @@ Int8Kernel kernel_of(const Tensor& anchor) {
   return k;
 }
 
-// The group's stages between the anchor and its outputs, inlined.
+// The group's stages between the anchor and its outputs inlined, the outputs
+// left to the caller.
 void inline_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
   OpSet seen;
   std::vector<Tensor> stack(outputs.begin(), outputs.end());
@@ -204,6 +205,34 @@ SearchSpace conv_integer_template(const Tensor& anchor, const std::vector<Tensor
 
 SearchSpace matmul_integer_template(const Tensor& anchor, const std::vector<Tensor>& outputs,
                                     const VectorUnit&) {
+  // As the packed conv: the zero-point correction inlined into the float
+  // rescale epilogue (Cast → Mul → Add ...), so the int32 product is read
+  // once, not copied into a second int32 buffer by a serial root stage.
+  if (tag_of(anchor) == "matmul_integer" && !is_output(outputs, anchor)) {
+    Int8Kernel k = kernel_of(anchor);
+    k.output = k.product;  // no root stage for the anchor
+    if (outputs.size() == 1) {
+      // The product's tiles computed inside the epilogue's loops.
+      SearchSpace tiled = matmul_int8_tile_epilogue_template(k, outputs[0]);
+      if (tiled.apply) {
+        auto kernel = tiled.apply;
+        tiled.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
+          inline_epilogue(s, anchor, outputs);
+          s[anchor].compute_inline();
+          kernel(s, config);
+        };
+        return tiled;
+      }
+    }
+    SearchSpace space = matmul_int8_template(k);
+    auto kernel = space.apply;
+    space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
+      kernel(s, config);
+      schedule_epilogue(s, anchor, outputs);
+      s[anchor].compute_inline();
+    };
+    return space;
+  }
   return with_epilogue(matmul_int8_template(kernel_of(anchor)), anchor, outputs);
 }
 
