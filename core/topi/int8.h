@@ -130,6 +130,16 @@ SearchSpace matmul_int8_template(const Int8Kernel& kernel,
 // the epilogue's shape is not [..., rows, N] over the product's rows.
 SearchSpace matmul_int8_tile_epilogue_template(const Int8Kernel& kernel, const Tensor& epilogue,
                                                const std::string& intrinsic = "dot_16x4_u8s8");
+// The stages of an int8 kernel, found from the group's anchor (its output):
+// the tensorizable product (tagged conv2d_NCHWc_int8 or dense_int8), the
+// packed operands it reads and the sums of the zero-point terms. Throws
+// naming the anchor when no product is there.
+Int8Kernel int8_kernel_of(const Tensor& anchor);
+// The group's epilogue: its stages between the anchor and the outputs
+// inlined, each output in parallel over its outer axes and in vectors of 16
+// along its last where that divides it.
+void schedule_int8_epilogue(schedule::Schedule& s, const Tensor& anchor,
+                            const std::vector<Tensor>& outputs);
 // Depthwise ConvInteger: channels in parallel, output columns in vectors.
 void schedule_depthwise_conv2d_integer_x86(schedule::Schedule& s, const Tensor& output,
                                            int64_t vector_lanes = 16);

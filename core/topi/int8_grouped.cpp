@@ -5,6 +5,7 @@
 // group's output, as int8_strategy.cpp schedules ConvIntegerNCHWc.
 #include "support/error.h"
 #include "topi/group_schedule.h"
+#include "topi/int8.h"
 #include "topi/int8_depthwise.h"
 #include "topi/op_compute.h"
 
@@ -43,61 +44,17 @@ std::vector<te::Tensor> grouped_conv_integer_nchwc_compute(const ComputeContext&
   return {grouped_conv2d_integer_packed(x, ctx.input(1), w_sum, p, ctx.name()).output};
 }
 
-// The stages of the kernel, found from its output (the anchor), as
-// int8_strategy.cpp's kernel_of finds a ConvIntegerNCHWc's.
-Int8Kernel kernel_of(const Tensor& anchor) {
-  Int8Kernel k;
-  k.output = anchor;
-  for (const Tensor& t : anchor.op().input_tensors())
-    if (tag_of(t) == "conv2d_NCHWc_int8") k.product = t;
-  LATHE_CHECK(k.product.defined(), "the anchor '", anchor.name(),
-              "' reads no tensorizable int8 product");
-  const std::vector<Tensor> in = k.product.op().input_tensors();
-  LATHE_CHECK(in.size() == 2, "the int8 product reads ", in.size(), " tensors");
-  k.data = in[0];
-  k.weights = in[1];
-  return k;
-}
-
-// The group's stages between the anchor and its outputs inlined, each
-// output in parallel over its outer axes and in vectors of 16 along its last.
-void schedule_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
-  OpSet seen;
-  std::vector<Tensor> stack(outputs.begin(), outputs.end());
-  while (!stack.empty()) {
-    Tensor t = stack.back();
-    stack.pop_back();
-    if (t.same_as(anchor) || !t.op().as_compute() || !seen.insert(t.op()).second) continue;
-    if (!is_output(outputs, t)) s[t].compute_inline();
-    for (const Tensor& in : t.op().input_tensors()) stack.push_back(in);
-  }
-  for (const Tensor& out : outputs) {
-    if (out.same_as(anchor)) continue;
-    Stage st = s[out];
-    std::vector<IterVar> ax = st.axis();
-    if (ax.size() >= 2) {
-      IterVar outer = ax[0];
-      for (size_t i = 1; i + 1 < ax.size(); ++i) outer = st.fuse(outer, ax[i]);
-      st.parallel(outer);
-    }
-    if (out.shape().back() % kLanes == 0) {
-      auto [o, i] = st.split(ax.back(), kLanes);
-      st.vectorize(i);
-    }
-  }
-}
-
 SearchSpace grouped_conv_integer_nchwc_template(const Tensor& anchor,
                                                 const std::vector<Tensor>& outputs,
                                                 const VectorUnit&) {
-  Int8Kernel k = kernel_of(anchor);
+  Int8Kernel k = int8_kernel_of(anchor);
   const bool epilogue = !is_output(outputs, anchor);
   if (epilogue) k.output = k.product;  // the correction inlined into the epilogue
   SearchSpace space = conv2d_int8_template(k);
   auto kernel = space.apply;
   space.apply = [kernel, anchor, outputs, epilogue](Schedule& s, const Config& config) {
     kernel(s, config);
-    schedule_epilogue(s, anchor, outputs);
+    schedule_int8_epilogue(s, anchor, outputs);
     if (epilogue) s[anchor].compute_inline();
   };
   return space;

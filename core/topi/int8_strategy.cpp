@@ -96,25 +96,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The stages of an integer kernel, found from its output (the anchor).
-Int8Kernel kernel_of(const Tensor& anchor) {
-  Int8Kernel k;
-  k.output = anchor;
-  for (const Tensor& t : anchor.op().input_tensors()) {
-    const std::string& tag = tag_of(t);
-    if (tag == "conv2d_NCHWc_int8" || tag == "dense_int8") k.product = t;
-    if (ends_with(t.name(), "_data_sum")) k.data_sum = t;
-    if (ends_with(t.name(), "_weight_sum")) k.weight_sum = t;
-  }
-  LATHE_CHECK(k.product.defined(), "the anchor '", anchor.name(),
-              "' reads no tensorizable int8 product (another compute made it)");
-  const std::vector<Tensor> in = k.product.op().input_tensors();
-  LATHE_CHECK(in.size() == 2, "the int8 product reads ", in.size(), " tensors");
-  k.data = in[0];
-  k.weights = in[1];
-  return k;
-}
-
 // The group's stages between the anchor and its outputs inlined, the outputs
 // left to the caller.
 void inline_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
@@ -129,33 +110,12 @@ void inline_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor
   }
 }
 
-// The group's epilogue: its stages between the anchor and the outputs
-// inlined, each output in parallel over its outer axes and in vectors of 16
-// along its last where that divides it.
-void schedule_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
-  inline_epilogue(s, anchor, outputs);
-  for (const Tensor& out : outputs) {
-    if (out.same_as(anchor)) continue;
-    Stage st = s[out];
-    std::vector<IterVar> ax = st.axis();
-    if (ax.size() >= 2) {
-      IterVar outer = ax[0];
-      for (size_t i = 1; i + 1 < ax.size(); ++i) outer = st.fuse(outer, ax[i]);
-      st.parallel(outer);
-    }
-    if (out.shape().back() % 16 == 0) {
-      auto [o, i] = st.split(ax.back(), 16);
-      st.vectorize(i);
-    }
-  }
-}
-
 SearchSpace with_epilogue(SearchSpace space, const Tensor& anchor,
                           const std::vector<Tensor>& outputs) {
   auto kernel = space.apply;
   space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
     kernel(s, config);
-    schedule_epilogue(s, anchor, outputs);
+    schedule_int8_epilogue(s, anchor, outputs);
   };
   return space;
 }
@@ -177,7 +137,7 @@ SearchSpace conv_integer_template(const Tensor& anchor, const std::vector<Tensor
   // residual QLinearAdd) is fused with the product tile by tile.
   if (anchor.ndim() == 5 && outputs.size() == 1 && !outputs[0].same_as(anchor) &&
       outputs[0].shape() == anchor.shape()) {
-    Int8Kernel k = kernel_of(anchor);
+    Int8Kernel k = int8_kernel_of(anchor);
     k.output = outputs[0];
     SearchSpace space = conv2d_int8_fused_template(k);
     auto kernel = space.apply;
@@ -189,18 +149,18 @@ SearchSpace conv_integer_template(const Tensor& anchor, const std::vector<Tensor
     return space;
   }
   if (anchor.ndim() == 5 && !is_output(outputs, anchor)) {
-    Int8Kernel k = kernel_of(anchor);
+    Int8Kernel k = int8_kernel_of(anchor);
     k.output = k.product;  // no root stage for the anchor
     SearchSpace space = conv2d_int8_template(k);
     auto kernel = space.apply;
     space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
       kernel(s, config);
-      schedule_epilogue(s, anchor, outputs);
+      schedule_int8_epilogue(s, anchor, outputs);
       s[anchor].compute_inline();
     };
     return space;
   }
-  return with_epilogue(conv2d_int8_template(kernel_of(anchor)), anchor, outputs);
+  return with_epilogue(conv2d_int8_template(int8_kernel_of(anchor)), anchor, outputs);
 }
 
 SearchSpace matmul_integer_template(const Tensor& anchor, const std::vector<Tensor>& outputs,
@@ -209,7 +169,7 @@ SearchSpace matmul_integer_template(const Tensor& anchor, const std::vector<Tens
   // rescale epilogue (Cast → Mul → Add ...), so the int32 product is read
   // once, not copied into a second int32 buffer by a serial root stage.
   if (tag_of(anchor) == "matmul_integer" && !is_output(outputs, anchor)) {
-    Int8Kernel k = kernel_of(anchor);
+    Int8Kernel k = int8_kernel_of(anchor);
     k.output = k.product;  // no root stage for the anchor
     if (outputs.size() == 1) {
       // The product's tiles computed inside the epilogue's loops.
@@ -228,15 +188,55 @@ SearchSpace matmul_integer_template(const Tensor& anchor, const std::vector<Tens
     auto kernel = space.apply;
     space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
       kernel(s, config);
-      schedule_epilogue(s, anchor, outputs);
+      schedule_int8_epilogue(s, anchor, outputs);
       s[anchor].compute_inline();
     };
     return space;
   }
-  return with_epilogue(matmul_int8_template(kernel_of(anchor)), anchor, outputs);
+  return with_epilogue(matmul_int8_template(int8_kernel_of(anchor)), anchor, outputs);
 }
 
 }  // namespace
+
+// The stages of an integer kernel, found from its output (the anchor).
+Int8Kernel int8_kernel_of(const Tensor& anchor) {
+  Int8Kernel k;
+  k.output = anchor;
+  for (const Tensor& t : anchor.op().input_tensors()) {
+    const std::string& tag = tag_of(t);
+    if (tag == "conv2d_NCHWc_int8" || tag == "dense_int8") k.product = t;
+    if (ends_with(t.name(), "_data_sum")) k.data_sum = t;
+    if (ends_with(t.name(), "_weight_sum")) k.weight_sum = t;
+  }
+  LATHE_CHECK(k.product.defined(), "the anchor '", anchor.name(),
+              "' reads no tensorizable int8 product (another compute made it)");
+  const std::vector<Tensor> in = k.product.op().input_tensors();
+  LATHE_CHECK(in.size() == 2, "the int8 product reads ", in.size(), " tensors");
+  k.data = in[0];
+  k.weights = in[1];
+  return k;
+}
+
+// The group's epilogue: its stages between the anchor and the outputs
+// inlined, each output in parallel over its outer axes and in vectors of 16
+// along its last where that divides it.
+void schedule_int8_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
+  inline_epilogue(s, anchor, outputs);
+  for (const Tensor& out : outputs) {
+    if (out.same_as(anchor)) continue;
+    Stage st = s[out];
+    std::vector<IterVar> ax = st.axis();
+    if (ax.size() >= 2) {
+      IterVar outer = ax[0];
+      for (size_t i = 1; i + 1 < ax.size(); ++i) outer = st.fuse(outer, ax[i]);
+      st.parallel(outer);
+    }
+    if (out.shape().back() % 16 == 0) {
+      auto [o, i] = st.split(ax.back(), 16);
+      st.vectorize(i);
+    }
+  }
+}
 
 void register_int8_computes(OpStrategyRegistry& registry) {
   registry.define_compute("ConvInteger", conv_integer_compute);
