@@ -11,6 +11,7 @@
 #include "../graph_builder.h"
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
+#include "int8_graph_run.h"
 #include "int8_operands.h"
 #include "passes/alter_int8_conv_layout.h"
 #include "passes/int8_channel_padding.h"
@@ -20,26 +21,6 @@ using namespace lathe;
 using namespace lathe::testing;
 
 namespace {
-
-Tensor run_reference(const Graph& g, const Tensor& x) {
-  return reference::Executor(g).run({{g.value(g.inputs[0]).name, x}})[0];
-}
-
-struct Compiled {
-  Tensor output;
-  Graph optimized;
-};
-
-Compiled run_compiled(const Graph& g, const Tensor& x) {
-  driver::CompileOptions options;
-  options.passes.record_snapshots = false;
-  const driver::CompiledGraph compiled = driver::compile_graph(g, options);
-  driver::JitGraphModule module(compiled, options.target);
-  runtime::GraphExecutor& exec = module.executor();
-  exec.set_input(exec.input_name(0), x.raw(), x.nbytes());
-  exec.run();
-  return {driver::from_ndarray(exec.output(0)), compiled.optimized.graph};
-}
 
 // QLinearConv with pseudo-random int8 weights and per-channel scales; its
 // weight zero point `w_zp` for every filter.

@@ -14,6 +14,7 @@
 #include "../graph_builder.h"
 #include "driver/compiled_module.h"
 #include "driver/graph_compiler.h"
+#include "int8_graph_run.h"
 #include "int8_operands.h"
 #include "passes/drop_qdq_pairs.h"
 #include "passes/eliminate_dead_code.h"
@@ -25,26 +26,6 @@ using namespace lathe;
 using namespace lathe::testing;
 
 namespace {
-
-Tensor run_reference(const Graph& g, const Tensor& x) {
-  return reference::Executor(g).run({{g.value(g.inputs[0]).name, x}})[0];
-}
-
-struct Compiled {
-  Tensor output;
-  Graph optimized;
-};
-
-Compiled run_compiled(const Graph& g, const Tensor& x) {
-  driver::CompileOptions options;
-  options.passes.record_snapshots = false;
-  const driver::CompiledGraph compiled = driver::compile_graph(g, options);
-  driver::JitGraphModule module(compiled, options.target);
-  runtime::GraphExecutor& exec = module.executor();
-  exec.set_input(exec.input_name(0), x.raw(), x.nbytes());
-  exec.run();
-  return {driver::from_ndarray(exec.output(0)), compiled.optimized.graph};
-}
 
 // A zero point of `dtype` holding `value`.
 Tensor zero_point(DType dtype, int value) {
