@@ -130,6 +130,10 @@ SearchSpace matmul_int8_template(const Int8Kernel& kernel,
 // the epilogue's shape is not [..., rows, N] over the product's rows.
 SearchSpace matmul_int8_tile_epilogue_template(const Int8Kernel& kernel, const Tensor& epilogue,
                                                const std::string& intrinsic = "dot_16x4_u8s8");
+// The strides, dilations and pads of a packed int8 conv op (ConvIntegerNCHWc
+// and its depthwise and grouped kinds), which the layout passes write out
+// explicitly (ONNX's defaults where one is missing).
+Conv2dParams packed_conv2d_params(const Attributes& attrs);
 // The stages of an int8 kernel, found from the group's anchor (its output):
 // the tensorizable product (tagged conv2d_NCHWc_int8 or dense_int8), the
 // packed operands it reads and the sums of the zero-point terms. Throws

@@ -5,6 +5,7 @@
 
 #include "support/error.h"
 #include "topi/group_schedule.h"
+#include "topi/int8.h"
 #include "topi/nn_schedule_x86.h"
 #include "topi/op_compute.h"
 
@@ -43,22 +44,7 @@ bool all_zero(const lathe::Tensor* t) {
 
 // DepthwiseConvIntegerNCHWc(x, w, w_sum, x_zero_point, w_zero_point).
 std::vector<te::Tensor> depthwise_conv_integer_nchwc_compute(const ComputeContext& ctx) {
-  auto ints = [&](const char* name, std::vector<int64_t> fallback) {
-    std::vector<int64_t> v = ctx.attrs().get_ints(name);
-    return v.empty() ? fallback : v;
-  };
-  const std::vector<int64_t> strides = ints("strides", {1, 1});
-  const std::vector<int64_t> dilations = ints("dilations", {1, 1});
-  const std::vector<int64_t> pads = ints("pads", {0, 0, 0, 0});
-  Conv2dParams p;
-  p.stride_h = strides[0];
-  p.stride_w = strides[1];
-  p.dilation_h = dilations[0];
-  p.dilation_w = dilations[1];
-  p.pad_top = pads[0];
-  p.pad_left = pads[1];
-  p.pad_bottom = pads[2];
-  p.pad_right = pads[3];
+  const Conv2dParams p = packed_conv2d_params(ctx.attrs());
   auto input_or_none = [&](size_t i) { return ctx.has_input(i) ? ctx.input(i) : Tensor(); };
   const QuantOperand x = {ctx.input(0), input_or_none(3)};
   const QuantOperand w = {ctx.input(1), input_or_none(4)};

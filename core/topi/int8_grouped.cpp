@@ -23,22 +23,7 @@ const DataType kI32 = DataType::Int(32);
 constexpr int64_t kLanes = 16, kGroup = 4;
 
 std::vector<te::Tensor> grouped_conv_integer_nchwc_compute(const ComputeContext& ctx) {
-  auto ints = [&](const char* name, std::vector<int64_t> fallback) {
-    std::vector<int64_t> v = ctx.attrs().get_ints(name);
-    return v.empty() ? fallback : v;
-  };
-  const std::vector<int64_t> strides = ints("strides", {1, 1});
-  const std::vector<int64_t> dilations = ints("dilations", {1, 1});
-  const std::vector<int64_t> pads = ints("pads", {0, 0, 0, 0});
-  Conv2dParams p;
-  p.stride_h = strides[0];
-  p.stride_w = strides[1];
-  p.dilation_h = dilations[0];
-  p.dilation_w = dilations[1];
-  p.pad_top = pads[0];
-  p.pad_left = pads[1];
-  p.pad_bottom = pads[2];
-  p.pad_right = pads[3];
+  const Conv2dParams p = packed_conv2d_params(ctx.attrs());
   const QuantOperand x = {ctx.input(0), ctx.has_input(3) ? ctx.input(3) : Tensor()};
   const Tensor w_sum = ctx.has_input(2) ? ctx.input(2) : Tensor();
   return {grouped_conv2d_integer_packed(x, ctx.input(1), w_sum, p, ctx.name()).output};

@@ -63,22 +63,7 @@ std::vector<te::Tensor> conv_integer_compute(const ComputeContext& ctx) {
 // ConvIntegerNCHWc(x, w, w_sum, x_zero_point, w_zero_point): the layout
 // pass's form, its weight and sums constants packed at compile time.
 std::vector<te::Tensor> conv_integer_nchwc_compute(const ComputeContext& ctx) {
-  auto ints = [&](const char* name, std::vector<int64_t> fallback) {
-    std::vector<int64_t> v = ctx.attrs().get_ints(name);
-    return v.empty() ? fallback : v;
-  };
-  const std::vector<int64_t> strides = ints("strides", {1, 1});
-  const std::vector<int64_t> dilations = ints("dilations", {1, 1});
-  const std::vector<int64_t> pads = ints("pads", {0, 0, 0, 0});
-  Conv2dParams p;
-  p.stride_h = strides[0];
-  p.stride_w = strides[1];
-  p.dilation_h = dilations[0];
-  p.dilation_w = dilations[1];
-  p.pad_top = pads[0];
-  p.pad_left = pads[1];
-  p.pad_bottom = pads[2];
-  p.pad_right = pads[3];
+  const Conv2dParams p = packed_conv2d_params(ctx.attrs());
   const Tensor w_sum = ctx.has_input(2) ? ctx.input(2) : Tensor();
   return {
       conv2d_integer_packed(operand(ctx, 0, 3), operand(ctx, 1, 4), w_sum, p, ctx.name()).output};
@@ -197,6 +182,26 @@ SearchSpace matmul_integer_template(const Tensor& anchor, const std::vector<Tens
 }
 
 }  // namespace
+
+Conv2dParams packed_conv2d_params(const Attributes& attrs) {
+  auto ints = [&](const char* name, std::vector<int64_t> fallback) {
+    std::vector<int64_t> v = attrs.get_ints(name);
+    return v.empty() ? fallback : v;
+  };
+  const std::vector<int64_t> strides = ints("strides", {1, 1});
+  const std::vector<int64_t> dilations = ints("dilations", {1, 1});
+  const std::vector<int64_t> pads = ints("pads", {0, 0, 0, 0});
+  Conv2dParams p;
+  p.stride_h = strides[0];
+  p.stride_w = strides[1];
+  p.dilation_h = dilations[0];
+  p.dilation_w = dilations[1];
+  p.pad_top = pads[0];
+  p.pad_left = pads[1];
+  p.pad_bottom = pads[2];
+  p.pad_right = pads[3];
+  return p;
+}
 
 // The stages of an integer kernel, found from its output (the anchor).
 Int8Kernel int8_kernel_of(const Tensor& anchor) {
