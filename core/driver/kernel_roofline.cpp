@@ -148,8 +148,14 @@ std::string format_roofline_profile(const std::vector<KernelRoofline>& rows,
     for (size_t c = 0; c < line.size(); ++c) width[c] = std::max(width[c], line[c].size());
   std::string text;
   char head[160];
-  std::snprintf(head, sizeof head, "Roofline: peak %.1f GFLOPS on %d threads; GB/s read",
-                machine.peak_gflops, machine.bandwidth.threads);
+  std::snprintf(head, sizeof head, "Roofline: peak %.1f GFLOPS", machine.peak_gflops);
+  text += head;
+  // An int8 kernel's row counts its int8 operations (GOPS) against this one.
+  if (machine.peak_int8_gops > 0) {
+    std::snprintf(head, sizeof head, ", int8 %.1f GOPS", machine.peak_int8_gops);
+    text += head;
+  }
+  std::snprintf(head, sizeof head, " on %d threads; GB/s read", machine.bandwidth.threads);
   text += head;
   for (const BandwidthLevel& l : machine.bandwidth.levels)
     text += " " + l.name + " " + fixed(l.read_gbps, 1);
