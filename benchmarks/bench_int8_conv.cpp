@@ -10,7 +10,8 @@
 // FMA peak). Warm cache, median of the repeats, LATHE_NUM_THREADS threads.
 // Each int8 layer's result is checked against a scalar reference on a
 // sample of outputs.
-//   bench_int8_conv [--repeat N] [--print-schedule] [--asm LAYER]
+//   bench_int8_conv [--repeat N] [--print-schedule] [--asm LAYER] [--only TEXT]
+// (--only: the layers whose name contains TEXT)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -141,7 +142,7 @@ int64_t input_block(int64_t c) {
 int main(int argc, char** argv) {
   int repeat = 20;
   bool print_schedule = false;
-  std::string asm_layer;
+  std::string asm_layer, only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
       repeat = std::atoi(argv[++i]);
@@ -149,9 +150,12 @@ int main(int argc, char** argv) {
       print_schedule = true;
     } else if (!std::strcmp(argv[i], "--asm") && i + 1 < argc) {
       asm_layer = argv[++i];
+    } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = argv[++i];
     } else {
       std::fprintf(stderr,
-                   "usage: bench_int8_conv [--repeat N] [--print-schedule] [--asm LAYER]\n");
+                   "usage: bench_int8_conv [--repeat N] [--print-schedule] [--asm LAYER] "
+                   "[--only TEXT]\n");
       return 2;
     }
   }
@@ -168,6 +172,7 @@ int main(int argc, char** argv) {
                      f32 = te::DataType::Float(32);
   bool wrong = false;
   for (const Layer& l : kLayers) {
+    if (!only.empty() && std::string(l.name).find(only) == std::string::npos) continue;
     const int64_t pad = l.k / 2;
     const int64_t out = (l.hw + 2 * pad - l.k) / l.stride + 1;
     const double ops = 2.0 * static_cast<double>(l.c * l.oc * l.k * l.k * out * out);
@@ -272,7 +277,9 @@ int main(int argc, char** argv) {
                 l.name, t8 * 1e3, ops / t8 / 1e9, 100 * ops / t8 / 1e9 / int8.gops_all_cores,
                 tg * 1e3, 100 * ops / tg / 1e9 / int8.gops_all_cores, tw * 1e3, tf * 1e3,
                 ops / tf / 1e9, 100 * ops / tf / 1e9 / fp32.gflops_all_cores, tf / t8, tf / tg);
-    if (print_schedule) std::printf("%s\n", int8_kernel.schedule.c_str());
+    if (print_schedule)
+      std::printf("%s\ngroup: %s\n", int8_kernel.schedule.c_str(),
+                  group.space.describe(group.space.default_config).c_str());
     if (asm_layer == l.name) std::printf("%s\n", int8_kernel.assembly.c_str());
   }
   std::printf(

@@ -116,10 +116,15 @@ SearchSpace conv2d_int8_template(const Int8Kernel& kernel,
 // inlined. The output's rows run in parallel, each in tiles of tile_oh rows
 // x reg_n pixels x 16 channels, the product computed per tile (compute_at)
 // and requantized from registers: no int32 buffer of the whole output.
+// The default tile is the one with the fewest loads per dot product whose
+// accumulators fit `unit`'s vector registers.
 //   tile_ow    [outer, reg_n] of the output row
-//   tile_oh    [outer, rows] output rows per tile (rows x reg_n <= 28)
+//   tile_oh    [outer, rows] output rows per tile
+//   tile_oc    [outer, blocks] 16-channel blocks per tile
+//              (rows x reg_n x blocks accumulators, in registers)
 //   unroll_kw  unroll the kernel-width loop
 SearchSpace conv2d_int8_fused_template(const Int8Kernel& kernel,
+                                       const VectorUnit& unit = VectorUnit::avx512(),
                                        const std::string& intrinsic = "dot_16x4_u8s8");
 SearchSpace matmul_int8_template(const Int8Kernel& kernel,
                                  const std::string& intrinsic = "dot_16x4_u8s8");

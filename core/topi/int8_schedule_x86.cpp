@@ -14,6 +14,7 @@ using te::IterVar;
 
 constexpr int64_t kMaxRegN = 28;          // accumulators of one conv micro-kernel
 constexpr int64_t kMaxOhTile = 4;         // output rows of one conv micro-kernel
+constexpr int64_t kMaxOcTile = 4;         // channel blocks of one conv micro-kernel
 constexpr int64_t kMaxDenseRows = 8;      // rows of one dense register tile
 constexpr int64_t kMaxDenseChunks = 4;    // 16-column chunks of one dense register tile
 constexpr int64_t kMaxAccumulators = 24;  // leaving registers for weights and broadcasts
@@ -55,6 +56,45 @@ void schedule_around(Schedule& s, const Int8Kernel& k, bool output_scheduled = f
   }
 }
 
+// The register tile of a fused conv: `rows` x `pixels` output pixels times
+// `blocks` channel blocks of 16. Per step of the reduction it loads one
+// broadcast per pixel and one weight vector per block for pixels x blocks
+// dot products, so wider tiles in both directions load less per product.
+struct ConvRegisterTile {
+  int64_t rows = 1, pixels = 1, blocks = 1;
+  int64_t accumulators() const { return rows * pixels * blocks; }
+  // Vector loads per dot product.
+  double loads_per_product() const {
+    return static_cast<double>(rows * pixels + blocks) / static_cast<double>(accumulators());
+  }
+};
+
+// Whether the tile's accumulators, its weights and a broadcast fit `unit`'s
+// vector registers. One weight vector stays in a register per block when
+// there are several; a single block's is a memory operand of the product.
+bool fits_registers(const ConvRegisterTile& t, const VectorUnit& unit) {
+  const int64_t per_vector = unit.vectors_for(16);  // registers of 16 int32 lanes
+  const int64_t registers = (t.accumulators() + (t.blocks > 1 ? t.blocks : 0)) * per_vector + 1;
+  return t.accumulators() <= kMaxRegN && registers <= unit.registers;
+}
+
+// The tile with the fewest loads per product among those whose sizes divide
+// the output (a partial tile would read past the padded data) and that fit
+// the registers; ties go to the fewer channel blocks (a longer stream of
+// pixels per weight).
+ConvRegisterTile default_conv_tile(int64_t oc_chunks, int64_t oh, int64_t ow,
+                                   const VectorUnit& unit) {
+  ConvRegisterTile best;
+  for (int64_t blocks : divisors(oc_chunks, kMaxOcTile))
+    for (int64_t pixels : divisors(ow, kMaxRegN))
+      for (int64_t rows : divisors(oh, kMaxOhTile)) {
+        const ConvRegisterTile t{rows, pixels, blocks};
+        if (fits_registers(t, unit) && t.loads_per_product() < best.loads_per_product() - 1e-9)
+          best = t;
+      }
+  return best;
+}
+
 }  // namespace
 
 SearchSpace conv2d_int8_template(const Int8Kernel& k, const std::string& intrinsic) {
@@ -84,60 +124,64 @@ SearchSpace conv2d_int8_template(const Int8Kernel& k, const std::string& intrins
   return space;
 }
 
-SearchSpace conv2d_int8_fused_template(const Int8Kernel& k, const std::string& intrinsic) {
+SearchSpace conv2d_int8_fused_template(const Int8Kernel& k, const VectorUnit& unit,
+                                       const std::string& intrinsic) {
   const auto& shape = k.product.shape();
   LATHE_CHECK(k.output.shape() == shape && !k.output.same_as(k.product),
               "conv2d_int8_fused_template: the output '", k.output.name(),
               "' is not an epilogue of the product's shape");
-  const int64_t oh = shape[2], ow = shape[3];
+  const int64_t oc_chunks = shape[1], oh = shape[2], ow = shape[3];
   SearchSpace space;
   space.name = "conv2d_int8_fused.x86";
   space.knobs = {split_knob("tile_ow", ow, 2, kMaxRegN), split_knob("tile_oh", oh, 2, kMaxOhTile),
-                 choice_knob("unroll_kw", {0, 1})};
+                 split_knob("tile_oc", oc_chunks, 2, kMaxOcTile), choice_knob("unroll_kw", {0, 1})};
   const std::vector<Knob> knobs = space.knobs;
-  space.constraint = [knobs](const Config& c) {
-    return knob_value(knobs, c, "tile_ow")[1] * knob_value(knobs, c, "tile_oh")[1] <= kMaxRegN;
+  space.constraint = [knobs, unit](const Config& c) {
+    return fits_registers({knob_value(knobs, c, "tile_oh")[1], knob_value(knobs, c, "tile_ow")[1],
+                           knob_value(knobs, c, "tile_oc")[1]},
+                          unit);
   };
-  // The longest row tile, then as many rows as fit beside it: a short row
-  // (a 7- or 14-pixel one) leaves accumulators for a second row, whose tile
-  // reads the same weights.
-  const int64_t reg_n = divisors(ow, kMaxRegN).back();
-  int64_t rows = 1;
-  for (int64_t d : divisors(oh, kMaxOhTile))
-    if (d * reg_n <= kMaxRegN) rows = d;
-  space.default_config = require_config(
-      space,
-      {{"tile_ow", {ow / reg_n, reg_n}}, {"tile_oh", {oh / rows, rows}}, {"unroll_kw", {0}}});
+  const ConvRegisterTile tile = default_conv_tile(oc_chunks, oh, ow, unit);
+  space.default_config = require_config(space, {{"tile_ow", {ow / tile.pixels, tile.pixels}},
+                                                {"tile_oh", {oh / tile.rows, tile.rows}},
+                                                {"tile_oc", {oc_chunks / tile.blocks, tile.blocks}},
+                                                {"unroll_kw", {0}}});
   space.apply = [k, knobs, intrinsic](Schedule& s, const Config& config) {
     const int64_t reg_n = knob_value(knobs, config, "tile_ow")[1];
     const int64_t rows = knob_value(knobs, config, "tile_oh")[1];
+    const int64_t blocks = knob_value(knobs, config, "tile_oc")[1];
     const bool unroll_kw = knob_int(knobs, config, "unroll_kw") != 0;
     schedule_around(s, k, true);
-    // The output (the requantized epilogue) is the root stage: its rows in
-    // parallel (only n, oc_chunk and oh_outer fused, so that the tile's
+    // The output (the requantized epilogue) is the root stage: its tiles in
+    // parallel (only n, oc_outer and oh_outer fused, so that the tile's
     // bounds stay a tile), each tile requantized in vectors of the channel
     // block right after its sums.
     Stage out = s[k.output];
     std::vector<IterVar> ax = out.axis();
+    auto [oc_outer, oc_inner] = out.split(ax[1], blocks, "oc_outer", "oc_inner");
     auto [oh_outer, oh_inner] = out.split(ax[2], rows, "oh_outer", "oh_inner");
     auto [ow_outer, ow_inner] = out.split(ax[3], reg_n, "ow_outer", "ow_inner");
-    out.reorder({ax[0], ax[1], oh_outer, ow_outer, oh_inner, ow_inner, ax[4]});
-    out.parallel(out.fuse(out.fuse(ax[0], ax[1]), oh_outer));
+    out.reorder({ax[0], oc_outer, oh_outer, ow_outer, oc_inner, oh_inner, ow_inner, ax[4]});
+    out.parallel(out.fuse(out.fuse(ax[0], oc_outer), oh_outer));
     out.vectorize(ax[4]);
     // Unrolled, the tile's reads are at constant offsets: LLVM then keeps it
     // in registers (an indexed read would leave it in memory).
     out.unroll(ow_inner);
     if (rows > 1) out.unroll(oh_inner);
-    // The product: a [rows, reg_n, 16] int32 tile per (row, ow_outer), the
-    // accumulators LLVM keeps in vector registers over the whole reduction.
+    if (blocks > 1) out.unroll(oc_inner);
+    // The product: a [blocks, rows, reg_n, 16] int32 tile per (row,
+    // ow_outer), the accumulators LLVM keeps in vector registers over the
+    // whole reduction. The blocks innermost but for the dot product: each
+    // pixel's broadcast is loaded once for all of them.
     Stage conv = s[k.product];
     conv.compute_at(out, ow_outer);
     std::vector<IterVar> c = conv.axis(), r = conv.reduce_axis();
     // c: n, oc_chunk, oh, ow, oc_block; r: rco, ry, rx, rcq, rcl.
-    conv.reorder({c[0], c[1], r[0], r[1], r[2], r[3], c[2], c[3], c[4], r[4]});
+    conv.reorder({c[0], r[0], r[1], r[2], r[3], c[2], c[3], c[1], c[4], r[4]});
     conv.tensorize(c[4], intrinsic);
     conv.unroll(c[3]);
     if (rows > 1) conv.unroll(c[2]);
+    if (blocks > 1) conv.unroll(c[1]);
     if (unroll_kw) conv.unroll(r[2]);
   };
   return space;

@@ -124,7 +124,7 @@ SearchSpace conv_integer_template(const Tensor& anchor, const std::vector<Tensor
       outputs[0].shape() == anchor.shape()) {
     Int8Kernel k = int8_kernel_of(anchor);
     k.output = outputs[0];
-    SearchSpace space = conv2d_int8_fused_template(k);
+    SearchSpace space = conv2d_int8_fused_template(k, vector_unit);
     auto kernel = space.apply;
     space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
       inline_epilogue(s, anchor, outputs);

@@ -96,8 +96,9 @@ class TestInt8ConvFused : public QObject {
   Q_OBJECT
 
  private slots:
-  // The product is a tile of at most 28 pixels x 16 channels (registers),
-  // never an int32 buffer of the whole output read back by the epilogue.
+  // The product is a tile of at most 28 accumulators of 16 channels
+  // (registers), never an int32 buffer of the whole output read back by the
+  // epilogue.
   void productIsATile_data() {
     QTest::addColumn<int64_t>("channels");
     QTest::addColumn<int64_t>("filters");
@@ -132,22 +133,28 @@ class TestInt8ConvFused : public QObject {
     QTest::addColumn<int64_t>("hw");
     QTest::addColumn<int64_t>("kernel");
     QTest::addColumn<int64_t>("stride");
-    QTest::newRow("1x1/2 14") << int64_t{14} << int64_t{1} << int64_t{2};
-    QTest::newRow("1x1 10") << int64_t{10} << int64_t{1} << int64_t{1};
-    QTest::newRow("3x3/2 14") << int64_t{14} << int64_t{3} << int64_t{2};
-    QTest::newRow("3x3 two rows 14") << int64_t{14} << int64_t{3} << int64_t{1};
-    QTest::newRow("3x3 odd 9") << int64_t{9} << int64_t{3} << int64_t{1};
+    QTest::addColumn<int64_t>("filters");
+    QTest::newRow("1x1/2 14") << int64_t{14} << int64_t{1} << int64_t{2} << int64_t{32};
+    QTest::newRow("1x1 10") << int64_t{10} << int64_t{1} << int64_t{1} << int64_t{32};
+    QTest::newRow("3x3/2 14") << int64_t{14} << int64_t{3} << int64_t{2} << int64_t{32};
+    QTest::newRow("3x3 two rows 14") << int64_t{14} << int64_t{3} << int64_t{1} << int64_t{32};
+    QTest::newRow("3x3 odd 9") << int64_t{9} << int64_t{3} << int64_t{1} << int64_t{32};
+    // Tiles of several channel blocks: 4 and 3 blocks of 16.
+    QTest::newRow("3x3 7 64 filters") << int64_t{7} << int64_t{3} << int64_t{1} << int64_t{64};
+    QTest::newRow("3x3/2 12 48 filters") << int64_t{12} << int64_t{3} << int64_t{2} << int64_t{48};
+    QTest::newRow("7x7/2 16 64 filters") << int64_t{16} << int64_t{7} << int64_t{2} << int64_t{64};
   }
   void matchesReference() {
     QFETCH(int64_t, hw);
     QFETCH(int64_t, kernel);
     QFETCH(int64_t, stride);
+    QFETCH(int64_t, filters);
     GraphBuilder b;
     const ValueId x = b.input("x", {1, 16, hw, hw}, DType::UInt8);
     const int64_t pad = kernel / 2;
     // Two convs: the second reads the first's blocked uint8 output, so both
     // are packed groups with their requantize epilogue.
-    const ValueId a = qlinear_conv(b, "a", x, 32, kernel,
+    const ValueId a = qlinear_conv(b, "a", x, filters, kernel,
                                    attrs_of({{"pads", std::vector<int64_t>{pad, pad, pad, pad}},
                                              {"strides", std::vector<int64_t>{stride, stride}}}),
                                    11);
