@@ -419,9 +419,12 @@ class LayoutRewriter {
   // pool keeps channels apart; its `layout` attribute says how they are
   // stored), so a pool between convolutions costs no layout change.
   bool sink_through_pool(Node& node) {
+    // QLinearGlobalAveragePool: the quantized mean before a classifier.
+    const bool qlinear = node.op == "com.microsoft.QLinearGlobalAveragePool";
     if (node.op != "MaxPool" && node.op != "AveragePool" && node.op != "GlobalAveragePool" &&
-        node.op != "GlobalMaxPool")
+        node.op != "GlobalMaxPool" && !qlinear)
       return false;
+    if (qlinear && node.attrs.get_int("channels_last", 0) != 0) return false;
     if (!node.has_input(0) || node.outputs.empty() || node.outputs[0] == kNoValue ||
         node.attrs.has("layout"))
       return false;
@@ -433,7 +436,8 @@ class LayoutRewriter {
     // A max pools quantized (uint8 / int8) values as well, between int8 convs.
     const bool max = node.op == "MaxPool" || node.op == "GlobalMaxPool";
     const bool integer = in.dtype == DType::UInt8 || in.dtype == DType::Int8;
-    if (it == blocked_.end() || in.rank() != 4 || (in.dtype != DType::Float32 && !(max && integer)))
+    if (it == blocked_.end() || in.rank() != 4 ||
+        (in.dtype != DType::Float32 && !((max || qlinear) && integer)))
       return false;
     const BlockedValue source = it->second;
     node.inputs[0] = source.blocked;

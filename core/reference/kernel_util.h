@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ir/op_registry.h"
@@ -76,5 +77,29 @@ void dispatch_types(DType t, const char* op, F&& f) {
 // shapes must agree logically): LayoutTransform's kernel, and how kernels
 // written for NCHW serve blocked data.
 void relayout(const Tensor& x, const TensorLayout& src, Tensor& y, const TensorLayout& dst);
+
+// A kernel written for NCHW run on data stored as the node's `layout`
+// attribute says (the layout pass's "NCHW16c" on pools): input 0 and output
+// 0 copied to NCHW and back, the other inputs (scales, zero points) as they
+// are. The oracle stays one kernel per op.
+template <KernelFn kKernel>
+void run_in_nchw(KernelContext& ctx) {
+  const std::string text = ctx.attrs().get_string("layout", "NCHW");
+  if (text == "NCHW") return kKernel(ctx);
+  const TensorLayout blocked = TensorLayout::parse(text), nchw;
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.output(0);
+  Tensor logical_x(x.dtype(), blocked.logical_shape(x.shape()));
+  Tensor logical_y(y.dtype(), blocked.logical_shape(y.shape()));
+  relayout(x, blocked, logical_x, nchw);
+  Node plain = ctx.node();
+  plain.attrs.erase("layout");
+  std::vector<const Tensor*> inputs = {&logical_x};
+  for (size_t i = 1; i < ctx.num_inputs(); ++i)
+    inputs.push_back(ctx.has_input(i) ? &ctx.input(i) : nullptr);
+  KernelContext inner(plain, std::move(inputs), {&logical_y});
+  kKernel(inner);
+  relayout(logical_y, nchw, y, blocked);
+}
 
 }  // namespace lathe::reference

@@ -763,26 +763,6 @@ void prelu(KernelContext& ctx) {
   });
 }
 
-// A pool over blocked data (the `layout` attribute the layout pass sets, as
-// "NCHW16c"): the NCHW kernel on the logical tensor, copied in and out. The
-// oracle stays one kernel per pool.
-template <KernelFn kKernel>
-void pool_in_layout(KernelContext& ctx) {
-  const std::string text = ctx.attrs().get_string("layout", "NCHW");
-  if (text == "NCHW") return kKernel(ctx);
-  const TensorLayout blocked = TensorLayout::parse(text), nchw;
-  const Tensor& x = ctx.input(0);
-  Tensor& y = ctx.output(0);
-  Tensor logical_x(x.dtype(), blocked.logical_shape(x.shape()));
-  Tensor logical_y(y.dtype(), blocked.logical_shape(y.shape()));
-  relayout(x, blocked, logical_x, nchw);
-  Node plain = ctx.node();
-  plain.attrs.erase("layout");
-  KernelContext inner(plain, {&logical_x}, {&logical_y});
-  kKernel(inner);
-  relayout(logical_y, nchw, y, blocked);
-}
-
 // Col2Im adds each column element into the image position its block offset
 // and block position select; positions in the padding are dropped.
 void col2im(KernelContext& ctx) {
@@ -835,10 +815,10 @@ void register_nn_kernels(OpRegistry& r) {
   r.find_mutable("ConvTranspose")->kernel = conv_transpose;
   r.find_mutable("Gemm")->kernel = gemm;
   r.find_mutable("MatMul")->kernel = matmul;
-  r.find_mutable("MaxPool")->kernel = pool_in_layout<max_pool>;
-  r.find_mutable("AveragePool")->kernel = pool_in_layout<average_pool>;
-  r.find_mutable("GlobalAveragePool")->kernel = pool_in_layout<global_pool<false>>;
-  r.find_mutable("GlobalMaxPool")->kernel = pool_in_layout<global_pool<true>>;
+  r.find_mutable("MaxPool")->kernel = run_in_nchw<max_pool>;
+  r.find_mutable("AveragePool")->kernel = run_in_nchw<average_pool>;
+  r.find_mutable("GlobalAveragePool")->kernel = run_in_nchw<global_pool<false>>;
+  r.find_mutable("GlobalMaxPool")->kernel = run_in_nchw<global_pool<true>>;
   r.find_mutable("BatchNormalization")->kernel = batch_norm;
   r.find_mutable("InstanceNormalization")->kernel = instance_norm;
   r.find_mutable("LayerNormalization")->kernel = layer_norm;

@@ -344,7 +344,7 @@ void register_quantize_kernels(OpRegistry& r) {
   r.set_kernel("com.microsoft.QGemm", qgemm);
   r.set_kernel("com.microsoft.QLinearAdd", qlinear_add);
   r.set_kernel("com.microsoft.QLinearMul", qlinear_mul);
-  r.set_kernel("com.microsoft.QLinearGlobalAveragePool", qlinear_global_average_pool);
+  r.set_kernel("com.microsoft.QLinearGlobalAveragePool", run_in_nchw<qlinear_global_average_pool>);
 }
 
 }  // namespace lathe::reference

@@ -249,19 +249,24 @@ std::vector<te::Tensor> qlinear_global_average_pool(const ComputeContext& ctx) {
     throw UnsupportedError(describe_node(ctx.node()) + ": channels_last is not supported");
   const te::Tensor& x = ctx.input(0);
   const Shape& xs = ctx.input_type(0).shape;
+  // Blocked data [N, C/b, H, W, b] (the layout pass's `layout`): the
+  // spatial axes end before the channel block.
+  const bool blocked = ctx.attrs().get_string("layout", "NCHW") != "NCHW";
+  const size_t spatial_end = xs.size() - (blocked ? 1 : 0);
   int64_t image = 1;
-  for (size_t d = 2; d < xs.size(); ++d) image *= xs[d];
+  for (size_t d = 2; d < spatial_end; ++d) image *= xs[d];
   const float scale = scalar_constant(ctx, 1, "x_scale") /
                       (scalar_constant(ctx, 3, "y_scale") * static_cast<float>(image));
   const int32_t zx = zero_point_constant(ctx, 2), zy = zero_point_constant(ctx, 4);
   std::vector<IterVar> axes;
-  for (size_t d = 2; d < xs.size(); ++d)
+  for (size_t d = 2; d < spatial_end; ++d)
     axes.push_back(te::reduce_axis(xs[d], "r" + std::to_string(d)));
   te::Tensor sum = te::compute(
       detail::out_shape(ctx),
       [&](const std::vector<Var>& i) {
         std::vector<Expr> index = {i[0], i[1]};
         for (const IterVar& a : axes) index.push_back(a.var());
+        if (blocked) index.push_back(i.back());
         return te::sum(te::cast(kI32, x(index)), axes);
       },
       ctx.name("sum"), {}, "comm_reduce");

@@ -256,6 +256,41 @@ class TestInt8ConvLayout : public QObject {
     for (const Node& n : out.optimized.nodes)
       if (n.op == "ConvIntegerNCHWc") QVERIFY(out.optimized.value(n.inputs[1]).is_constant());
   }
+
+  // QLinearGlobalAveragePool after a quantized conv (a classifier's head)
+  // pools the blocked uint8 value: the only transform after the conv is of
+  // the pooled [1, C, 1, 1] result, and the result is the reference's.
+  void globalAveragePoolStaysBlocked() {
+    lathe::testing::GraphBuilder b;
+    const ValueId x = b.input("x", {1, 16, 9, 9}, DType::UInt8);
+    const ValueId a = qlinear_conv(
+        b, "a", x, 48, 3, attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}), 120, 7, 41);
+    const ValueId pooled = b.node("com.microsoft.QLinearGlobalAveragePool", "pool",
+                                  {a, b.constant("pool_xs", Tensor::scalar(0.4f)),
+                                   b.constant("pool_xzp", Tensor::scalar<uint8_t>(7)),
+                                   b.constant("pool_ys", Tensor::scalar(0.1f)),
+                                   b.constant("pool_yzp", Tensor::scalar<uint8_t>(11))},
+                                  {});
+    const Graph g = b.finish({pooled});
+    const Tensor in = random_tensor<uint8_t>({1, 16, 9, 9}, 0, 255, 6);
+    const Tensor expected = run_reference(g, in);
+    const Compiled out = run_compiled(g, in);
+    QCOMPARE(values<uint8_t>(out.output), values<uint8_t>(expected));
+    bool blocked = false;
+    for (const Node& n : out.optimized.nodes) {
+      if (n.op == "com.microsoft.QLinearGlobalAveragePool")
+        blocked = n.attrs.get_string("layout", "NCHW") == "NCHW16c";
+      // Back to NCHW: only the pooled 1 x 1 plane.
+      if (n.op == "LayoutTransform" && n.has_input(0) &&
+          out.optimized.type(n.inputs[0]).rank() == 5) {
+        const TensorType& t = out.optimized.type(n.inputs[0]);
+        QVERIFY2(
+            t.shape[2] * t.shape[3] == 1,
+            qPrintable(QString::fromStdString("a transform of " + t.to_string() + " is left")));
+      }
+    }
+    QVERIFY(blocked);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestInt8ConvLayout)

@@ -1,6 +1,7 @@
 #include "ir/ops/infer_util.h"
 
 #include <algorithm>
+#include <string>
 
 namespace lathe {
 
@@ -40,6 +41,14 @@ TensorType broadcast_inputs(const InferContext& ctx) {
   for (size_t i = 1; i < ctx.num_inputs(); ++i)
     if (ctx.has_input(i)) shape = broadcast_shapes(shape, ctx.input(i).shape);
   return {ctx.input(0).dtype, shape};
+}
+
+TensorLayout pool_layout(const InferContext& ctx) {
+  const std::string text = ctx.attrs().get_string("layout", "NCHW");
+  const TensorLayout layout = TensorLayout::parse(text);
+  LATHE_CHECK(layout.kind == TensorLayout::Kind::NCHW || layout.kind == TensorLayout::Kind::NCHWc,
+              ctx.node().op, ": layout '", text, "' is not a data layout (NCHW or NCHW{b}c)");
+  return layout;
 }
 
 }  // namespace lathe

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ir/op_registry.h"
+#include "ir/ops/layout.h"
 #include "support/error.h"
 
 namespace lathe {
@@ -20,5 +21,10 @@ void infer_same_as_input(InferContext& ctx);
 TensorType broadcast_inputs(const InferContext& ctx);
 // Checks that every present input has the same dtype as input 0.
 void check_same_dtype(const InferContext& ctx);
+
+// The pools' optional `layout` attribute, which the layout pass sets (ONNX
+// has none): "NCHW", or "NCHW{b}c" for blocked data [N, C/b, H, W, b] whose
+// logical NCHW shape is what the window rules apply to.
+TensorLayout pool_layout(const InferContext& ctx);
 
 }  // namespace lathe

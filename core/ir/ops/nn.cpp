@@ -111,17 +111,6 @@ void infer_conv_transpose(InferContext& ctx) {
   ctx.set_output(0, {x.dtype, out});
 }
 
-// The pools' optional `layout` attribute, which the layout pass sets (ONNX
-// has none): "NCHW", or "NCHW{b}c" for blocked data [N, C/b, H, W, b] whose
-// logical NCHW shape is what the window rules apply to.
-TensorLayout pool_layout(const InferContext& ctx) {
-  const std::string text = ctx.attrs().get_string("layout", "NCHW");
-  const TensorLayout layout = TensorLayout::parse(text);
-  LATHE_CHECK(layout.kind == TensorLayout::Kind::NCHW || layout.kind == TensorLayout::Kind::NCHWc,
-              ctx.node().op, ": layout '", text, "' is not a data layout (NCHW or NCHW{b}c)");
-  return layout;
-}
-
 template <DTypeSet kTypes>
 void infer_pool(InferContext& ctx) {
   ctx.check_dtype(0, kTypes);

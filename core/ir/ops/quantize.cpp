@@ -242,6 +242,17 @@ void infer_qlinear_global_average_pool(InferContext& ctx) {
               x.to_string());
   for (size_t i : {1, 2, 3, 4})
     if (ctx.has_input(i)) check_scalar_param(ctx, i, "scale or zero point");
+  // Blocked by the layout pass ([N, C/b, H, W, b] between int8 convs).
+  const TensorLayout layout = pool_layout(ctx);
+  if (layout.kind == TensorLayout::Kind::NCHWc) {
+    LATHE_CHECK(ctx.attrs().get_int("channels_last", 0) == 0,
+                "QLinearGlobalAveragePool: channels_last and layout ", layout.to_string(),
+                " exclude each other");
+    Shape out = layout.logical_shape(x.shape);
+    out[2] = out[3] = 1;
+    ctx.set_output(0, {x.dtype, layout.physical_shape(out)});
+    return;
+  }
   const bool channels_last = ctx.attrs().get_int("channels_last", 0) != 0;
   Shape out = x.shape;
   for (size_t d = channels_last ? 1 : 2; d < out.size() - (channels_last ? 1 : 0); ++d) out[d] = 1;
