@@ -176,7 +176,8 @@ class Verifier {
     const ThreadTag tag = parse_thread_tag(n->thread_tag);
     if (tag.dim < 0)
       fail_here(str("loop '", name, "' is bound to '", n->thread_tag,
-                    "'; the cuda target binds blockIdx.x/y/z and threadIdx.x/y/z"),
+                    "'; the cuda target binds blockIdx.x/y/z and threadIdx.x/y/z (tir::lower "
+                    "removes vthread loops)"),
                 GpuVerifyError::Subject::of_loop(name));
     if (!extent || *extent < 1)
       fail_here(str("loop '", name, "' bound to ", n->thread_tag, " has extent ",

@@ -9,6 +9,7 @@
 #include "tir/transform/infer_bound.h"
 #include "tir/transform/inject_prefetch.h"
 #include "tir/transform/inject_storage_sync.h"
+#include "tir/transform/inject_virtual_thread.h"
 #include "tir/transform/loop_partition.h"
 #include "tir/transform/lower_parallel.h"
 #include "tir/transform/schedule_ops.h"
@@ -86,6 +87,8 @@ LoweredFunc lower(schedule::Schedule& sch, const std::vector<te::Tensor>& args,
   pipeline.run("simplify", f, [](const Stmt& s) { return arith::simplify(s); });
   pipeline.run("loop_partition", f, loop_partition);
   pipeline.run("vectorize_loop", f, vectorize_loop);
+  // Where TVM runs it: after vectorising, before unrolling and barriers.
+  pipeline.run("inject_virtual_thread", f, inject_virtual_thread);
   pipeline.run("unroll_loop", f, unroll_loop);
   pipeline.run("simplify", f, [](const Stmt& s) { return arith::simplify(s); });
   f.target = options.target;

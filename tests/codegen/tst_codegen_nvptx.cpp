@@ -564,11 +564,6 @@ s[C].bind(xi, te.thread_axis("threadIdx.x"))
 xo, xi = s[C].split(C.op.axis[0], factor=128)
 s[C].bind(xi, te.thread_axis("threadIdx.x"))
 )" << kH100 << "did you forget to bind?";
-    QTest::newRow("vthread") << R"(s = te.create_schedule(C.op)
-xo, xi = s[C].split(C.op.axis[0], factor=128)
-s[C].bind(xo, te.thread_axis("vthread"))
-s[C].bind(xi, te.thread_axis("threadIdx.x"))
-)" << kH100 << "bound to 'vthread'";
   }
   void verifierRefusesWhatTheDeviceCannotRun() {
     QFETCH(QString, schedule);

@@ -75,7 +75,9 @@ void relax_inside_attach_point(const StageRef& p, const StageRef& s, const IterV
 
 // TVM's NeedRelax for shared memory: a shared buffer is the block's, so the
 // threadIdx loops that enclose its attach point vary while it is live (its
-// threads fetch it together, and each reads what the others fetched).
+// threads fetch it together, and each reads what the others fetched). So do
+// vthread loops (thread rank too in TVM): the virtual threads of a physical
+// thread share the block's buffer, fetched once for all of them.
 void relax_enclosing_threads(const StageRef& p, const IterVarRanges& ranges,
                              te::VarMap<te::Range>& relax) {
   StageRef cur = p;
@@ -85,7 +87,7 @@ void relax_enclosing_threads(const StageRef& p, const IterVarRanges& ranges,
     for (const IterVar& leaf : parent->leaf_iter_vars) {
       auto it = parent->attrs.find(leaf);
       if (it != parent->attrs.end() && it->second.annotation == schedule::LoopAnnotation::Bind &&
-          it->second.thread_tag.rfind("threadIdx.", 0) == 0)
+          (it->second.thread_tag.rfind("threadIdx.", 0) == 0 || it->second.thread_tag == "vthread"))
         relax[leaf.var()] = loop_range(ranges, leaf);
       if (leaf.same_as(cur->attach_ivar)) break;
     }
