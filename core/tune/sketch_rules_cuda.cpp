@@ -55,35 +55,40 @@ void tile_reduction_gpu(Schedule& sch, const te::Operation& reduction, const Gpu
   const std::vector<IterVar> axes = output.axis();
   LATHE_CHECK(axes.size() == spatial.size(), "sketch: ", spatial.size(), " tiles for ", axes.size(),
               " axes of '", output.op()->name, "'");
-  std::vector<IterVar> level[4];
+  std::vector<IterVar> level[5];
   for (size_t i = 0; i < axes.size(); ++i) {
     const std::vector<int64_t>& t = spatial[i];
+    LATHE_CHECK(t.size() == 5, "sketch: axis '", axes[i].name(), "' needs 5 tile sizes, has ",
+                t.size());
     auto [a0, r1] = output.split(axes[i], product(t, 1));
-    auto [a1, r2] = output.split(r1, t[2] * t[3]);
-    auto [a2, a3] = output.split(r2, t[3]);
+    auto [a1, r2] = output.split(r1, product(t, 2));
+    auto [a2, r3] = output.split(r2, t[3] * t[4]);
+    auto [a3, a4] = output.split(r3, t[4]);
     level[0].push_back(a0);
     level[1].push_back(a1);
     level[2].push_back(a2);
     level[3].push_back(a3);
+    level[4].push_back(a4);
   }
   std::vector<IterVar> order;
   for (const auto& l : level) order.insert(order.end(), l.begin(), l.end());
   output.reorder(order);
   output.bind(fuse_all(output, level[0]), "blockIdx.x");
-  const IterVar tx = fuse_all(output, level[1]);
+  output.bind(fuse_all(output, level[1]), "vthread");
+  const IterVar tx = fuse_all(output, level[2]);
   output.bind(tx, "threadIdx.x");
   acc.compute_at(output, tx);
 
-  // The accumulation: R0 R1 S2 R2 S3 inside the thread.
+  // The accumulation: R0 R1 S3 R2 S4 inside the thread.
   const std::vector<IterVar> acc_axes = acc.axis();
   const std::vector<IterVar> acc_reduce = acc.reduce_axis();
   LATHE_CHECK(acc_reduce.size() == reduce.size(), "sketch: ", reduce.size(), " tiles for ",
               acc_reduce.size(), " reduce axes");
-  std::vector<IterVar> s2, s3, r0, r1, r2;
+  std::vector<IterVar> s3, s4, r0, r1, r2;
   for (size_t i = 0; i < acc_axes.size(); ++i) {
-    auto [o, in] = acc.split(acc_axes[i], spatial[i][3]);
-    s2.push_back(o);
-    s3.push_back(in);
+    auto [o, in] = acc.split(acc_axes[i], spatial[i][4]);
+    s3.push_back(o);
+    s4.push_back(in);
   }
   for (size_t i = 0; i < acc_reduce.size(); ++i) {
     const std::vector<int64_t>& t = reduce[i];
@@ -94,18 +99,19 @@ void tile_reduction_gpu(Schedule& sch, const te::Operation& reduction, const Gpu
     r2.push_back(k2);
   }
   std::vector<IterVar> acc_order;
-  for (const auto* part : {&r0, &r1, &s2, &r2, &s3})
+  for (const auto* part : {&r0, &r1, &s3, &r2, &s4})
     acc_order.insert(acc_order.end(), part->begin(), part->end());
   acc.reorder(acc_order);
   if (unroll) {
     for (const IterVar& v : r2) acc.unroll(v);
-    for (const IterVar& v : s3) acc.unroll(v);
+    for (const IterVar& v : s4) acc.unroll(v);
   }
 
   // Cooperative fetching: each step of R0, the block's threads load what the
-  // step reads of every operand into shared memory together.
+  // step reads of every operand into shared memory together (once for all
+  // the virtual threads: the fetch does not depend on them).
   int64_t threads = 1;
-  for (const std::vector<int64_t>& t : spatial) threads *= t[1];
+  for (const std::vector<int64_t>& t : spatial) threads *= t[2];
   for (const te::Tensor& operand : operands) {
     const te::Tensor shared = sch.cache_read(operand, "shared", {local.op()});
     Stage fetch = sch[shared];

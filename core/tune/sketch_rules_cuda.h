@@ -1,13 +1,15 @@
 // Ansor's sketch rules for GPUs as schedule primitives (TVM auto_scheduler's
 // sketch_policy_rules for cuda, and the thread binding of its
 // InitThreadBind): multi-level tiling "SSSRRSRS" with the outer spatial levels
-// bound to blockIdx and threadIdx, the accumulators in registers (a local
-// cache_write), the operands of each step of the outer reduce level fetched
-// into shared memory by all the block's threads (cooperative fetching); a
-// cross-thread reduction for a reduction with little spatial parallelism; and
-// a group without reduction fused and spread over blocks of threads. Lathe has
-// no virtual threads (vthread), so the tiling has one spatial level fewer
-// than Ansor's: S0 blockIdx, S1 threadIdx, S2 S3 in the thread's registers.
+// bound to blockIdx, vthread and threadIdx, the accumulators in registers (a
+// local cache_write), the operands of each step of the outer reduce level
+// fetched into shared memory by all the block's threads (cooperative
+// fetching); a cross-thread reduction for a reduction with little spatial
+// parallelism; and a group without reduction fused and spread over blocks of
+// threads. The vthread level (tir/transform/inject_virtual_thread.h) gives
+// each thread several register tiles a stride apart, interleaved in its
+// code: the threads of a warp read neighbouring shared-memory words for each
+// tile instead of words a whole tile apart (fewer bank conflicts).
 #pragma once
 
 #include <cstdint>
@@ -18,8 +20,8 @@
 
 namespace lathe::tune::sketch {
 
-// One stage's tile sizes, per axis outermost first: S0 S1 S2 S3 for a spatial
-// axis, R0 R1 R2 for a reduce axis.
+// One stage's tile sizes, per axis outermost first: S0 S1 S2 S3 S4 for a
+// spatial axis, R0 R1 R2 for a reduce axis.
 using GpuTiles = std::vector<std::vector<int64_t>>;
 
 // Every compute stage that is neither an output nor `keep` inlined.
@@ -27,11 +29,13 @@ void inline_all_but(schedule::Schedule& sch, const te::Operation& keep);
 
 // Multi-level tiling of `reduction` (after inline_all_but), whose values the
 // group's one output reads at its own point (or which is that output):
-//   output:  S0 (fused: blockIdx.x)  S1 (fused: threadIdx.x)  S2  S3
-//   local accumulators at the thread: R0  R1  S2  R2  S3
+//   output:  S0 (fused: blockIdx.x)  S1 (fused: vthread)  S2 (fused:
+//            threadIdx.x)  S3  S4
+//   local accumulators at the thread: R0  R1  S3  R2  S4 (one set per
+//   virtual thread)
 //   the reduction's operands fetched into "shared" at the innermost R0 loop by
 //   every thread of the block (fused, split by the block's threads).
-// `unroll` unrolls the S3 and R2 loops of the accumulation.
+// `unroll` unrolls the S4 and R2 loops of the accumulation.
 void tile_reduction_gpu(schedule::Schedule& sch, const te::Operation& reduction,
                         const GpuTiles& spatial, const GpuTiles& reduce, bool unroll);
 

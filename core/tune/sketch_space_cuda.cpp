@@ -15,8 +15,11 @@ namespace {
 
 enum class GpuRule : int64_t { MultiLevelTiling, CrossThreadReduction, Elementwise };
 
-// A thread's register tile (S2 x S3 over all axes) at most this many values.
+// A thread's register tiles (S1 x S3 x S4 over all axes: one S3 x S4 tile per
+// virtual thread) at most this many values.
 constexpr int64_t kMaxRegisterTile = 64;
+// Virtual threads a thread at most (Ansor's max_vthread_extent for cuda).
+constexpr int64_t kMaxVirtualThreads = 8;
 constexpr int64_t kMaxInnerTile = 16;
 // Threads the default tiling aims for.
 constexpr int64_t kDefaultThreads = 128;
@@ -128,19 +131,21 @@ int64_t single(const Plan& plan, const topi::Config& c, const std::string& name)
 bool keeps(const Plan& plan, const topi::Config& c) {
   switch (static_cast<GpuRule>(single(plan, c, "sketch"))) {
     case GpuRule::MultiLevelTiling: {
-      int64_t threads = 1, tile = 1;
+      int64_t threads = 1, vthreads = 1, tile = 1;
       for (size_t k : plan.spatial) {
         const std::vector<int64_t>& t = value(plan, c, k);
-        threads *= t[1];
-        tile *= t[2] * t[3];
+        vthreads *= t[1];
+        threads *= t[2];
+        tile *= t[1] * t[3] * t[4];
       }
-      if (threads < plan.min_threads || threads > plan.max_threads || tile > kMaxRegisterTile)
+      if (threads < plan.min_threads || threads > plan.max_threads || tile > kMaxRegisterTile ||
+          vthreads > kMaxVirtualThreads)
         return false;
       // The step's tiles in shared memory, as bound inference will size them.
       std::vector<int64_t> extents;
       for (size_t k : plan.spatial) {
         const std::vector<int64_t>& t = value(plan, c, k);
-        extents.push_back(t[1] * t[2] * t[3]);
+        extents.push_back(t[1] * t[2] * t[3] * t[4]);
       }
       for (size_t k : plan.reduce) {
         const std::vector<int64_t>& t = value(plan, c, k);
@@ -195,8 +200,9 @@ void apply(const Plan& plan, schedule::Schedule& sch, const topi::Config& c) {
   }
 }
 
-// Default S0 S1 S2 S3: threads from the innermost axes up to
-// kDefaultThreads, a register tile of up to 2 on each of the two innermost.
+// Default S0 S1 S2 S3 S4: threads from the innermost axes up to
+// kDefaultThreads, a register tile of up to 2 on each of the two innermost,
+// no virtual threads (the untuned point: tuning tries them).
 std::vector<std::vector<int64_t>> default_tiles(const std::vector<int64_t>& shape) {
   std::vector<std::vector<int64_t>> tiles(shape.size());
   int64_t budget = kDefaultThreads;
@@ -206,7 +212,7 @@ std::vector<std::vector<int64_t>> default_tiles(const std::vector<int64_t>& shap
     rest /= s3;
     const int64_t t = topi::largest_divisor(rest, budget);
     budget /= t;
-    tiles[i] = {rest / t, t, 1, s3};
+    tiles[i] = {rest / t, 1, t, 1, s3};
   }
   return tiles;
 }
@@ -281,7 +287,7 @@ topi::SearchSpace gpu_sketch_search_space(const std::vector<te::Tensor>& outputs
     const std::vector<std::vector<int64_t>> tiles = default_tiles(c->shape);
     for (size_t i = 0; i < c->axis.size(); ++i)
       plan->spatial.push_back(add(topi::split_knob(plan->reduction->name + "." + c->axis[i].name(),
-                                                   c->shape[i], 4, kMaxInnerTile),
+                                                   c->shape[i], 5, kMaxInnerTile),
                                   tiles[i]));
     for (size_t i = 0; i < c->reduce_axis.size(); ++i) {
       const int64_t extent = extent_of(c->reduce_axis[i]);

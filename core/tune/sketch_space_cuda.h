@@ -16,14 +16,16 @@ namespace lathe::tune {
 //                          reduction with data reuse: two or more operands),
 //                          cross-thread reduction (32 or more terms an
 //                          output), or elementwise (no reduction)
-//   <stage>.<axis>         multi-level tiling: S0 S1 S2 S3 per spatial axis,
-//                          R0 R1 R2 per reduce axis
+//   <stage>.<axis>         multi-level tiling: S0 S1 S2 S3 S4 per spatial
+//                          axis (blocks, virtual threads, threads, register
+//                          tile), R0 R1 R2 per reduce axis
 //   unroll                 multi-level tiling: unroll the register loops
 //   threads_k, outputs_per_block   cross-thread reduction
 //   threads, per_thread    elementwise
 // The constraint keeps the block's threads within the target's limit (and at
-// least a warp where the output has that many elements), a thread's register
-// tile at most 64 values and a step's shared tiles within the target's
+// least a warp where the output has that many elements), at most 8 virtual
+// threads, a thread's register tiles (all its virtual threads') at most 64
+// values and a step's shared tiles within the target's
 // shared memory (each operand's footprint from its index expressions, linear
 // in the tiles, as bound inference sizes the cache_read); the GPU verifier
 // still checks every built candidate before it is measured (tune/gpu_task.h).

@@ -20,6 +20,7 @@
 #include "schedule/schedule.h"
 #include "support/error.h"
 #include "tir/lower.h"
+#include "tir/printer.h"
 #include "topi/nn.h"
 #include "tune/cuda_kernel_object.h"
 #include "tune/gpu_task.h"
@@ -277,6 +278,33 @@ class TestGpuTuning : public QObject {
       }
       QVERIFY2(built >= 3, qPrintable(QString("sketch %1: %2 built").arg(rules[s]).arg(built)));
     }
+  }
+
+  // Multi-level tiling's vthread level (S1): two virtual threads on the
+  // dense's rows give every thread two register tiles a block of rows
+  // apart, interleaved in its code; the launch keeps the default's threads
+  // and each step's shared tile of A grows to the block's rows.
+  void multiLevelTilingWithVirtualThreads() {
+    const Target target = Target::parse(kH100);
+    const std::vector<te::Tensor> args = group(0);
+    const topi::SearchSpace space = tune::gpu_sketch_search_space({args.back()}, target);
+    topi::Config config = space.default_config;
+    QCOMPARE(space.knobs[0].options[size_t(config[0])][0], int64_t(0));  // multi-level tiling
+    const Built plain = build(space, config, args, target);
+    const std::vector<int64_t> rows = space.knobs[1].options[size_t(config[1])];  // S0..S4
+    QCOMPARE(int(rows.size()), 5);
+    QCOMPARE(rows[1], int64_t(1));  // no virtual threads by default
+    QVERIFY(rows[0] % 2 == 0);
+    config[1] =
+        int(topi::option_index(space.knobs[1], {rows[0] / 2, 2, rows[2], rows[3], rows[4]}));
+    QVERIFY2(space.valid(config), space.describe(config).c_str());
+    const Built b = build(space, config, args, target);
+    const QString ir = QString::fromStdString(tir::to_string(b.func));
+    QVERIFY2(!ir.contains("vthread"), qPrintable(ir));
+    QCOMPARE(b.launch.threads_per_block(), plain.launch.threads_per_block());
+    QVERIFY(b.launch.shared_bytes > plain.launch.shared_bytes);
+    const QString errors = ptxas_errors(b.ptx);
+    if (errors != "skip") QVERIFY2(errors.isEmpty(), qPrintable(errors));
   }
 
   // Groups the GPU rules do not cover say why (the tuner then searches the
