@@ -1,6 +1,8 @@
 // lathe compile MODEL [--target T] [--input-shapes S] [--inputs in.npz] [--print-tasks]
 //               --output module.lathe.tar   (--target cuda: a cuda package, mod.ptx inside;
-//                                            --output X.ptx: the PTX module alone)
+//                                            --output X.ptx: the PTX module alone;
+//                                            --ptxas: each kernel's registers, spills and
+//                                            shared memory from CUDA's ptxas -v)
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -13,6 +15,7 @@
 #include "driver/compiled_module.h"
 #include "driver/gpu_module.h"
 #include "driver/model_loader.h"
+#include "driver/ptx_resources.h"
 #include "driver/tuning_records.h"
 #include "model_options.h"
 #include "support/error.h"
@@ -59,6 +62,14 @@ int write_gpu_module(const Args& args, const driver::CompiledGraph& compiled,
               << "  block " << l.block[0] << "x" << l.block[1] << "x" << l.block[2] << "  shared "
               << l.shared_bytes << " B  (" << tasks.at(i).space << ")\n";
   }
+  if (args.has("ptxas")) {
+    // What the GPU's own assembler makes of the PTX: run time, not build time.
+    const driver::PtxasReport report = driver::assemble_ptx(module.ptx, target.cpu());
+    if (!report.ok()) fail(report.problem);
+    std::cout << "ptxas -v -arch=" << report.arch << " (" << report.ptxas << "):\n";
+    for (const driver::KernelResources& k : report.kernels)
+      std::cout << "  " << driver::format_kernel_resources(k) << "\n";
+  }
   return 0;
 }
 
@@ -87,6 +98,9 @@ int compile(const Args& args) {
       return text;
     };
   }
+  if (args.has("ptxas") && !options.target.is_gpu())
+    fail(str("--ptxas reports a GPU build's kernels; the target is '", options.target.to_string(),
+             "' (use --target cuda)"));
   driver::CompiledGraph compiled = driver::compile_graph(graph, options);
   if (options.target.is_gpu()) return write_gpu_module(args, compiled, options.target, total);
   // .lathe.tar: still a tar for tools that want one (tvmc writes module.tar), and a name
@@ -141,6 +155,9 @@ Command compile_command(CLI::App& lathe) {
              "(as `lathe run --inputs`)")
       .plugin_option()
       .value("tuning-records", "FILE", "apply the best schedule of each task from `lathe tune`")
+      .flag("ptxas",
+            "cuda: assemble the PTX with CUDA's ptxas -v (on PATH or in /usr/local/cuda/bin) "
+            "and print each kernel's registers, spills and shared memory")
       .flag("print-tasks",
             "list the kernels and the schedule each got, and why any fell back to the generic one")
       .no_layout_flag();

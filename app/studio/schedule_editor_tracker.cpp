@@ -14,6 +14,7 @@
 #include "driver/kernel_tasks.h"
 #include "driver/kernel_workbench.h"
 #include "driver/machine_peak.h"
+#include "driver/ptx_resources.h"
 #include "driver/schedule_names.h"
 #include "driver/target_device.h"
 #include "driver/tuning_records.h"
@@ -211,7 +212,14 @@ void previewSchedule(QPromise<PreviewStage>& promise,
     promise.addResult(llvm);
     if (promise.isCanceled()) return;
     timer.restart();
-    assembly.assembly = QString::fromStdString(driver::assembly_text(lowered.func, target));
+    std::string text = driver::assembly_text(lowered.func, target);
+    if (target.is_gpu()) {
+      // The PTX with what CUDA's ptxas makes of it (registers, spills, shared
+      // memory) above and the SASS below, when the toolkit is there.
+      const driver::PtxasReport report = driver::assemble_ptx(text, target.cpu());
+      text = driver::ptxas_header_comment(report) + text + driver::sass_footer_comment(report);
+    }
+    assembly.assembly = QString::fromStdString(text);
     assembly.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     promise.addResult(assembly);
   } catch (...) {

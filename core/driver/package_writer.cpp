@@ -5,9 +5,6 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,8 +19,7 @@
 
 #include "runtime/params.h"
 #include "support/error.h"
-
-extern char** environ;
+#include "support/run_program.h"
 
 namespace lathe::driver {
 
@@ -78,46 +74,6 @@ std::string c_literal(const std::string& text) {
     }
   }
   return out + "\"";
-}
-
-// Runs argv (searched on PATH), returning its exit status and everything it
-// wrote to stdout and stderr.
-int run_program(const std::vector<std::string>& argv, std::string& output) {
-  int fds[2];
-  LATHE_CHECK(pipe2(fds, O_CLOEXEC) == 0, "pipe: ", std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  if (spawned != 0) {
-    close(fds[0]);
-    if (spawned == ENOENT)
-      fail(str("cannot link the package: no C compiler '", argv[0],
-               "' on PATH (install gcc or clang, or set LATHE_CC)"));
-    fail(str("cannot run ", argv[0], ": ", std::strerror(spawned)));
-  }
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = read(fds[0], buffer, sizeof buffer);
-    if (n > 0) {
-      output.append(buffer, static_cast<size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 void write_tar(const std::string& tar_path,
@@ -238,7 +194,13 @@ void write_package(const std::string& tar_path, const std::vector<char>& object,
     command.push_back("-Wl,-rpath," + std::filesystem::path(library).parent_path().string());
   }
   std::string output;
-  const int status = run_program(command, output);
+  int status = 0;
+  try {
+    status = run_program(command, output);
+  } catch (const ProgramNotFound&) {
+    fail(str("cannot link the package: no C compiler '", cc,
+             "' on PATH (install gcc or clang, or set LATHE_CC)"));
+  }
   if (status != 0)
     fail(str("linking mod.so failed (", cc, " exited with ", status, "):\n", output));
 
