@@ -116,7 +116,11 @@ SearchSpace small_product(const te::Tensor& mm, int64_t k, bool k_contiguous) {
 // (tile_j / block_j), each accumulating a block_i x block_j block in
 // registers (a local cache_write, its loops unrolled) over steps of tile_k,
 // for which the block's threads fetch the step's tiles of A and B into
-// shared memory together (barriers around the step's use).
+// shared memory together (barriers around the step's use). With `vthreads`
+// v > 1 (TVM's batch_matmul vthread), each axis of the tile is split into v
+// virtual threads outermost: a thread's block is v x v sub-blocks a tile / v
+// apart, interleaved in its code (tir/transform/inject_virtual_thread.h), so
+// the threads of a warp read shared words block / v apart instead of block.
 SearchSpace tiled_product(const te::Tensor& mm, const std::vector<int64_t>& shape,
                           bool k_contiguous) {
   SearchSpace space;
@@ -129,6 +133,8 @@ SearchSpace tiled_product(const te::Tensor& mm, const std::vector<int64_t>& shap
   // Whether a step's k loop (tile_k products into the register block) is
   // unrolled. Untuned: not.
   space.knobs.push_back(choice_knob("unroll_k", {0, 1}));
+  // Virtual threads per axis of the tile. Untuned: none.
+  space.knobs.push_back(choice_knob("vthreads", {1, 2, 4}));
   const size_t rank = shape.size();
   // Rows and columns of the output's tile: 64 x 64 as TVM's default, at
   // most the product's (a power of two), in 16 x 16 threads of up to 4 x 4 outputs;
@@ -150,7 +156,8 @@ SearchSpace tiled_product(const te::Tensor& mm, const std::vector<int64_t>& shap
                                                 {"block_i", {ti / 16}},
                                                 {"block_j", {tj / 16}},
                                                 {"tile_k", {8}},
-                                                {"unroll_k", {0}}});
+                                                {"unroll_k", {0}},
+                                                {"vthreads", {1}}});
   // The threads of a block on one axis: the tile's extent (at most the
   // axis's: a split by more leaves the axis's) over the register block. The
   // output's thread loops and the fetches' must have these same extents: a
@@ -164,7 +171,14 @@ SearchSpace tiled_product(const te::Tensor& mm, const std::vector<int64_t>& shap
     const int64_t threads =
         threads_on(knob_int(knobs, c, "tile_i"), rows, knob_int(knobs, c, "block_i")) *
         threads_on(knob_int(knobs, c, "tile_j"), columns, knob_int(knobs, c, "block_j"));
-    return threads >= 32 && threads <= 1024;
+    // Virtual threads divide each register block, and the tile lies within
+    // the product (a partial tile would guard the thread loops).
+    const int64_t v = knob_int(knobs, c, "vthreads");
+    const bool vthreads_fit =
+        v == 1 ||
+        (knob_int(knobs, c, "block_i") % v == 0 && knob_int(knobs, c, "block_j") % v == 0 &&
+         knob_int(knobs, c, "tile_i") <= rows && knob_int(knobs, c, "tile_j") <= columns);
+    return threads >= 32 && threads <= 1024 && vthreads_fit;
   };
   space.apply = [knobs = space.knobs, mm_op = mm.op(), rank, k_contiguous, rows, columns,
                  threads_on](Schedule& sch, const Config& config) {
@@ -203,9 +217,20 @@ SearchSpace tiled_product(const te::Tensor& mm, const std::vector<int64_t>& shap
     }
     auto [io, ii] = output.split(axes[rank - 2], tile_i);
     auto [jo, ji] = output.split(axes[rank - 1], tile_j);
-    auto [ty, ri] = output.split(ii, block_i);
-    auto [tx, rj] = output.split(ji, block_j);
-    order.insert(order.end(), {io, jo, ty, tx, ri, rj});
+    const int64_t v = knob_int(knobs, config, "vthreads");
+    order.insert(order.end(), {io, jo});
+    if (v > 1) {  // without, the untuned schedule stays as it was
+      auto [vy, rest_i] = output.split_nparts(ii, v);
+      auto [vx, rest_j] = output.split_nparts(ji, v);
+      order.insert(order.end(), {vy, vx});
+      output.bind(vy, "vthread");
+      output.bind(vx, "vthread");
+      ii = rest_i;
+      ji = rest_j;
+    }
+    auto [ty, ri] = output.split(ii, block_i / v);
+    auto [tx, rj] = output.split(ji, block_j / v);
+    order.insert(order.end(), {ty, tx, ri, rj});
     output.reorder(order);
     output.bind(io, "blockIdx.y");
     output.bind(jo, "blockIdx.x");

@@ -5,12 +5,16 @@
 // memory, which CUDA's ptxas assembles where the machine has it.
 #include <QtTest>
 
+#include <map>
+
 #include "codegen/codegen.h"
 #include "codegen/gpu_launch.h"
 #include "schedule/schedule.h"
+#include "support/error.h"
 #include "te/tensor.h"
 #include "tir/lower.h"
 #include "tir/printer.h"
+#include "tir/stmt_functor.h"
 #include "topi/nn.h"
 #include "topi/op_compute.h"
 #include "topi/schedule_cuda.h"
@@ -34,14 +38,21 @@ struct Kernel {
   QString ir, ptx;
 };
 
-// The template's default schedule of the group, lowered and built for cuda.
+// The template's default schedule of the group (with `knobs` set to other
+// values), lowered and built for cuda.
 Kernel build(topi::OpTemplateFn fn, const Tensor& anchor, const std::vector<Tensor>& args,
-             const std::string& name) {
+             const std::string& name, const std::map<std::string, int64_t>& knobs = {}) {
   Kernel k;
   const Target target = Target::parse(kH100);
   k.space = fn(anchor, {args.back()}, target.vector_unit());
+  topi::Config config = k.space.default_config;
+  for (const auto& [knob, value] : knobs)
+    for (size_t i = 0; i < k.space.knobs.size(); ++i)
+      if (k.space.knobs[i].name == knob) config[i] = topi::option_index(k.space.knobs[i], {value});
+  if (!knobs.empty() && !k.space.valid(config))
+    throw Error("the config " + k.space.describe(config) + " is outside the space");
   schedule::Schedule sch({args.back().op()});
-  k.space.apply(sch, k.space.default_config);
+  k.space.apply(sch, config);
   k.func = tir::lower(sch, args, name, {.record_ir = false, .target = kH100}).func;
   k.launch = codegen::verify_gpu_func(k.func, target);
   k.ir = QString::fromStdString(tir::to_string(k.func));
@@ -293,6 +304,41 @@ class TestCudaTemplates : public QObject {
     QVERIFY2(k.ir.contains("\"shared\"") && k.ir.count("storage_sync") >= 2, qPrintable(k.ir));
     QCOMPARE(k.launch.block[1], (std::min<int64_t>(tile_i[0], m) + block_i - 1) / block_i);
     check_ptx(k, {"ld.shared", "st.shared", "bar.sync", "fma.rn.f32"});
+  }
+
+  // Two virtual threads per axis: each thread's register block is 2 x 2
+  // sub-blocks half a tile apart, interleaved; the launch, the shared tiles
+  // and the registers are the default's.
+  void tiledDenseWithVirtualThreads() {
+    const std::vector<te::Tensor> t = dense(1024, 1024, 256, false);  // 64 x 64 tiles
+    const std::vector<te::Tensor> args = {t[0], t[1], t[2], t[4]};
+    const Kernel plain = build(topi::cuda_dense_template, t[3], args, "dense");
+    QCOMPARE(plain.space.value(plain.space.default_config, "vthreads")[0], int64_t(1));
+    const int64_t block_i = plain.space.value(plain.space.default_config, "block_i")[0];
+    const int64_t block_j = plain.space.value(plain.space.default_config, "block_j")[0];
+    QVERIFY(block_i % 2 == 0 && block_j % 2 == 0);
+    const Kernel k = build(topi::cuda_dense_template, t[3], args, "dense", {{"vthreads", 2}});
+    QVERIFY2(!k.ir.contains("vthread"), qPrintable(k.ir));
+    QVERIFY(k.launch.block == plain.launch.block);
+    QVERIFY(k.launch.grid == plain.launch.grid);
+    QCOMPARE(k.launch.shared_bytes, plain.launch.shared_bytes);
+    int64_t local = 0;
+    tir::visit_stmt(k.func.body, [&](const tir::Stmt& x) {
+      const auto* a = x.as<tir::AllocateNode>();
+      if (!a || a->storage_scope != "local") return;
+      local = 1;
+      for (const te::Expr& e : a->extents) local *= *te::as_const_int(e);
+    });
+    QCOMPARE(local, block_i * block_j);  // 2 x 2 virtual threads' sub-blocks
+    check_ptx(k, {"ld.shared", "st.shared", "bar.sync", "fma.rn.f32"});
+    // Virtual threads that do not divide the register block are not offered.
+    bool refused = false;
+    try {
+      build(topi::cuda_dense_template, t[3], args, "dense", {{"vthreads", 4}, {"block_i", 2}});
+    } catch (const Error& e) {
+      refused = QString(e.what()).contains("outside the space");
+    }
+    QVERIFY(refused);
   }
 
   // A block's channels x pixels patch; its input window (padding included)
