@@ -9,6 +9,7 @@
 #include "driver/compiled_module.h"
 #include "driver/executor.h"
 #include "driver/gpu_module.h"
+#include "driver/gpu_roof.h"
 #include "driver/kernel_roofline.h"
 #include "driver/model_loader.h"
 #include "driver/reference_run.h"
@@ -85,8 +86,12 @@ int run_compiled(driver::GraphExecutor& exec, const Args& args,
       std::cout << driver::GraphExecutor::format_profile(profile);
       return 0;
     }
-    const driver::MachineRoof machine = driver::machine_roof(
-        args.has("measure-machine") ? driver::Remeasure::Always : driver::Remeasure::IfMissing);
+    // On a GPU, the roof of the board it ran on, from the driver's attributes.
+    const driver::MachineRoof machine =
+        exec.device().type == runtime::DeviceType::Cuda
+            ? driver::cuda_device_roof(exec.device().id)
+            : driver::machine_roof(args.has("measure-machine") ? driver::Remeasure::Always
+                                                               : driver::Remeasure::IfMissing);
     std::cout << driver::format_roofline_profile(
         driver::kernel_rooflines(*compiled, profile, machine), machine);
   }
@@ -95,11 +100,11 @@ int run_compiled(driver::GraphExecutor& exec, const Args& args,
 
 // A cuda build runs where the package would: the PTX loaded by the driver,
 // the graph's memory on the GPU. The profile has the kernels' times from
-// CUDA events (no CPU roofline to place them on).
+// CUDA events, placed on the GPU's roofline (driver/gpu_roof.h).
 int run_on_gpu(const driver::CompiledGraph& compiled, const driver::Target& target,
                const Args& args, const std::vector<std::string>& output_names) {
   std::unique_ptr<runtime::GraphExecutor> exec = driver::make_gpu_executor(compiled, target);
-  return run_compiled(*exec, args, output_names);
+  return run_compiled(*exec, args, output_names, &compiled);
 }
 
 int run_reference(const Graph& graph, const Args& args) {

@@ -31,8 +31,16 @@ double KernelRoofline::intensity() const {
 namespace {
 
 // The capacity of each level a kernel's traffic is modelled at: the register
-// file, then every cache the bandwidth table measured (DRAM holds everything).
+// file, then every cache the bandwidth table measured (DRAM holds everything);
+// for a GPU, its L2.
 std::vector<int64_t> cache_capacities(const VectorUnit& registers, const MachineRoof& machine) {
+  // A GPU's roof has DRAM alone: its traffic is what misses the L2 (what a
+  // kernel's threads share through shared memory and registers stays on chip).
+  if (!machine.device.empty()) {
+    const int64_t l2 =
+        machine.machine.caches.empty() ? 0 : machine.machine.caches.back().capacity_bytes;
+    return {l2};
+  }
   std::vector<int64_t> capacities = {static_cast<int64_t>(registers.bits / 8) *
                                      registers.registers};
   for (const BandwidthLevel& l : machine.bandwidth.levels)
@@ -148,19 +156,29 @@ std::string format_roofline_profile(const std::vector<KernelRoofline>& rows,
     for (size_t c = 0; c < line.size(); ++c) width[c] = std::max(width[c], line[c].size());
   std::string text;
   char head[160];
-  std::snprintf(head, sizeof head, "Roofline: peak %.1f GFLOPS", machine.peak_gflops);
-  text += head;
-  // An int8 kernel's row counts its int8 operations (GOPS) against this one.
-  if (machine.peak_int8_gops > 0) {
-    std::snprintf(head, sizeof head, ", int8 %.1f GOPS", machine.peak_int8_gops);
+  if (!machine.device.empty()) {
+    // A GPU: theoretical numbers from the driver, not a measurement.
+    std::snprintf(head, sizeof head, "Roofline: %s: peak %.1f GFLOPS FP32 on %d SMs; GB/s",
+                  machine.device.c_str(), machine.peak_gflops, machine.bandwidth.threads);
     text += head;
+    for (const BandwidthLevel& l : machine.bandwidth.levels)
+      text += " " + l.name + " " + fixed(l.read_gbps, 1);
+    text += "; from " + machine.measured_at + "\n";
+  } else {
+    std::snprintf(head, sizeof head, "Roofline: peak %.1f GFLOPS", machine.peak_gflops);
+    text += head;
+    // An int8 kernel's row counts its int8 operations (GOPS) against this one.
+    if (machine.peak_int8_gops > 0) {
+      std::snprintf(head, sizeof head, ", int8 %.1f GOPS", machine.peak_int8_gops);
+      text += head;
+    }
+    std::snprintf(head, sizeof head, " on %d threads; GB/s read", machine.bandwidth.threads);
+    text += head;
+    for (const BandwidthLevel& l : machine.bandwidth.levels)
+      text += " " + l.name + " " + fixed(l.read_gbps, 1);
+    text +=
+        machine.from_cache ? "; measured " + machine.measured_at + " (kept)\n" : "; measured now\n";
   }
-  std::snprintf(head, sizeof head, " on %d threads; GB/s read", machine.bandwidth.threads);
-  text += head;
-  for (const BandwidthLevel& l : machine.bandwidth.levels)
-    text += " " + l.name + " " + fixed(l.read_gbps, 1);
-  text +=
-      machine.from_cache ? "; measured " + machine.measured_at + " (kept)\n" : "; measured now\n";
   for (const auto& line : table) {
     for (size_t c = 0; c < line.size(); ++c) {
       std::string cell = line[c];

@@ -40,6 +40,10 @@ struct MachineRoof {
   MemoryBandwidth bandwidth;  // every level, on machine.threads
   std::string measured_at;    // UTC, ISO 8601
   bool from_cache = false;    // read from the file rather than measured by this call
+  // A GPU's roof (driver/gpu_roof.h): its name, e.g. "cuda:0 NVIDIA H100 80GB HBM3";
+  // empty for this machine's CPU. Its peak and DRAM bandwidth then come from the
+  // driver's device attributes, and machine.caches holds its L2.
+  std::string device = {};
 };
 
 // Measures the peak (driver::machine_peak_gflops) and the bandwidths now, on

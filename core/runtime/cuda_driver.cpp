@@ -211,6 +211,14 @@ std::string CudaDriver::device_arch(int ordinal) const {
   return "sm_" + std::to_string(major) + std::to_string(minor);
 }
 
+int CudaDriver::device_attribute(int ordinal, int attribute) const {
+  CUdevice device = 0;
+  check(api_->cuDeviceGet(&device, ordinal), "cuDeviceGet");
+  int value = 0;
+  check(api_->cuDeviceGetAttribute(&value, attribute, device), "cuDeviceGetAttribute");
+  return value;
+}
+
 size_t CudaDriver::device_memory(int ordinal) const {
   CUdevice device = 0;
   check(api_->cuDeviceGet(&device, ordinal), "cuDeviceGet");

@@ -44,6 +44,9 @@ class CudaDriver {
   std::string device_name(int ordinal) const;
   std::string device_arch(int ordinal) const;  // "sm_90", as a cuda target's -arch
   size_t device_memory(int ordinal) const;     // total bytes
+  // cuDeviceGetAttribute: `attribute` is a CUdevice_attribute value (cuda.h's
+  // numbers are the driver's stable ABI, as CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13).
+  int device_attribute(int ordinal, int attribute) const;
 
   // Contexts: the device's primary context (the one the runtime API uses too).
   CudaContext retain_primary_context(int ordinal) const;
