@@ -28,6 +28,7 @@
 #include "studio/schedule_editor_page.h"
 #include "studio/schedule_editor_tracker.h"
 #include "studio/tuning_page.h"
+#include "support/run_program.h"
 #include "views/code_preview.h"
 #include "views/schedule_editor.h"
 #include "views/target_picker.h"
@@ -149,6 +150,19 @@ class TestGpuStudio : public QObject {
     QVERIFY(ptx.contains(QStringLiteral("%tid.x")));
     QVERIFY(preview->llvmIRText().contains(QStringLiteral("nvptx64")));
     QCOMPARE(preview->tabText(views::CodePreview::AssemblyTab), QStringLiteral("PTX"));
+    // Above the PTX, what CUDA's ptxas makes of it (or what to install); below
+    // it, the SASS or why there is none.
+    if (find_cuda_tool("ptxas")) {
+      QVERIFY2(ptx.startsWith(QStringLiteral("// ptxas -v -arch=sm_90")) &&
+                   ptx.contains(QStringLiteral("//   ") + name + QStringLiteral(": ")) &&
+                   ptx.contains(QStringLiteral(" registers, ")),
+               qPrintable(ptx.left(2000)));
+      if (!find_cuda_tool("nvdisasm") && !find_cuda_tool("cuobjdump"))
+        QVERIFY2(ptx.contains(QStringLiteral("// SASS needs nvdisasm")),
+                 qPrintable(ptx.right(800)));
+    } else {
+      QVERIFY2(ptx.startsWith(QStringLiteral("// no ptxas")), qPrintable(ptx.left(2000)));
+    }
     QVERIFY(page()->editor()->diagnostics().isEmpty());
     // Side by Side: the loop IR and the PTX at once.
     views::CodePreview* beside = page()->besidePreview();
