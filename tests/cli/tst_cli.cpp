@@ -489,6 +489,21 @@ class TestCli : public QObject {
       QVERIFY(ptxas.waitForFinished(60000));
       QVERIFY2(ptxas.exitCode() == 0, qPrintable(ptxas.readAllStandardError()));
     }
+    // --ptxas: each kernel's registers, spills and shared memory from CUDA's
+    // ptxas -v, found at run time; refused for a CPU build.
+    c = lathe_cli(
+        {"compile", conv, "--target", "cuda -arch=sm_90", "--output", conv_ptx, "--ptxas"});
+    if (QFileInfo("/usr/local/cuda/bin/ptxas").isExecutable()) {
+      QVERIFY2(c.code == 0, qPrintable(c.err));
+      QVERIFY2(c.out.contains("ptxas -v -arch=sm_90 (") && c.out.contains(" registers, ") &&
+                   c.out.contains(" B shared, "),
+               qPrintable(c.out));
+    } else if (c.code != 0) {
+      QVERIFY2(c.err.contains("no ptxas") && c.err.contains("CUDA toolkit"), qPrintable(c.err));
+    }
+    c = lathe_cli({"compile", conv, "--output", dir_.filePath("cpu.tar"), "--ptxas"});
+    QVERIFY2(c.code != 0 && c.err.contains("--ptxas reports a GPU build's kernels"),
+             qPrintable(c.err));
     // A model with an If: its branches' kernels are in the package and listed.
     const QString if_model = dir_.filePath("cuda_if.onnx");
     {
