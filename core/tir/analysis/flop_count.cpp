@@ -103,7 +103,10 @@ double count_flops(const Stmt& s) {
 }
 
 double count_operations(const Stmt& s) {
-  return count(s, operations_of);
+  // A tensor intrinsic's call (an Evaluate: vpdpbusd and its operands' loads)
+  // is work too; left out, a tensorized int8 conv of a small output looks too
+  // small for a thread-pool launch and runs on one core.
+  return count(s, operations_of, true);
 }
 
 }  // namespace lathe::tir

@@ -20,7 +20,8 @@ double count_int8_ops(const PrimFunc& func);
 
 // The instructions one execution of `s` issues for its work, roughly: each
 // float operation, load, select and store, a vector one counting once, and
-// each integer division or modulo as four (other index arithmetic left out).
+// each integer division or modulo as four (other index arithmetic left out),
+// and each evaluated call (a tensor intrinsic's) with its loads.
 // What a loop costs a core, where FLOPs would count a scalar gather's
 // element as nothing and a vector's as sixteen.
 double count_operations(const Stmt& s);
