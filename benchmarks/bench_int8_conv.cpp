@@ -1,5 +1,5 @@
 // Benchmark of the int8 conv kernels (core/topi/int8.h) on ResNet-18's
-// convolutions, beside the float32 conv of the same shape (the graph
+// convolutions and ResNet-50's 1x1 ones, beside the float32 conv of the same shape (the graph
 // compiler's NCHWc default schedule): the tensorized kernel alone on packed
 // operands (GOPS and % of the machine's int8 peak, vpdpbusd measured in the
 // same run), the conv group as a quantized model runs it (ConvIntegerNCHWc
@@ -11,7 +11,10 @@
 // Each int8 layer's result is checked against a scalar reference on a
 // sample of outputs.
 //   bench_int8_conv [--repeat N] [--print-schedule] [--asm LAYER] [--only TEXT]
-// (--only: the layers whose name contains TEXT)
+//                   [--configs] [--sweep]
+// --only: the layers whose name contains TEXT; --configs: the group's
+// template and default config; --sweep: the group's time at every point of
+// its template's space (slow: one compile per point).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -43,11 +46,32 @@ struct Layer {
 
 // ResNet-18's convolutions (batch 1).
 const Layer kLayers[] = {
-    {"conv1 7x7/2", 3, 64, 224, 7, 2},      {"layer1 3x3", 64, 64, 56, 3, 1},
-    {"layer2.0 3x3/2", 64, 128, 56, 3, 2},  {"layer2 3x3", 128, 128, 28, 3, 1},
-    {"layer2.ds 1x1/2", 64, 128, 56, 1, 2}, {"layer3.0 3x3/2", 128, 256, 28, 3, 2},
-    {"layer3 3x3", 256, 256, 14, 3, 1},     {"layer4.0 3x3/2", 256, 512, 14, 3, 2},
+    {"conv1 7x7/2", 3, 64, 224, 7, 2},
+    {"layer1 3x3", 64, 64, 56, 3, 1},
+    {"layer2.0 3x3/2", 64, 128, 56, 3, 2},
+    {"layer2 3x3", 128, 128, 28, 3, 1},
+    {"layer2.ds 1x1/2", 64, 128, 56, 1, 2},
+    {"layer3.0 3x3/2", 128, 256, 28, 3, 2},
+    {"layer3 3x3", 256, 256, 14, 3, 1},
+    {"layer4.0 3x3/2", 256, 512, 14, 3, 2},
     {"layer4 3x3", 512, 512, 7, 3, 1},
+    // ResNet-50's distinct 1x1 convolutions (torchvision: the stride on the
+    // 3x3 conv, the downsample 1x1/2 beside it).
+    {"r50 l1 64-64", 64, 64, 56, 1, 1},
+    {"r50 l1 64-256", 64, 256, 56, 1, 1},
+    {"r50 l1 256-64", 256, 64, 56, 1, 1},
+    {"r50 l2.0 256-128", 256, 128, 56, 1, 1},
+    {"r50 l2.ds 1x1/2", 256, 512, 56, 1, 2},
+    {"r50 l2 128-512", 128, 512, 28, 1, 1},
+    {"r50 l2 512-128", 512, 128, 28, 1, 1},
+    {"r50 l3.0 512-256", 512, 256, 28, 1, 1},
+    {"r50 l3.ds 1x1/2", 512, 1024, 28, 1, 2},
+    {"r50 l3 256-1024", 256, 1024, 14, 1, 1},
+    {"r50 l3 1024-256", 1024, 256, 14, 1, 1},
+    {"r50 l4.0 1024-512", 1024, 512, 14, 1, 1},
+    {"r50 l4.ds 1x1/2", 1024, 2048, 14, 1, 2},
+    {"r50 l4 512-2048", 512, 2048, 7, 1, 1},
+    {"r50 l4 2048-512", 2048, 512, 7, 1, 1},
 };
 
 struct Buffers {
@@ -132,6 +156,29 @@ Group conv_group(const te::Tensor& data, const te::Tensor& weights, const topi::
   return g;
 }
 
+// The group's time at every point of its space, in the order of the space's
+// enumeration (the default config marked).
+void sweep_group(const Group& group, const char* layer, double ops, double peak_gops,
+                 const std::vector<void*>& buffers, int repeat) {
+  const topi::SearchSpace& space = group.space;
+  std::vector<size_t> index(space.knobs.size(), 0);
+  for (;;) {
+    topi::Config config;
+    for (size_t i = 0; i < index.size(); ++i) config.push_back(static_cast<int>(index[i]));
+    if (space.valid(config)) {
+      schedule::Schedule s({group.output.op()});
+      space.apply(s, config);
+      const double t = time_kernel(build(s, group.args, false).kernel, buffers, repeat);
+      std::printf("  sweep %s: %-60s %8.3f ms %6.1f%%%s\n", layer, space.describe(config).c_str(),
+                  t * 1e3, 100 * ops / t / 1e9 / peak_gops,
+                  config == space.default_config ? "  (default)" : "");
+    }
+    size_t k = 0;
+    while (k < index.size() && ++index[k] == space.knobs[k].options.size()) index[k++] = 0;
+    if (k == index.size()) break;
+  }
+}
+
 int64_t input_block(int64_t c) {
   const int64_t d = topi::largest_divisor(c, 16);
   return d % 4 == 0 ? d : 4;
@@ -143,6 +190,7 @@ int main(int argc, char** argv) {
   int repeat = 20;
   bool print_schedule = false;
   std::string asm_layer, only;
+  bool print_configs = false, sweep = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
       repeat = std::atoi(argv[++i]);
@@ -152,10 +200,14 @@ int main(int argc, char** argv) {
       asm_layer = argv[++i];
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
+    } else if (!std::strcmp(argv[i], "--configs")) {
+      print_configs = true;
+    } else if (!std::strcmp(argv[i], "--sweep")) {
+      sweep = true;
     } else {
       std::fprintf(stderr,
                    "usage: bench_int8_conv [--repeat N] [--print-schedule] [--asm LAYER] "
-                   "[--only TEXT]\n");
+                   "[--only TEXT] [--configs] [--sweep]\n");
       return 2;
     }
   }
@@ -241,6 +293,10 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < bytes_of(t) / 4; ++i) static_cast<float*>(v)[i] = 0.001f;
     }
     const double tg = time_kernel(group_kernel.kernel, bg.pointers, repeat);
+    if (print_configs)
+      std::printf("%s: group %s %s\n", l.name, group.space.name.c_str(),
+                  group.space.describe(group.space.default_config).c_str());
+    if (sweep) sweep_group(group, l.name, ops, int8.gops_all_cores, bg.pointers, repeat);
 
     // The whole ConvInteger, U8S8 with an activation zero point.
     topi::QuantOperand qx{te::placeholder({1, l.c, l.hw, l.hw}, u8, "x"),
