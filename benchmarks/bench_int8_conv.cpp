@@ -11,12 +11,10 @@
 // Each int8 layer's result is checked against a scalar reference on a
 // sample of outputs.
 //   bench_int8_conv [--repeat N] [--print-schedule] [--asm LAYER] [--only TEXT]
-//                   [--configs] [--sweep] [--compare]
+//                   [--configs] [--sweep]
 // --only: the layers whose name contains TEXT; --configs: the group's
-// template and default config; --compare: a group not of the general
-// template timed against it, the fastest of interleaved runs; --sweep: the
-// group's time at every point of its template's space (the fastest run;
-// slow: one compile per point).
+// template and default config; --sweep: the group's time at every point of
+// its template's space (the fastest run; slow: one compile per point).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -129,7 +127,7 @@ double time_kernel(const codegen::CompiledKernel& k, const std::vector<void*>& b
 // scale, round, saturate to uint8), scheduled by the op's template.
 struct Group {
   std::vector<te::Tensor> args;
-  te::Tensor anchor, output;
+  te::Tensor output;
   topi::SearchSpace space;
 };
 
@@ -142,7 +140,6 @@ Group conv_group(const te::Tensor& data, const te::Tensor& weights, const topi::
   const te::Tensor bias = te::placeholder({1, ocb, 1, 1, 16}, i32, "bias");
   const te::Tensor scale = te::placeholder({1, ocb, 1, 1, 16}, f32, "scale");
   Group g;
-  g.anchor = anchor;
   g.output = te::compute(
       anchor.shape(),
       [&](const std::vector<te::Var>& i) {
@@ -158,44 +155,6 @@ Group conv_group(const te::Tensor& data, const te::Tensor& weights, const topi::
                 .find("ConvIntegerNCHWc")
                 ->template_for("llvm")(anchor, {g.output}, codegen::Target::host().vector_unit());
   return g;
-}
-
-// The group scheduled by the general packed template, as the strategy
-// schedules a conv that is not 1x1: what the 1x1 template is measured
-// against (--compare).
-topi::SearchSpace general_space(const Group& g) {
-  topi::Int8Kernel k = topi::int8_kernel_of(g.anchor);
-  k.output = g.output;
-  topi::SearchSpace space =
-      topi::conv2d_int8_fused_template(k, codegen::Target::host().vector_unit());
-  auto kernel = space.apply;
-  const te::Tensor anchor = g.anchor;
-  space.apply = [kernel, anchor](schedule::Schedule& s, const topi::Config& config) {
-    s[anchor].compute_inline();
-    kernel(s, config);
-  };
-  return space;
-}
-
-// The fastest of `repeat` runs of each kernel, their runs interleaved so
-// that both see the same load of a shared machine.
-std::pair<double, double> time_interleaved(const codegen::CompiledKernel& a,
-                                           const codegen::CompiledKernel& b,
-                                           const std::vector<void*>& buffers, int repeat) {
-  double ta = 1e30, tb = 1e30;
-  for (int i = 0; i < 2; ++i) {
-    a.run(buffers);
-    b.run(buffers);
-  }
-  for (int i = 0; i < repeat; ++i) {
-    Timer t1;
-    a.run(buffers);
-    ta = std::min(ta, t1.seconds());
-    Timer t2;
-    b.run(buffers);
-    tb = std::min(tb, t2.seconds());
-  }
-  return {ta, tb};
 }
 
 // The group's time (the fastest of the repeats) at every point of its
@@ -232,7 +191,7 @@ int main(int argc, char** argv) {
   int repeat = 20;
   bool print_schedule = false;
   std::string asm_layer, only;
-  bool print_configs = false, sweep = false, compare = false;
+  bool print_configs = false, sweep = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
       repeat = std::atoi(argv[++i]);
@@ -244,14 +203,12 @@ int main(int argc, char** argv) {
       only = argv[++i];
     } else if (!std::strcmp(argv[i], "--configs")) {
       print_configs = true;
-    } else if (!std::strcmp(argv[i], "--compare")) {
-      compare = true;
     } else if (!std::strcmp(argv[i], "--sweep")) {
       sweep = true;
     } else {
       std::fprintf(stderr,
                    "usage: bench_int8_conv [--repeat N] [--print-schedule] [--asm LAYER] "
-                   "[--only TEXT] [--configs] [--sweep] [--compare]\n");
+                   "[--only TEXT] [--configs] [--sweep]\n");
       return 2;
     }
   }
@@ -340,18 +297,6 @@ int main(int argc, char** argv) {
     if (print_configs)
       std::printf("%s: group %s %s\n", l.name, group.space.name.c_str(),
                   group.space.describe(group.space.default_config).c_str());
-    if (compare && group.space.name != "conv2d_int8_fused.x86") {
-      topi::SearchSpace general = general_space(group);
-      schedule::Schedule sc({group.output.op()});
-      general.apply(sc, general.default_config);
-      const Built other = build(sc, group.args, false);
-      const auto [mine, theirs] =
-          time_interleaved(group_kernel.kernel, other.kernel, bg.pointers, repeat);
-      std::printf("%s: group %s %.4f ms (%.1f%%), %s %.4f ms (%.1f%%): x%.2f\n", l.name,
-                  group.space.name.c_str(), mine * 1e3,
-                  100 * ops / mine / 1e9 / int8.gops_all_cores, general.name.c_str(), theirs * 1e3,
-                  100 * ops / theirs / 1e9 / int8.gops_all_cores, theirs / mine);
-    }
     if (sweep) sweep_group(group, l.name, ops, int8.gops_all_cores, bg.pointers, repeat);
 
     // The whole ConvInteger, U8S8 with an activation zero point.

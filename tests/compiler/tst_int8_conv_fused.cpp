@@ -28,7 +28,8 @@ namespace {
 // k x k conv of `filters` output channels, then the requantization (bias,
 // scale, round, saturate to uint8) the quantized-model pass puts after it.
 std::vector<int64_t> lowered_int32_buffers(int64_t channels, int64_t filters, int64_t hw, int64_t k,
-                                           int64_t stride, int64_t& output_elements) {
+                                           int64_t stride, int64_t& output_elements,
+                                           bool* parallel = nullptr) {
   const te::DataType u8 = te::DataType::UInt(8), s8 = te::DataType::Int(8),
                      i32 = te::DataType::Int(32), f32 = te::DataType::Float(32);
   topi::Conv2dParams p;
@@ -59,6 +60,13 @@ std::vector<int64_t> lowered_int32_buffers(int64_t channels, int64_t filters, in
       tir::lower(s, {x.value, w.value, bias, scale, out}, "group", {.record_ir = false});
   output_elements = 1;
   for (int64_t d : out.shape()) output_elements *= d;
+  if (parallel) {
+    *parallel = false;
+    tir::visit_stmt(f.func.body, [&](const tir::Stmt& st) {
+      if (const auto* loop = st.as<tir::ForNode>())
+        *parallel = *parallel || loop->kind == tir::ForKind::Parallel;
+    });
+  }
   std::vector<int64_t> found;
   tir::visit_stmt(f.func.body, [&](const tir::Stmt& st) {
     const auto* a = st.as<tir::AllocateNode>();
@@ -125,6 +133,16 @@ class TestInt8ConvFused : public QObject {
                                                        "output has %2)")
                                                    .arg(buffers[0])
                                                    .arg(output_elements)));
+  }
+
+  // The dot products count as work: a 7x7 output of 512 x 128 channels
+  // (3.2 M multiply-adds in 12 K tensorized calls) runs on the thread pool,
+  // not "too small to parallelize".
+  void smallOutputRunsInParallel() {
+    int64_t output_elements = 0;
+    bool parallel = false;
+    lowered_int32_buffers(512, 128, 7, 1, 1, output_elements, &parallel);
+    QVERIFY(parallel);
   }
 
   // Compiled through the whole pipeline (QLinearConv -> ConvIntegerNCHWc
