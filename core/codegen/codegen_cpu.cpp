@@ -286,6 +286,18 @@ void CodeGenCPU::emit_allocate(const tir::AllocateNode* n) {
   builder_.CreateCall(runtime_function(kFreeSymbol), {ptr});
 }
 
+// llvm.lrint converts in the current rounding mode, which the runtime
+// leaves at its default, round half to even: one vcvtps2dq for the
+// roundeven and fptosi pair (LLVM does not fuse them itself).
+llvm::Value* CodeGenCPU::emit_round_to_int(const te::Expr& x, te::DataType to) {
+  const te::DataType from = x.type();
+  if (!from.is_float() || from.bits != 32 || !to.is_int() || to.bits != 32 ||
+      from.lanes != to.lanes)
+    return nullptr;
+  llvm::Value* v = emit_expr(x);
+  return builder_.CreateIntrinsic(llvm::Intrinsic::lrint, {llvm_type(to), v->getType()}, {v});
+}
+
 llvm::Value* CodeGenCPU::emit_libm_per_lane(const char* float_name, const char* double_name,
                                             llvm::Value* x) {
   llvm::Type* type = x->getType();

@@ -385,6 +385,11 @@ llvm::Value* CodeGenLLVM::emit_expr(const Expr& e) {
       return emit_select(e.as<te::SelectNode>());
     case ExprKind::Cast: {
       const auto* n = e.as<te::CastNode>();
+      // A requantization's int(round(x)): one conversion where the target
+      // has one (x86's vcvtps2dq rounds half to even).
+      if (const auto* round = n->value.as<te::CallNode>();
+          round && round->op == te::Intrinsic::Round && n->type.is_int())
+        if (llvm::Value* v = emit_round_to_int(round->args[0], n->type)) return v;
       return cast_value(emit_expr(n->value), n->value.type(), n->type);
     }
     case ExprKind::Call:

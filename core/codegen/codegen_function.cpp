@@ -83,4 +83,8 @@ llvm::Value* CodeGenLLVM::emit_target_math(te::Intrinsic, te::DataType,
   return nullptr;
 }
 
+llvm::Value* CodeGenLLVM::emit_round_to_int(const te::Expr&, te::DataType) {
+  return nullptr;
+}
+
 }  // namespace lathe::codegen::detail

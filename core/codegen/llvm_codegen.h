@@ -98,6 +98,9 @@ class CodeGenLLVM {
   // nullptr: use the common one.
   virtual llvm::Value* emit_target_math(te::Intrinsic op, te::DataType t,
                                         const std::vector<llvm::Value*>& args);
+  // int(round(x)), round half to even, as one conversion where the kind has
+  // one; nullptr: the rounding and the truncating conversion.
+  virtual llvm::Value* emit_round_to_int(const te::Expr& x, te::DataType to);
 
   // ---- types and small helpers (codegen_expr.cpp)
   llvm::Type* llvm_type(te::DataType t) const;
@@ -196,6 +199,7 @@ class CodeGenCPU final : public CodeGenLLVM {
   llvm::Value* emit_tensor_intrinsic(const te::CallNode* n) override;
   llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name,
                                   llvm::Value* x) override;
+  llvm::Value* emit_round_to_int(const te::Expr& x, te::DataType to) override;
 
   void emit_parallel_for(const tir::ForNode* n);
   llvm::FunctionCallee runtime_function(const char* name);
