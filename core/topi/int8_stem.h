@@ -39,7 +39,8 @@ Int8Kernel stem_conv2d_integer(const QuantOperand& x, const QuantOperand& w,
 //             broadcast each per step, shared by the blocks)
 //   unroll_q  unroll the loop over the kernel row's 4-byte groups
 // (blocks x rows x pixels <= 28 accumulators). The default: the most
-// blocks (up to 4), then the most pixels a row, then rows, that fit.
+// blocks (up to 4), then the most pixels a row, then rows, that fit in 16
+// accumulators (more spill beside the weights and broadcasts).
 SearchSpace stem_conv2d_int8_template(const Int8Kernel& kernel,
                                       const std::string& intrinsic = "dot_16x4_u8s8");
 
