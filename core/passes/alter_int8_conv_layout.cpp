@@ -253,43 +253,19 @@ class Int8LayoutRewriter {
   }
 
   // A ConvInteger of few input channels (stem_layout_fits) as
-  //   Transpose(X: NCHW -> NHWC) -> Pad(zero point) -> Reshape(rows)
-  //   -> StemConvInteger(rows, W packed, Σw, x_zero_point, w_zero_point)
+  //   StemConvInteger(X, W packed, Σw, x_zero_point, w_zero_point)
   //   -> LayoutTransform(NCHW16c -> NCHW)
-  // the first three one injective kernel with the quantization before them.
-  // `data` is uint8 (shifted), `w` int8 (shifted), the zero points theirs.
+  // X stays NCHW: the kernel copies it into padded NHWC rows itself, and
+  // the quantization before it stays one elementwise kernel. `data` is
+  // uint8 (shifted), `w` int8 (shifted), the zero points theirs.
   bool convert_stem(const Node& conv, ValueId data, ValueId data_zero, const Tensor& w,
                     ValueId weight_zero, const SpatialWindow& win) {
     const std::string& name = conv.name;
-    const Shape xs = graph_.type(data).shape;
-    const int64_t n = xs[0], c = xs[1], h = xs[2], width = xs[3];
-    const int64_t kh = w.shape()[2], kw = w.shape()[3];
+    std::vector<int64_t> pads = win.pad_begin;
+    pads.insert(pads.end(), win.pad_end.begin(), win.pad_end.end());
     const ValueId y = conv.outputs[0];
-    const Shape ys = graph_.type(y).shape;
-    const int64_t oh = ys[2], ow = ys[3];
-    const int64_t top = win.pad_begin[0], left = win.pad_begin[1];
-    // The rows the windows read, at least the input's: a padding below or
-    // right that no window reaches is left out.
-    const int64_t rows =
-        std::max(h + top, (oh - 1) * win.strides[0] + (kh - 1) * win.dilations[0] + 1);
-    const int64_t pixels = stem_row_pixels(width, left, ow, win.strides[1], c, kw);
-    Tensor fill = Tensor::scalar<uint8_t>(0);
-    if (data_zero != kNoValue) {
-      const Value& z = graph_.value(data_zero);
-      if (!z.is_constant()) return false;
-      fill = z.constant.reshaped({});
-    }
-    Attributes perm;
-    perm.set("perm", std::vector<int64_t>{0, 2, 3, 1});
-    const ValueId nhwc = emit_.append(name + "_data_nhwc", "Transpose", {data}, perm, "_NHWC");
-    const ValueId pads = emit_.ints(name + "_data_pads",
-                                    {0, top, left, 0, 0, rows - h - top, pixels - width - left, 0});
-    const ValueId value = graph_.add_constant(names_.value(name + "_data_fill"), std::move(fill));
-    const ValueId padded =
-        emit_.append(name + "_data_pad", "Pad", {nhwc, pads, value}, {}, "_padded");
     std::vector<ValueId> inputs = {
-        emit_.reshape(name + "_data_rows", padded, {n, rows, pixels * c}, "_rows"),
-        graph_.add_constant(names_.value(name + "_weight_packed"), pack_stem_weight(w)),
+        data, graph_.add_constant(names_.value(name + "_weight_packed"), pack_stem_weight(w)),
         data_zero != kNoValue
             ? graph_.add_constant(names_.value(name + "_weight_sum"), weight_sums(w))
             : kNoValue,
@@ -299,11 +275,10 @@ class Int8LayoutRewriter {
     stem.name = name;
     stem.op = "StemConvInteger";
     stem.inputs = std::move(inputs);
-    stem.attrs.set("channels", c);
-    stem.attrs.set("kernel_shape", std::vector<int64_t>{kh, kw});
+    stem.attrs.set("kernel_shape", std::vector<int64_t>{w.shape()[2], w.shape()[3]});
     stem.attrs.set("strides", win.strides);
     stem.attrs.set("dilations", std::vector<int64_t>{win.dilations[0], 1});
-    stem.attrs.set("output_width", ow);
+    stem.attrs.set("pads", pads);
     stem.outputs = {graph_.add_value(names_.value(graph_.value(y).name + "_NCHW16c"), {})};
     graph_.value(stem.outputs[0]).type = infer_types(graph_, stem)[0];
     const ValueId out = stem.outputs[0];

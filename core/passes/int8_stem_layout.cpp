@@ -38,11 +38,4 @@ Tensor pack_stem_weight(const Tensor& w) {
   return packed;
 }
 
-int64_t stem_row_pixels(int64_t width, int64_t pad_left, int64_t output_width, int64_t stride_w,
-                        int64_t channels, int64_t kernel_w) {
-  const int64_t bytes =
-      (output_width - 1) * stride_w * channels + kGroup * quads(kernel_w * channels);
-  return std::max(width + pad_left, (bytes + channels - 1) / channels);
-}
-
 }  // namespace lathe::passes

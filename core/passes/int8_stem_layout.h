@@ -22,12 +22,4 @@ bool stem_layout_fits(int64_t channels, int64_t kernel_w, int64_t dilation_w);
 // element (o, c, ky, kx) at j = kx·C + c of row ky, zero for j >= KW·C.
 Tensor pack_stem_weight(const Tensor& w);
 
-// The width in pixels of the padded rows of a stem conv whose input is
-// `width` pixels wide, `pad_left` padded, `output_width` outputs wide: the
-// windows' last lane group must stay in the row (the bytes past a window's
-// KW·C, which zero weights multiply, are read too), and the row at least
-// the input with its left padding.
-int64_t stem_row_pixels(int64_t width, int64_t pad_left, int64_t output_width, int64_t stride_w,
-                        int64_t channels, int64_t kernel_w);
-
 }  // namespace lathe::passes

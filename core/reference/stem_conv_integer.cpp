@@ -1,9 +1,7 @@
 // The reference kernel of StemConvInteger (ir/ops/stem_conv_integer.h),
-// written from its definition: the sum of (x − xz)(w − wz[o]) over the
-// window's kernel rows and its KW·C contiguous bytes of each row. The
-// rows' bytes past KW·C (the next pixel's, which the compiled kernel
-// multiplies by zero weights) are not read. w_sum is not needed here: it
-// only saves the compiled kernel a sum.
+// written from its definition: ConvInteger's sum of (x − xz)(W − wz[o]), a
+// padded tap reading xz, the weight read from its packed form. w_sum is not
+// needed here: it only saves the compiled kernel a sum.
 #include "ir/ops/stem_conv_integer.h"
 #include "reference/executor.h"
 
@@ -11,11 +9,11 @@ namespace lathe::reference {
 namespace {
 
 void stem_conv_integer(KernelContext& ctx) {
-  const StemConvGeometry g = StemConvGeometry::of(ctx.attrs());
   const Tensor& x = ctx.input(0);
+  const StemConvGeometry g = StemConvGeometry::of(ctx.attrs(), x.shape());
   const Tensor& w = ctx.input(1);
   Tensor& y = ctx.output(0);
-  const int64_t n = x.shape()[0], hp = x.shape()[1], wr = x.shape()[2];
+  const int64_t n = x.shape()[0], c = g.channels, h = g.height, wd = g.width;
   const int64_t ocb = w.shape()[0], q = g.quads();
   const int64_t oh = y.shape()[2], ow = y.shape()[3];
   const int32_t xz = ctx.has_input(3) ? ctx.input(3).data<uint8_t>()[0] : 0;
@@ -23,22 +21,25 @@ void stem_conv_integer(KernelContext& ctx) {
   const uint8_t* px = x.data<uint8_t>();
   const int8_t* pw = w.data<int8_t>();
   int32_t* py = y.data<int32_t>();
-  const int64_t taps = g.kernel_w * g.channels;
   for (int64_t i = 0; i < n; ++i)
     for (int64_t o = 0; o < ocb * 16; ++o) {
       const int32_t z = !wz ? 0 : wz->data<int8_t>()[wz->numel() == 1 ? 0 : o];
       for (int64_t oy = 0; oy < oh; ++oy)
         for (int64_t ox = 0; ox < ow; ++ox) {
           int32_t acc = 0;
-          for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
-            const uint8_t* row = px + (i * hp + oy * g.stride_h + ky * g.dilation_h) * wr;
-            for (int64_t j = 0; j < taps; ++j) {
-              const int32_t v = row[ox * g.stride_w * g.channels + j];
-              const int32_t wv =
-                  pw[(((o / 16 * g.kernel_h + ky) * q + j / 4) * 16 + o % 16) * 4 + j % 4];
-              acc += (v - xz) * (wv - z);
-            }
-          }
+          for (int64_t ch = 0; ch < c; ++ch)
+            for (int64_t ky = 0; ky < g.kernel_h; ++ky)
+              for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
+                const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dilation_h;
+                const int64_t ix = ox * g.stride_w - g.pad_left + kx;
+                const int32_t v = iy < 0 || iy >= h || ix < 0 || ix >= wd
+                                      ? xz
+                                      : px[((i * c + ch) * h + iy) * wd + ix];
+                const int64_t j = kx * c + ch;
+                const int32_t wv =
+                    pw[(((o / 16 * g.kernel_h + ky) * q + j / 4) * 16 + o % 16) * 4 + j % 4];
+                acc += (v - xz) * (wv - z);
+              }
           py[(((i * ocb + o / 16) * oh + oy) * ow + ox) * 16 + o % 16] = acc;
         }
     }

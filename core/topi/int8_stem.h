@@ -13,13 +13,15 @@
 
 namespace lathe::topi {
 
-// StemConvInteger on `x` (uint8 rows [N, HP, WR], its zero point a scalar
+// StemConvInteger on `x` (uint8 NCHW [N, C, H, W], its zero point a scalar
 // or undefined) and `w` (the packed int8 weights [OC/16, KH, Q, 16, 4], its
 // zero point a scalar, one per output channel or undefined); `weight_sum`
 // [OC/16, 16] int32 or undefined (then summed from w where x's zero point
-// needs it). The product, tagged "conv2d_stem_int8":
+// needs it). The data: x copied into padded NHWC rows [N, rows, pixels, C]
+// (g.row_count(), g.row_pixels()), "<name>_rows". The product, tagged
+// "conv2d_stem_int8":
 //   product[n, b, oy, ox, o] = sum over ky, q, l of
-//     x[n, oy·sh + ky·dh, ox·sw·C + 4q + l] · w[b, ky, q, o, l]
+//     rows[n, oy·sh + ky·dh, J / C, J % C] · w[b, ky, q, o, l],  J = ox·sw·C + 4q + l
 // (l innermost: the dot_16x4_u8s8 intrinsic's lane); the output
 // [N, OC/16, OH, OW, 16] int32 corrected by the zero points' terms, tagged
 // "stem_conv_integer".

@@ -81,7 +81,7 @@ void inline_between(Schedule& s, const Tensor& anchor, const std::vector<Tensor>
 }
 
 std::vector<te::Tensor> stem_conv_integer_compute(const ComputeContext& ctx) {
-  const StemConvGeometry g = StemConvGeometry::of(ctx.attrs());
+  const StemConvGeometry g = StemConvGeometry::of(ctx.attrs(), ctx.input_type(0).shape);
   const QuantOperand x = {ctx.input(0), ctx.has_input(3) ? ctx.input(3) : Tensor()};
   const QuantOperand w = {ctx.input(1), ctx.has_input(4) ? ctx.input(4) : Tensor()};
   const Tensor w_sum = ctx.has_input(2) ? ctx.input(2) : Tensor();
@@ -117,31 +117,54 @@ Int8Kernel stem_conv2d_integer(const QuantOperand& x, const QuantOperand& w,
                                const Tensor& weight_sum, const StemConvGeometry& g,
                                const std::string& name) {
   const char* op = "StemConvInteger";
-  LATHE_CHECK(x.value.ndim() == 3 && x.value.dtype() == DataType::UInt(8) && w.value.ndim() == 5 &&
+  LATHE_CHECK(x.value.ndim() == 4 && x.value.shape()[1] == g.channels &&
+                  x.value.shape()[2] == g.height && x.value.shape()[3] == g.width &&
+                  x.value.dtype() == DataType::UInt(8) && w.value.ndim() == 5 &&
                   w.value.dtype() == DataType::Int(8) && w.value.shape()[1] == g.kernel_h &&
                   w.value.shape()[2] == g.quads() && w.value.shape()[3] == kInt8Lanes &&
                   w.value.shape()[4] == kInt8Group,
-              op, ": needs uint8 rows [N, HP, WR] and int8 weights [OC/16, KH, Q, 16, 4]");
-  const auto& xs = x.value.shape();
-  const int64_t n = xs[0], hp = xs[1];
+              op, ": needs uint8 data [N, C, H, W] and int8 weights [OC/16, KH, Q, 16, 4]");
+  const int64_t n = x.value.shape()[0];
   const int64_t ocb = w.value.shape()[0], kh = g.kernel_h, q = g.quads();
-  const int64_t oh = (hp - (kh - 1) * g.dilation_h - 1) / g.stride_h + 1, ow = g.output_width;
+  const int64_t oh = g.output_height(), ow = g.output_width();
   const int64_t pixel_step = g.stride_w * g.channels, taps = g.kernel_w * g.channels;
-  LATHE_CHECK(oh > 0 && xs[2] >= (ow - 1) * pixel_step + kInt8Group * q, op, ": rows [", hp, ", ",
-              xs[2], "] too small for the windows");
+  LATHE_CHECK(oh > 0 && ow > 0, op, ": empty output");
   const Expr x_zero = zero_point(x.zero_point, Expr());
   const Expr w_zero_probe = zero_point(w.zero_point, Var("oc"));
 
   Int8Kernel k;
   k.lanes = kInt8Lanes;
-  k.data = x.value;
+  // The padded NHWC rows [N, rows, pixels, C], every padded byte the zero
+  // point (a padded tap then adds zero), also past the right padding where
+  // a window's last 4-byte group reads beyond its KW·C bytes.
+  const int64_t rows = g.row_count(), pixels = g.row_pixels();
+  const Expr fill = te::cast(DataType::UInt(8), x_zero.defined() ? x_zero : te::make_int(0));
+  k.data = te::compute({n, rows, pixels, g.channels},
+                       [&](const std::vector<Var>& i) {
+                         Expr y = i[1] - te::make_int(g.pad_top),
+                              xx = i[2] - te::make_int(g.pad_left);
+                         Expr inside;
+                         auto both = [&](Expr c) { inside = inside.defined() ? (inside && c) : c; };
+                         if (g.pad_top) both(y >= 0);
+                         if (rows - g.pad_top > g.height) both(y < te::make_int(g.height));
+                         if (g.pad_left) both(xx >= 0);
+                         if (pixels - g.pad_left > g.width) both(xx < te::make_int(g.width));
+                         Expr v = x.value(i[0], i[3], y, xx);
+                         return inside.defined() ? te::select(inside, v, fill) : v;
+                       },
+                       name + "_rows", {"n", "h", "w", "c"});
+  // Byte `j` of row `y`: the NHWC data read as rows of pixels·C bytes.
+  auto row_byte = [&](const Expr& batch, const Expr& y, const Expr& j) {
+    if (g.channels == 1) return k.data(batch, y, j, te::make_int(0));
+    return k.data(batch, y, j / te::make_int(g.channels), j % te::make_int(g.channels));
+  };
   k.weights = w.value;
   IterVar ry = te::reduce_axis(kh, "ry"), rq = te::reduce_axis(q, "rq"),
           rl = te::reduce_axis(kInt8Group, "rl");
   k.product = te::compute(
       {n, ocb, oh, ow, kInt8Lanes},
       [&](const std::vector<Var>& i) {
-        Expr a = k.data(
+        Expr a = row_byte(
             i[0], i[2] * te::make_int(g.stride_h) + ry.var() * te::make_int(g.dilation_h),
             i[3] * te::make_int(pixel_step) + rq.var() * te::make_int(kInt8Group) + rl.var());
         Expr b = k.weights(i[1], ry.var(), rq.var(), i[4], rl.var());
@@ -168,10 +191,10 @@ Int8Kernel stem_conv2d_integer(const QuantOperand& x, const QuantOperand& w,
     k.data_sum = te::compute(
         {n, oh, ow},
         [&](const std::vector<Var>& i) {
-          return te::sum(te::cast(kI32, k.data(i[0],
-                                               i[1] * te::make_int(g.stride_h) +
-                                                   sy.var() * te::make_int(g.dilation_h),
-                                               i[2] * te::make_int(pixel_step) + sj.var())),
+          return te::sum(te::cast(kI32, row_byte(i[0],
+                                                 i[1] * te::make_int(g.stride_h) +
+                                                     sy.var() * te::make_int(g.dilation_h),
+                                                 i[2] * te::make_int(pixel_step) + sj.var())),
                          {sy, sj});
         },
         name + "_data_sum", {"n", "oh", "ow"});
@@ -223,6 +246,12 @@ SearchSpace stem_conv2d_int8_template(const Int8Kernel& k, const std::string& in
     const int64_t rows = knob_value(knobs, config, "tile_oh")[1];
     const int64_t pixels = knob_value(knobs, config, "tile_ow")[1];
     const bool unroll_q = knob_int(knobs, config, "unroll_q") != 0;
+    // The rows at the root, in parallel over them.
+    if (k.data.op().as_compute()) {
+      Stage rows = s[k.data];
+      const std::vector<IterVar> ra = rows.axis();
+      rows.parallel(rows.fuse(ra[0], ra[1]));
+    }
     // The sums of the zero points' terms at the root, in parallel.
     for (const Tensor& t : {k.data_sum, k.weight_sum}) {
       if (!t.defined() || !t.op().as_compute()) continue;

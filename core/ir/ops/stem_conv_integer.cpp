@@ -9,20 +9,22 @@ namespace {
 
 constexpr const char* kOp = "StemConvInteger";
 
-std::vector<int64_t> ints_or(const Attributes& attrs, const char* name, int64_t fallback) {
+std::vector<int64_t> ints_or(const Attributes& attrs, const char* name, size_t n,
+                             int64_t fallback) {
   std::vector<int64_t> v = attrs.get_ints(name);
-  if (v.empty()) return {fallback, fallback};
-  LATHE_CHECK(v.size() == 2, kOp, ": attribute '", name, "' has ", v.size(), " values, expected 2");
+  if (v.empty()) return std::vector<int64_t>(n, fallback);
+  LATHE_CHECK(v.size() == n, kOp, ": attribute '", name, "' has ", v.size(), " values, expected ",
+              n);
   return v;
 }
 
 void infer_stem_conv_integer(InferContext& ctx) {
   ctx.check_dtype(0, dtype_bit(DType::UInt8));
   ctx.check_dtype(1, dtype_bit(DType::Int8));
-  const StemConvGeometry g = StemConvGeometry::of(ctx.attrs());
   const TensorType& x = ctx.input(0);
+  LATHE_CHECK(x.rank() == 4, kOp, ": data must be [N, C, H, W], got ", x.to_string());
+  const StemConvGeometry g = StemConvGeometry::of(ctx.attrs(), x.shape);
   const TensorType& w = ctx.input(1);
-  LATHE_CHECK(x.rank() == 3, kOp, ": data must be padded rows [N, HP, WR], got ", x.to_string());
   LATHE_CHECK(w.rank() == 5 && w.shape[1] == g.kernel_h && w.shape[2] == g.quads() &&
                   w.shape[3] == kConvIntegerLanes && w.shape[4] == kConvIntegerGroup,
               kOp, ": weight must be [OC/16, ", g.kernel_h, ", ", g.quads(), ", 16, 4] for a ",
@@ -46,46 +48,51 @@ void infer_stem_conv_integer(InferContext& ctx) {
                 ": w_zero_point must be a scalar or have ", filters, " values, got ",
                 z.to_string());
   }
-  const int64_t extent = (g.kernel_h - 1) * g.dilation_h + 1;
-  LATHE_CHECK(x.shape[1] >= extent, kOp, ": ", x.shape[1], " rows, fewer than the window's ",
-              extent);
-  const int64_t row_bytes = (g.output_width - 1) * g.stride_w * g.channels + 4 * g.quads();
-  LATHE_CHECK(x.shape[2] >= row_bytes, kOp, ": rows of ", x.shape[2], " bytes, but ",
-              g.output_width, " output pixels read ", row_bytes);
-  const int64_t oh = (x.shape[1] - extent) / g.stride_h + 1;
-  ctx.set_output(0,
-                 {DType::Int32, {x.shape[0], w.shape[0], oh, g.output_width, kConvIntegerLanes}});
+  ctx.set_output(
+      0, {DType::Int32,
+          {x.shape[0], w.shape[0], g.output_height(), g.output_width(), kConvIntegerLanes}});
 }
 
 // As ConvInteger: C x KH x KW multiply-adds per output element.
-int64_t stem_conv_integer_macs(const Node& node, const std::vector<TensorType>&,
+int64_t stem_conv_integer_macs(const Node& node, const std::vector<TensorType>& in,
                                const std::vector<TensorType>& out) {
-  const StemConvGeometry g = StemConvGeometry::of(node.attrs);
+  const StemConvGeometry g = StemConvGeometry::of(node.attrs, in[0].shape);
   return out[0].numel() * g.channels * g.kernel_h * g.kernel_w;
 }
 
 }  // namespace
 
-StemConvGeometry StemConvGeometry::of(const Attributes& attrs) {
+StemConvGeometry StemConvGeometry::of(const Attributes& attrs, const Shape& input) {
+  LATHE_CHECK(input.size() == 4, kOp, ": data must be [N, C, H, W]");
   StemConvGeometry g;
-  g.channels = attrs.get_int("channels", 0);
+  g.channels = input[1];
+  g.height = input[2];
+  g.width = input[3];
   const std::vector<int64_t> kernel = attrs.get_ints("kernel_shape");
   LATHE_CHECK(kernel.size() == 2 && kernel[0] > 0 && kernel[1] > 0, kOp,
               ": attribute 'kernel_shape' must be [KH, KW], positive");
   g.kernel_h = kernel[0];
   g.kernel_w = kernel[1];
-  const std::vector<int64_t> strides = ints_or(attrs, "strides", 1);
-  const std::vector<int64_t> dilations = ints_or(attrs, "dilations", 1);
+  const std::vector<int64_t> strides = ints_or(attrs, "strides", 2, 1);
+  const std::vector<int64_t> dilations = ints_or(attrs, "dilations", 2, 1);
+  const std::vector<int64_t> pads = ints_or(attrs, "pads", 4, 0);
   g.stride_h = strides[0];
   g.stride_w = strides[1];
   g.dilation_h = dilations[0];
-  g.output_width = attrs.get_int("output_width", 0);
-  LATHE_CHECK(g.channels > 0 && g.output_width > 0, kOp,
-              ": attributes 'channels' and 'output_width' must be positive");
+  g.pad_top = pads[0];
+  g.pad_left = pads[1];
+  g.pad_bottom = pads[2];
+  g.pad_right = pads[3];
   LATHE_CHECK(g.stride_h > 0 && g.stride_w > 0 && g.dilation_h > 0, kOp,
               ": strides and dilations must be positive");
+  LATHE_CHECK(pads[0] >= 0 && pads[1] >= 0 && pads[2] >= 0 && pads[3] >= 0, kOp,
+              ": pads must not be negative");
   LATHE_CHECK(dilations[1] == 1, kOp, ": the kernel width cannot be dilated (dilation ",
               dilations[1], "): its taps would not be contiguous");
+  LATHE_CHECK(g.channels > 0 &&
+                  g.height + g.pad_top + g.pad_bottom >= (g.kernel_h - 1) * g.dilation_h + 1 &&
+                  g.width + g.pad_left + g.pad_right >= g.kernel_w,
+              kOp, ": the padded input is smaller than the window");
   return g;
 }
 
