@@ -37,7 +37,9 @@ struct Layer {
 };
 
 // Stems of int8 CNNs (batch 1, pad k/2): ResNet's and GoogLeNet's 7x7/2,
-// MobileNetV2's and RegNet's 3x3/2 (32 filters), a grayscale 5x5/2.
+// MobileNetV2's and RegNet's 3x3/2 (32 filters; the layout pass keeps it
+// NCHW4c, which takes as many lanes: passes/int8_stem_layout.h), a
+// grayscale 5x5/2.
 const Layer kLayers[] = {
     {"7x7/2 C3 64", 3, 64, 224, 7, 2},
     {"3x3/2 C3 32", 3, 32, 224, 3, 2},

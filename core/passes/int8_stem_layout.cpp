@@ -17,7 +17,7 @@ int64_t quads(int64_t bytes) {
 
 bool stem_layout_fits(int64_t channels, int64_t kernel_w, int64_t dilation_w) {
   return channels > 0 && channels < 16 && channels % kGroup != 0 && dilation_w == 1 &&
-         quads(kernel_w * channels) <= kernel_w * quads(channels);
+         quads(kernel_w * channels) < kernel_w * quads(channels);
 }
 
 Tensor pack_stem_weight(const Tensor& w) {

@@ -250,7 +250,16 @@ SearchSpace stem_conv2d_int8_template(const Int8Kernel& k, const std::string& in
     if (k.data.op().as_compute()) {
       Stage rows = s[k.data];
       const std::vector<IterVar> ra = rows.axis();
-      rows.parallel(rows.fuse(ra[0], ra[1]));
+      IterVar row = rows.fuse(ra[0], ra[1]);
+      rows.parallel(row);
+      // One channel: each row's pixels in vectors (C bytes apart, more
+      // channels store scattered, measured slower than the scalar copy).
+      if (k.data.shape()[3] == 1 && k.data.shape()[2] >= kInt8Lanes) {
+        auto [wo, wi] = rows.split(ra[2], kInt8Lanes, "w_outer", "w_lanes");
+        rows.reorder({row, wo, ra[3], wi});
+        rows.unroll(ra[3]);
+        rows.vectorize(wi);
+      }
     }
     // The sums of the zero points' terms at the root, in parallel.
     for (const Tensor& t : {k.data_sum, k.weight_sum}) {

@@ -30,10 +30,11 @@ class TestInt8Stem : public QObject {
 
  private slots:
   // Which convs take the stem: few channels, not a multiple of 4, the
-  // kernel row in no more lanes than NCHW4c's, an undilated width.
+  // kernel row in fewer lanes than NCHW4c's, an undilated width.
   void stemLayoutFits() {
     QVERIFY(passes::stem_layout_fits(3, 7, 1));   // 6 lanes instead of 7
-    QVERIFY(passes::stem_layout_fits(3, 3, 1));   // 3 either way
+    QVERIFY(!passes::stem_layout_fits(3, 3, 1));  // 3 either way: NCHW4c
+    QVERIFY(passes::stem_layout_fits(3, 5, 1));   // 4 instead of 5
     QVERIFY(passes::stem_layout_fits(1, 5, 1));   // 2 instead of 5
     QVERIFY(!passes::stem_layout_fits(3, 7, 2));  // dilated width: not contiguous
     QVERIFY(!passes::stem_layout_fits(8, 3, 1));  // a multiple of 4: no lane wasted
@@ -54,12 +55,15 @@ class TestInt8Stem : public QObject {
     QTest::newRow("RGB 7x7/2 pad 3, 15x17, per-channel w zero")
         << int64_t{1} << int64_t{3} << int64_t{15} << int64_t{17} << int64_t{7} << int64_t{2}
         << P{3, 3, 3, 3} << 2 << false;
-    QTest::newRow("RGB 3x3/2 pad 1, 13x9")
-        << int64_t{1} << int64_t{3} << int64_t{13} << int64_t{9} << int64_t{3} << int64_t{2}
+    QTest::newRow("RGB 5x5/2 pad 2, 13x9")
+        << int64_t{1} << int64_t{3} << int64_t{13} << int64_t{9} << int64_t{5} << int64_t{2}
         << P{1, 1, 1, 1} << 1 << false;
-    QTest::newRow("RGB 3x3/2, no zero points")
-        << int64_t{1} << int64_t{3} << int64_t{10} << int64_t{11} << int64_t{3} << int64_t{2}
-        << P{1, 1, 1, 1} << 0 << false;
+    QTest::newRow("RGB 5x5/1, no zero points")
+        << int64_t{1} << int64_t{3} << int64_t{10} << int64_t{11} << int64_t{5} << int64_t{1}
+        << P{2, 2, 2, 2} << 0 << false;
+    QTest::newRow("gray 3x3/2 pad 1, 9x8")
+        << int64_t{1} << int64_t{1} << int64_t{9} << int64_t{8} << int64_t{3} << int64_t{2}
+        << P{1, 1, 1, 1} << 1 << true;
     QTest::newRow("gray 3x3/1 pad 1, 7x5")
         << int64_t{1} << int64_t{1} << int64_t{7} << int64_t{5} << int64_t{3} << int64_t{1}
         << P{1, 1, 1, 1} << 2 << false;

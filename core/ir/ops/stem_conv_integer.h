@@ -7,7 +7,7 @@
 // KW·C rounded up to a multiple of 4 (7x7 RGB: 21 → 24, 6 dot products a
 // kernel row where NCHW4c takes 7, each with a wasted channel). The layout
 // pass (passes/alter_int8_conv_layout.h) gives a ConvInteger this form when
-// it wastes no more lanes than NCHW4c (passes/int8_stem_layout.h).
+// it takes fewer lanes than NCHW4c (passes/int8_stem_layout.h).
 //
 //   StemConvInteger(x, w, w_sum?, x_zero_point?, w_zero_point?) -> y
 //     x             uint8 [N, C, H, W] (NCHW, as ConvInteger reads it)
