@@ -134,8 +134,8 @@ struct Row {
 // float one.
 bool is_int8_task(const driver::KernelTask& task) {
   static const std::set<std::string> integer_products = {
-      "ConvInteger", "ConvIntegerNCHWc", "MatMulInteger",      "MatMulIntegerPacked",
-      "QLinearConv", "QLinearMatMul",    "com.microsoft.QGemm"};
+      "ConvInteger",         "ConvIntegerNCHWc", "StemConvInteger", "MatMulInteger",
+      "MatMulIntegerPacked", "QLinearConv",      "QLinearMatMul",   "com.microsoft.QGemm"};
   return std::any_of(task.ops.begin(), task.ops.end(),
                      [](const std::string& op) { return integer_products.count(op) > 0; });
 }

@@ -3,6 +3,7 @@
 #include "ir/ops/conv_integer_nchwc.h"
 #include "ir/ops/depthwise_conv_integer_nchwc.h"
 #include "ir/ops/matmul_integer_packed.h"
+#include "ir/ops/stem_conv_integer.h"
 #include "support/error.h"
 
 namespace lathe {
@@ -88,6 +89,7 @@ OpRegistry& OpRegistry::global() {
     register_quantize_ops(*r);
     register_conv_integer_nchwc_op(*r);
     register_depthwise_conv_integer_nchwc_op(*r);
+    register_stem_conv_integer_op(*r);
     register_matmul_integer_packed_op(*r);
     register_control_flow_ops(*r);
     return r;

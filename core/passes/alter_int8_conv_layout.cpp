@@ -10,6 +10,7 @@
 #include "passes/graph_edit.h"
 #include "passes/int8_channel_padding.h"
 #include "passes/int8_depthwise_layout.h"
+#include "passes/int8_stem_layout.h"
 
 namespace lathe::passes {
 namespace {
@@ -206,6 +207,8 @@ class Int8LayoutRewriter {
     ValueId data = conv.inputs[0];
     ValueId data_zero = conv.has_input(2) ? conv.inputs[2] : kNoValue;
     if (int8_data && !to_unsigned(conv, data, data_zero)) return false;
+    if (stem_layout_fits(channels, w->shape()[3], win.dilations[1]))
+      return convert_stem(conv, data, data_zero, *w, weight_zero, win);
     Tensor weight_padded;
     if (padded != channels) {
       data = pad_channels(data, data_zero, padded - channels, name);
@@ -247,6 +250,41 @@ class Int8LayoutRewriter {
     const ValueId pads = emit_.ints(name + "_channel_pads", {0, 0, 0, 0, 0, extra, 0, 0});
     const ValueId value = graph_.add_constant(names_.value(name + "_channel_fill"), fill);
     return emit_.append(name + "_channel_pad", "Pad", {x, pads, value}, {}, "_padded");
+  }
+
+  // A ConvInteger of few input channels (stem_layout_fits) as
+  //   StemConvInteger(X, W packed, Σw, x_zero_point, w_zero_point)
+  //   -> LayoutTransform(NCHW16c -> NCHW)
+  // X stays NCHW: the kernel copies it into padded NHWC rows itself, and
+  // the quantization before it stays one elementwise kernel. `data` is
+  // uint8 (shifted), `w` int8 (shifted), the zero points theirs.
+  bool convert_stem(const Node& conv, ValueId data, ValueId data_zero, const Tensor& w,
+                    ValueId weight_zero, const SpatialWindow& win) {
+    const std::string& name = conv.name;
+    std::vector<int64_t> pads = win.pad_begin;
+    pads.insert(pads.end(), win.pad_end.begin(), win.pad_end.end());
+    const ValueId y = conv.outputs[0];
+    std::vector<ValueId> inputs = {
+        data, graph_.add_constant(names_.value(name + "_weight_packed"), pack_stem_weight(w)),
+        data_zero != kNoValue
+            ? graph_.add_constant(names_.value(name + "_weight_sum"), weight_sums(w))
+            : kNoValue,
+        data_zero, weight_zero};
+    while (!inputs.empty() && inputs.back() == kNoValue) inputs.pop_back();
+    Node stem;
+    stem.name = name;
+    stem.op = "StemConvInteger";
+    stem.inputs = std::move(inputs);
+    stem.attrs.set("kernel_shape", std::vector<int64_t>{w.shape()[2], w.shape()[3]});
+    stem.attrs.set("strides", win.strides);
+    stem.attrs.set("dilations", std::vector<int64_t>{win.dilations[0], 1});
+    stem.attrs.set("pads", pads);
+    stem.outputs = {graph_.add_value(names_.value(graph_.value(y).name + "_NCHW16c"), {})};
+    graph_.value(stem.outputs[0]).type = infer_types(graph_, stem)[0];
+    const ValueId out = stem.outputs[0];
+    graph_.add_node(std::move(stem));
+    transform_back(out, kLanes, y, name);
+    return true;
   }
 
   // A depthwise ConvInteger (packable_depthwise) as

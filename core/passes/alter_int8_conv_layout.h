@@ -15,6 +15,10 @@ namespace lathe::passes {
 //   LayoutTransform(X: NCHW -> NCHW{ib}c)
 //   -> ConvIntegerNCHWc(X', W packed, Σw, x_zero_point, w_zero_point)
 //   -> LayoutTransform(NCHW16c -> NCHW)
+// A conv of fewer than 16 input channels, not a multiple of 4 (an RGB
+// stem), becomes StemConvInteger(X, W packed [OC/16, KH, Q, 16, 4], Σw,
+// x_zero_point, w_zero_point) instead (passes/int8_stem_layout.h): its
+// kernel width and channels reduced together, no channel padded.
 // A conv that reads from or feeds a grouped (depthwise) ConvInteger through
 // elementwise requantize steps only is left as it is: the depthwise kernel
 // runs in NCHW, so it would pay a layout transform on that side every call.

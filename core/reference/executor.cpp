@@ -6,7 +6,8 @@ namespace lathe::reference {
 
 void register_conv_integer_nchwc_kernel(OpRegistry& registry);  // conv_integer_nchwc.cpp
 void register_depthwise_conv_integer_nchwc_kernel(
-    OpRegistry& registry);  // depthwise_conv_integer_nchwc.cpp
+    OpRegistry& registry);                                     // depthwise_conv_integer_nchwc.cpp
+void register_stem_conv_integer_kernel(OpRegistry& registry);  // stem_conv_integer.cpp
 
 OpRegistry& kernel_registry() {
   static OpRegistry* registry = [] {
@@ -21,6 +22,7 @@ OpRegistry& kernel_registry() {
     register_quantize_kernels(*r);
     register_conv_integer_nchwc_kernel(*r);
     register_depthwise_conv_integer_nchwc_kernel(*r);
+    register_stem_conv_integer_kernel(*r);
     register_control_flow_kernels(*r);
     register_matmul_integer_packed_kernel(*r);
     return r;

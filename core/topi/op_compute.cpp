@@ -2,6 +2,7 @@
 
 #include "support/error.h"
 #include "topi/dynamic_quantize_x86.h"
+#include "topi/int8_stem.h"
 #include "topi/schedule_cuda_templates.h"
 
 namespace lathe::topi {
@@ -99,6 +100,7 @@ OpStrategyRegistry& OpStrategyRegistry::global() {
     register_quantize_computes(r);
     register_int8_computes(r);
     register_int8_depthwise_computes(r);
+    register_int8_stem_computes(r);
     register_dynamic_quantize_template(r);
     register_cuda_templates(r);  // after the computes: GPU templates by op class
     return r;
