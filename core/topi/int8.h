@@ -116,8 +116,9 @@ SearchSpace conv2d_int8_template(const Int8Kernel& kernel,
 // inlined. The output's rows run in parallel, each in tiles of tile_oh rows
 // x reg_n pixels x 16 channels, the product computed per tile (compute_at)
 // and requantized from registers: no int32 buffer of the whole output.
-// The default tile is the one with the fewest loads per dot product whose
-// accumulators fit `unit`'s vector registers.
+// The default tile is two channel blocks (where the channels divide) by the
+// longest run of pixels and the most rows whose accumulators fit `unit`'s
+// vector registers.
 //   tile_ow    [outer, reg_n] of the output row
 //   tile_oh    [outer, rows] output rows per tile
 //   tile_oc    [outer, blocks] 16-channel blocks per tile
