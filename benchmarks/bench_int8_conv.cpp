@@ -124,7 +124,7 @@ double time_kernel(const codegen::CompiledKernel& k, const std::vector<void*>& b
 
 // The conv group as a quantized model runs it: ConvIntegerNCHWc on uint8
 // NCHWc data (unpadded) and packed weights, then the requantization (bias,
-// scale, round, saturate to uint8), scheduled by the op's template.
+// scale, saturate, round, zero point), scheduled by the op's template.
 struct Group {
   std::vector<te::Tensor> args;
   te::Tensor output;
@@ -145,9 +145,11 @@ Group conv_group(const te::Tensor& data, const te::Tensor& weights, const topi::
       [&](const std::vector<te::Var>& i) {
         te::Expr v = te::cast(f32, anchor(i[0], i[1], i[2], i[3], i[4]) +
                                        bias(i[0], i[1], te::make_int(0), te::make_int(0), i[4]));
-        v = te::round(v * scale(i[0], i[1], te::make_int(0), te::make_int(0), i[4]));
-        v = te::min(te::max(v, te::make_const(f32, 0.0)), te::make_const(f32, 255.0));
-        return te::cast(u8, te::cast(i32, v));
+        // As the quantized-model pass writes it (saturate_round): clamped
+        // to the range less the zero point, rounded, the zero point added.
+        v = v * scale(i[0], i[1], te::make_int(0), te::make_int(0), i[4]);
+        v = te::min(te::max(v, te::make_const(f32, -3.0)), te::make_const(f32, 252.0));
+        return te::cast(u8, te::cast(i32, te::round(v)) + te::make_const(i32, 3));
       },
       "requantize");
   g.args = {data, weights, bias, scale, g.output};
