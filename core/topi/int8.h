@@ -141,10 +141,14 @@ SearchSpace matmul_int8_tile_epilogue_template(const Int8Kernel& kernel, const T
 // explicitly (ONNX's defaults where one is missing).
 Conv2dParams packed_conv2d_params(const Attributes& attrs);
 // The stages of an int8 kernel, found from the group's anchor (its output):
-// the tensorizable product (tagged conv2d_NCHWc_int8 or dense_int8), the
+// the tensorizable product (tagged conv2d_NCHWc_int8, conv2d_stem_int8 or dense_int8), the
 // packed operands it reads and the sums of the zero-point terms. Throws
 // naming the anchor when no product is there.
 Int8Kernel int8_kernel_of(const Tensor& anchor);
+// The group's stages between the anchor and its outputs inlined, the
+// outputs left to the caller.
+void inline_epilogue(schedule::Schedule& s, const Tensor& anchor,
+                     const std::vector<Tensor>& outputs);
 // The group's epilogue: its stages between the anchor and the outputs
 // inlined, each output in parallel over its outer axes and in vectors of 16
 // along its last where that divides it.

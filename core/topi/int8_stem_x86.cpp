@@ -43,43 +43,6 @@ Expr zero_point(const Tensor& z, const Expr& channel) {
   return te::cast(kI32, z(index));
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// The stages of a stem kernel, found from the group's anchor.
-Int8Kernel stem_kernel_of(const Tensor& anchor) {
-  Int8Kernel k;
-  k.output = anchor;
-  for (const Tensor& t : anchor.op().input_tensors()) {
-    if (tag_of(t) == "conv2d_stem_int8") k.product = t;
-    if (ends_with(t.name(), "_data_sum")) k.data_sum = t;
-    if (ends_with(t.name(), "_weight_sum")) k.weight_sum = t;
-  }
-  LATHE_CHECK(k.product.defined(), "the anchor '", anchor.name(),
-              "' reads no stem conv product (another compute made it)");
-  const std::vector<Tensor> in = k.product.op().input_tensors();
-  LATHE_CHECK(in.size() == 2, "the stem conv product reads ", in.size(), " tensors");
-  k.data = in[0];
-  k.weights = in[1];
-  return k;
-}
-
-// The group's stages between the anchor and its outputs inlined, the
-// outputs left to the caller.
-void inline_between(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
-  OpSet seen;
-  std::vector<Tensor> stack(outputs.begin(), outputs.end());
-  while (!stack.empty()) {
-    Tensor t = stack.back();
-    stack.pop_back();
-    if (t.same_as(anchor) || !t.op().as_compute() || !seen.insert(t.op()).second) continue;
-    if (!is_output(outputs, t)) s[t].compute_inline();
-    for (const Tensor& in : t.op().input_tensors()) stack.push_back(in);
-  }
-}
-
 std::vector<te::Tensor> stem_conv_integer_compute(const ComputeContext& ctx) {
   const StemConvGeometry g = StemConvGeometry::of(ctx.attrs(), ctx.input_type(0).shape);
   const QuantOperand x = {ctx.input(0), ctx.has_input(3) ? ctx.input(3) : Tensor()};
@@ -92,7 +55,7 @@ std::vector<te::Tensor> stem_conv_integer_compute(const ComputeContext& ctx) {
 // shape (the requantization) becomes the tile's root, else the anchor is.
 SearchSpace stem_conv_integer_template(const Tensor& anchor, const std::vector<Tensor>& outputs,
                                        const VectorUnit&) {
-  Int8Kernel k = stem_kernel_of(anchor);
+  Int8Kernel k = int8_kernel_of(anchor);
   const bool fused =
       outputs.size() == 1 && !outputs[0].same_as(anchor) && outputs[0].shape() == anchor.shape();
   if (fused) k.output = outputs[0];
@@ -100,7 +63,7 @@ SearchSpace stem_conv_integer_template(const Tensor& anchor, const std::vector<T
   auto kernel = space.apply;
   space.apply = [kernel, anchor, outputs, fused](Schedule& s, const Config& config) {
     if (fused) {
-      inline_between(s, anchor, outputs);
+      inline_epilogue(s, anchor, outputs);
       s[anchor].compute_inline();
       kernel(s, config);
     } else {

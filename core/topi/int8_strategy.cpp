@@ -81,20 +81,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The group's stages between the anchor and its outputs inlined, the outputs
-// left to the caller.
-void inline_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
-  OpSet seen;
-  std::vector<Tensor> stack(outputs.begin(), outputs.end());
-  while (!stack.empty()) {
-    Tensor t = stack.back();
-    stack.pop_back();
-    if (t.same_as(anchor) || !t.op().as_compute() || !seen.insert(t.op()).second) continue;
-    if (!is_output(outputs, t)) s[t].compute_inline();
-    for (const Tensor& in : t.op().input_tensors()) stack.push_back(in);
-  }
-}
-
 SearchSpace with_epilogue(SearchSpace space, const Tensor& anchor,
                           const std::vector<Tensor>& outputs) {
   auto kernel = space.apply;
@@ -203,13 +189,28 @@ Conv2dParams packed_conv2d_params(const Attributes& attrs) {
   return p;
 }
 
+// The group's stages between the anchor and its outputs inlined, the outputs
+// left to the caller.
+void inline_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor>& outputs) {
+  OpSet seen;
+  std::vector<Tensor> stack(outputs.begin(), outputs.end());
+  while (!stack.empty()) {
+    Tensor t = stack.back();
+    stack.pop_back();
+    if (t.same_as(anchor) || !t.op().as_compute() || !seen.insert(t.op()).second) continue;
+    if (!is_output(outputs, t)) s[t].compute_inline();
+    for (const Tensor& in : t.op().input_tensors()) stack.push_back(in);
+  }
+}
+
 // The stages of an integer kernel, found from its output (the anchor).
 Int8Kernel int8_kernel_of(const Tensor& anchor) {
   Int8Kernel k;
   k.output = anchor;
   for (const Tensor& t : anchor.op().input_tensors()) {
     const std::string& tag = tag_of(t);
-    if (tag == "conv2d_NCHWc_int8" || tag == "dense_int8") k.product = t;
+    if (tag == "conv2d_NCHWc_int8" || tag == "dense_int8" || tag == "conv2d_stem_int8")
+      k.product = t;
     if (ends_with(t.name(), "_data_sum")) k.data_sum = t;
     if (ends_with(t.name(), "_weight_sum")) k.weight_sum = t;
   }
