@@ -149,6 +149,15 @@ Int8Kernel int8_kernel_of(const Tensor& anchor);
 // outputs left to the caller.
 void inline_epilogue(schedule::Schedule& s, const Tensor& anchor,
                      const std::vector<Tensor>& outputs);
+// `space` followed by schedule_int8_epilogue: the group's outputs scheduled
+// after the kernel.
+SearchSpace with_epilogue(SearchSpace space, const Tensor& anchor,
+                          const std::vector<Tensor>& outputs);
+// `space` (a template whose root is the group's one output, the product
+// computed per tile inside it) with the anchor and the stages between it
+// and the output inlined first.
+SearchSpace with_tile_epilogue(SearchSpace space, const Tensor& anchor,
+                               const std::vector<Tensor>& outputs);
 // The group's epilogue: its stages between the anchor and the outputs
 // inlined, each output in parallel over its outer axes and in vectors of 16
 // along its last where that divides it.

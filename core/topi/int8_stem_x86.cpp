@@ -11,6 +11,7 @@
 #include "topi/int8_stem.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "support/error.h"
 #include "topi/group_schedule.h"
@@ -60,18 +61,8 @@ SearchSpace stem_conv_integer_template(const Tensor& anchor, const std::vector<T
       outputs.size() == 1 && !outputs[0].same_as(anchor) && outputs[0].shape() == anchor.shape();
   if (fused) k.output = outputs[0];
   SearchSpace space = stem_conv2d_int8_template(k);
-  auto kernel = space.apply;
-  space.apply = [kernel, anchor, outputs, fused](Schedule& s, const Config& config) {
-    if (fused) {
-      inline_epilogue(s, anchor, outputs);
-      s[anchor].compute_inline();
-      kernel(s, config);
-    } else {
-      kernel(s, config);
-      schedule_int8_epilogue(s, anchor, outputs);
-    }
-  };
-  return space;
+  if (fused) return with_tile_epilogue(std::move(space), anchor, outputs);
+  return with_epilogue(std::move(space), anchor, outputs);
 }
 
 }  // namespace

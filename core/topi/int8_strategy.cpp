@@ -12,6 +12,7 @@
 // their stages and the group falls back to the generic template
 // (tune::template_search_space).
 #include <algorithm>
+#include <utility>
 
 #include "ir/ops/window_geometry.h"
 #include "support/error.h"
@@ -81,16 +82,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-SearchSpace with_epilogue(SearchSpace space, const Tensor& anchor,
-                          const std::vector<Tensor>& outputs) {
-  auto kernel = space.apply;
-  space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
-    kernel(s, config);
-    schedule_int8_epilogue(s, anchor, outputs);
-  };
-  return space;
-}
-
 SearchSpace conv_integer_template(const Tensor& anchor, const std::vector<Tensor>& outputs,
                                   const VectorUnit& vector_unit) {
   if (tag_of(anchor) == "depthwise_conv_integer") {
@@ -110,14 +101,7 @@ SearchSpace conv_integer_template(const Tensor& anchor, const std::vector<Tensor
       outputs[0].shape() == anchor.shape()) {
     Int8Kernel k = int8_kernel_of(anchor);
     k.output = outputs[0];
-    SearchSpace space = conv2d_int8_fused_template(k, vector_unit);
-    auto kernel = space.apply;
-    space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
-      inline_epilogue(s, anchor, outputs);
-      s[anchor].compute_inline();
-      kernel(s, config);
-    };
-    return space;
+    return with_tile_epilogue(conv2d_int8_fused_template(k, vector_unit), anchor, outputs);
   }
   if (anchor.ndim() == 5 && !is_output(outputs, anchor)) {
     Int8Kernel k = int8_kernel_of(anchor);
@@ -145,15 +129,7 @@ SearchSpace matmul_integer_template(const Tensor& anchor, const std::vector<Tens
     if (outputs.size() == 1) {
       // The product's tiles computed inside the epilogue's loops.
       SearchSpace tiled = matmul_int8_tile_epilogue_template(k, outputs[0]);
-      if (tiled.apply) {
-        auto kernel = tiled.apply;
-        tiled.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
-          inline_epilogue(s, anchor, outputs);
-          s[anchor].compute_inline();
-          kernel(s, config);
-        };
-        return tiled;
-      }
+      if (tiled.apply) return with_tile_epilogue(std::move(tiled), anchor, outputs);
     }
     SearchSpace space = matmul_int8_template(k);
     auto kernel = space.apply;
@@ -201,6 +177,27 @@ void inline_epilogue(Schedule& s, const Tensor& anchor, const std::vector<Tensor
     if (!is_output(outputs, t)) s[t].compute_inline();
     for (const Tensor& in : t.op().input_tensors()) stack.push_back(in);
   }
+}
+
+SearchSpace with_epilogue(SearchSpace space, const Tensor& anchor,
+                          const std::vector<Tensor>& outputs) {
+  auto kernel = space.apply;
+  space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
+    kernel(s, config);
+    schedule_int8_epilogue(s, anchor, outputs);
+  };
+  return space;
+}
+
+SearchSpace with_tile_epilogue(SearchSpace space, const Tensor& anchor,
+                               const std::vector<Tensor>& outputs) {
+  auto kernel = space.apply;
+  space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
+    inline_epilogue(s, anchor, outputs);
+    s[anchor].compute_inline();
+    kernel(s, config);
+  };
+  return space;
 }
 
 // The stages of an integer kernel, found from its output (the anchor).
