@@ -28,23 +28,69 @@ inline void cpu_relax() {
 
 thread_local bool tls_in_parallel_region = false;
 
+struct Range {
+  int64_t begin, end;
+};
+
+// Part `i` of [0, n) cut into `parts` contiguous parts, the first n % parts
+// one longer: written without n * i so that no extent can overflow.
+Range part_of(int64_t n, int64_t parts, int64_t i) {
+  const int64_t q = n / parts, r = n % parts;
+  const int64_t begin = i * q + std::min(i, r);
+  return {begin, begin + q + (i < r ? 1 : 0)};
+}
+
+int64_t chunks_of(Range share) {
+  return std::min(share.end - share.begin, kChunksPerThread);
+}
+
 }  // namespace
+
+// The unclaimed chunks [front, back) of one thread's share, packed in one
+// word (front in the high half), on a cache line of its own. The owner claims
+// half of what is left at a time (its share in a few calls, the last ones
+// small enough to even out the end); another thread takes one chunk at a time
+// from the back, so that a late or slow owner still finds the rows it would
+// reach first.
+struct alignas(64) ThreadPool::Share {
+  std::atomic<uint64_t> unclaimed{0};
+
+  // The chunks [first, last) that the owner (half of those left, rounded up)
+  // or another thread (the last one) claims; empty when none are left.
+  std::pair<int64_t, int64_t> claim(bool owner) {
+    uint64_t seen = unclaimed.load(std::memory_order_relaxed);
+    for (;;) {
+      const uint64_t front = seen >> 32, back = seen & 0xffffffffu;
+      if (front >= back) return {0, 0};
+      if (owner) {
+        const uint64_t last = front + (back - front + 1) / 2;
+        if (unclaimed.compare_exchange_weak(seen, (last << 32) | back, std::memory_order_relaxed))
+          return {static_cast<int64_t>(front), static_cast<int64_t>(last)};
+      } else if (unclaimed.compare_exchange_weak(seen, (front << 32) | (back - 1),
+                                                 std::memory_order_relaxed)) {
+        return {static_cast<int64_t>(back - 1), static_cast<int64_t>(back)};
+      }
+    }
+  }
+};
 
 struct ThreadPool::Job {
   LatheParallelBody body;
   void* closure;
   int64_t n;
-  int64_t chunks;
-  std::atomic<int64_t> next_chunk{0};
+  int threads;
+  Share* shares;
   // Workers that picked up this job and may still touch it; the launcher
   // waits for zero before the job (on its stack) goes away.
   std::atomic<int> users{0};
 };
 
-ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)) {
+ThreadPool::ThreadPool(int num_threads)
+    : num_threads_(std::max(1, num_threads)),
+      shares_(std::make_unique<Share[]>(static_cast<size_t>(num_threads_))) {
   workers_.reserve(num_threads_ - 1);
   for (int i = 1; i < num_threads_; ++i) {
-    workers_.emplace_back([this] { worker_loop(); });
+    workers_.emplace_back([this, i] { worker_loop(i); });
     pthread_setname_np(workers_.back().native_handle(), "lathe-worker");
   }
 }
@@ -62,23 +108,25 @@ bool ThreadPool::in_parallel_region() {
   return tls_in_parallel_region;
 }
 
-void ThreadPool::run_chunks(Job& job) {
+void ThreadPool::run_chunks(Job& job, int index) {
   const bool was_parallel = tls_in_parallel_region;
   tls_in_parallel_region = true;
-  // Contiguous chunks, the first n % chunks one iteration longer: written
-  // without n * c so that no extent can overflow.
-  const int64_t q = job.n / job.chunks, r = job.n % job.chunks;
-  for (;;) {
-    int64_t c = job.next_chunk.fetch_add(1, std::memory_order_relaxed);
-    if (c >= job.chunks) break;
-    int64_t begin = c * q + std::min(c, r);
-    int64_t end = begin + q + (c < r ? 1 : 0);
-    job.body(begin, end, job.closure);
+  // The thread's own share, then what is left of the others' in turn.
+  for (int k = 0; k < job.threads; ++k) {
+    const int owner = (index + k) % job.threads;
+    const Range share = part_of(job.n, job.threads, owner);
+    const int64_t length = share.end - share.begin, chunks = chunks_of(share);
+    for (;;) {
+      const auto [first, last] = job.shares[owner].claim(k == 0);
+      if (first >= last) break;
+      job.body(share.begin + part_of(length, chunks, first).begin,
+               share.begin + part_of(length, chunks, last - 1).end, job.closure);
+    }
   }
   tls_in_parallel_region = was_parallel;
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(int index) {
   uint64_t seen = 0;
   for (;;) {
     for (int i = 0; i < kSpinIterations && generation_.load(std::memory_order_acquire) == seen; ++i)
@@ -94,7 +142,7 @@ void ThreadPool::worker_loop() {
       if (!job) continue;  // that launch already finished without us
       job->users.fetch_add(1, std::memory_order_relaxed);
     }
-    run_chunks(*job);
+    run_chunks(*job, index);
     if (job->users.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       // The job may be gone from here on; only the pool's own members are touched.
       std::lock_guard lock(mutex_);
@@ -114,17 +162,21 @@ void ThreadPool::parallel_for(LatheParallelBody body, void* closure, int64_t n) 
   job.body = body;
   job.closure = closure;
   job.n = n;
-  // More chunks than threads, claimed dynamically: a worker that wakes late
-  // (a futex wake-up on a busy host can take milliseconds) joins the
-  // remaining work instead of leaving its fixed share for last.
-  job.chunks = std::min<int64_t>(n, int64_t{num_threads_} * kChunksPerThread);
+  // Shares of several chunks, which the others take over: a worker that wakes
+  // late (a futex wake-up on a busy host can take milliseconds) finds its
+  // share done or started instead of holding up the launch.
+  job.threads = num_threads_;
+  job.shares = shares_.get();
+  for (int t = 0; t < num_threads_; ++t)
+    shares_[t].unclaimed.store(static_cast<uint64_t>(chunks_of(part_of(n, num_threads_, t))),
+                               std::memory_order_relaxed);
   {
     std::lock_guard lock(mutex_);
     job_ = &job;
     generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
-  run_chunks(job);
+  run_chunks(job, 0);
   // Every chunk is claimed now; no worker may pick the job up any more, and
   // those that did are waited for.
   {

@@ -1,5 +1,12 @@
 // The persistent thread pool behind parallel loops: workers wait between
 // launches, the launching thread takes part, and chunks are contiguous ranges.
+// Each thread owns one contiguous share of every loop (the launcher the
+// first, worker i the (i+1)-th) and runs it in a few calls; a thread that is
+// done takes the chunks its owner has not reached yet. So a thread keeps the
+// same rows from kernel to kernel, and the caches that hold them, and claims
+// its chunks on a cache line no other thread writes, while a late worker
+// holds nothing up. Chunks claimed in turn from one shared counter made small
+// kernels pay for cache lines moving between the cores.
 #pragma once
 
 #include <atomic>
@@ -14,8 +21,8 @@
 
 namespace lathe::runtime {
 
-// A parallel loop is cut into up to this many contiguous chunks per thread,
-// claimed dynamically, so a thread that starts late still gets a fair share.
+// A thread's share of a parallel loop is cut into up to this many chunks: the
+// unit in which the other threads take over the share of one that is late.
 inline constexpr int64_t kChunksPerThread = 8;
 
 // Every Lathe tensor and scratch buffer starts on this boundary.
@@ -47,13 +54,16 @@ class ThreadPool {
 
  private:
   struct Job;
-  void worker_loop();
-  static void run_chunks(Job& job);
+  struct Share;
+  void worker_loop(int index);
+  static void run_chunks(Job& job, int index);
 
   const int num_threads_;
   std::vector<std::thread> workers_;
 
   std::mutex launch_mutex_;  // one launch at a time
+  // The unclaimed chunks of each thread's share of the current launch.
+  std::unique_ptr<Share[]> shares_;
 
   std::mutex mutex_;  // guards job_, stop_, Job::users
   std::condition_variable wake_;

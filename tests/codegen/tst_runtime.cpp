@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <QtTest>
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 #include "runtime/backend_api.h"
@@ -27,6 +29,25 @@ void count_hits(int64_t begin, int64_t end, void* closure) {
   c->chunks.fetch_add(1);
   if (begin >= end) c->bad_order = true;
   for (int64_t i = begin; i < end; ++i) c->hits[static_cast<size_t>(i)].fetch_add(1);
+}
+
+// Every call waits inside until `threads` calls have begun: no thread can
+// finish early and take over another's share.
+struct Meeting {
+  int threads;
+  std::atomic<int> arrived{0};
+  std::mutex mutex;
+  std::vector<std::pair<int64_t, int64_t>> calls;
+};
+
+void meet(int64_t begin, int64_t end, void* closure) {
+  auto* m = static_cast<Meeting*>(closure);
+  {
+    std::lock_guard lock(m->mutex);
+    m->calls.emplace_back(begin, end);
+  }
+  m->arrived.fetch_add(1);
+  while (m->arrived.load() < m->threads) std::this_thread::yield();
 }
 
 struct Nested {
@@ -80,6 +101,47 @@ class TestRuntime : public QObject {
               std::max<int64_t>(1, std::min<int64_t>(n, threads * kChunksPerThread)));
     }
     QVERIFY(!ThreadPool::in_parallel_region());
+  }
+
+  // With every thread taking part, each runs its own contiguous share (the
+  // launcher the first), so that a thread keeps its rows from launch to
+  // launch: its first call is the first half of its share.
+  void eachThreadRunsItsShareInOneCall() {
+    for (int threads : {2, 3, 4}) {
+      ThreadPool pool(threads);
+      for (int repeat = 0; repeat < 5; ++repeat) {
+        Meeting m;
+        m.threads = threads;
+        pool.parallel_for(meet, &m, 1001);
+        // The first `threads` calls are each thread's first: none returns
+        // before all have begun.
+        QVERIFY(static_cast<int>(m.calls.size()) >= threads);
+        m.calls.resize(static_cast<size_t>(threads));
+        std::sort(m.calls.begin(), m.calls.end());
+        int64_t begin = 0;
+        for (int t = 0; t < threads; ++t) {
+          const int64_t length = 1001 / threads + (t < 1001 % threads ? 1 : 0);
+          // Half of its chunks, the first length % c of which are one longer.
+          const int64_t c = kChunksPerThread;
+          const int64_t half = c / 2 * (length / c) + std::min(c / 2, length % c);
+          QCOMPARE(m.calls[static_cast<size_t>(t)], std::make_pair(begin, begin + half));
+          begin += length;
+        }
+      }
+    }
+  }
+
+  // Launches that find the workers asleep: the launcher takes over chunks of
+  // the shares of workers that have not woken yet, and every iteration still
+  // runs once.
+  void lateWorkersShareIsTakenOver() {
+    ThreadPool pool(2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // workers asleep
+    for (int repeat = 0; repeat < 20; ++repeat) {
+      Coverage c(4096);
+      pool.parallel_for(count_hits, &c, 4096);
+      for (auto& h : c.hits) QCOMPARE(h.load(), 1);
+    }
   }
 
   // The measurement worker wakes the pool after each cache flush; every
