@@ -6,15 +6,6 @@
 namespace lathe {
 namespace {
 
-std::vector<int64_t> ints_or(const Attributes& attrs, const char* name, size_t n,
-                             int64_t fallback) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  if (v.empty()) return std::vector<int64_t>(n, fallback);
-  LATHE_CHECK(v.size() == n, "ConvIntegerNCHWc: attribute '", name, "' has ", v.size(),
-              " values, expected ", n);
-  return v;
-}
-
 void infer_conv_integer_nchwc(InferContext& ctx) {
   ctx.check_dtype(0, dtype_bit(DType::UInt8));
   ctx.check_dtype(1, dtype_bit(DType::Int8));
@@ -45,9 +36,10 @@ void infer_conv_integer_nchwc(InferContext& ctx) {
                 "ConvIntegerNCHWc: w_zero_point must be a scalar or have ", filters,
                 " values, got ", z.to_string());
   }
-  const std::vector<int64_t> strides = ints_or(ctx.attrs(), "strides", 2, 1);
-  const std::vector<int64_t> dilations = ints_or(ctx.attrs(), "dilations", 2, 1);
-  const std::vector<int64_t> pads = ints_or(ctx.attrs(), "pads", 4, 0);
+  const std::vector<int64_t> strides = ints_or(ctx.attrs(), "ConvIntegerNCHWc", "strides", 2, 1);
+  const std::vector<int64_t> dilations =
+      ints_or(ctx.attrs(), "ConvIntegerNCHWc", "dilations", 2, 1);
+  const std::vector<int64_t> pads = ints_or(ctx.attrs(), "ConvIntegerNCHWc", "pads", 4, 0);
   Shape out = {x.shape[0], w.shape[0], 0, 0, kConvIntegerLanes};
   for (size_t d = 0; d < 2; ++d) {
     LATHE_CHECK(strides[d] >= 1 && dilations[d] >= 1 && pads[d] >= 0 && pads[2 + d] >= 0,

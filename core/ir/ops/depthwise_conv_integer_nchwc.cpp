@@ -8,15 +8,6 @@ namespace {
 
 constexpr const char* kOp = "DepthwiseConvIntegerNCHWc";
 
-std::vector<int64_t> ints_or(const Attributes& attrs, const char* name, size_t n,
-                             int64_t fallback) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  if (v.empty()) return std::vector<int64_t>(n, fallback);
-  LATHE_CHECK(v.size() == n, kOp, ": attribute '", name, "' has ", v.size(), " values, expected ",
-              n);
-  return v;
-}
-
 void infer_depthwise_conv_integer_nchwc(InferContext& ctx) {
   ctx.check_dtype(0, dtype_bit(DType::UInt8));
   ctx.check_dtype(1, dtype_bit(DType::Int8));
@@ -44,9 +35,9 @@ void infer_depthwise_conv_integer_nchwc(InferContext& ctx) {
                 ": w_zero_point must be a scalar or have ", channels, " values, got ",
                 z.to_string());
   }
-  const std::vector<int64_t> strides = ints_or(ctx.attrs(), "strides", 2, 1);
-  const std::vector<int64_t> dilations = ints_or(ctx.attrs(), "dilations", 2, 1);
-  const std::vector<int64_t> pads = ints_or(ctx.attrs(), "pads", 4, 0);
+  const std::vector<int64_t> strides = ints_or(ctx.attrs(), kOp, "strides", 2, 1);
+  const std::vector<int64_t> dilations = ints_or(ctx.attrs(), kOp, "dilations", 2, 1);
+  const std::vector<int64_t> pads = ints_or(ctx.attrs(), kOp, "pads", 4, 0);
   Shape out = {x.shape[0], x.shape[1], 0, 0, x.shape[4]};
   for (size_t d = 0; d < 2; ++d) {
     LATHE_CHECK(strides[d] >= 1 && dilations[d] >= 1 && pads[d] >= 0 && pads[2 + d] >= 0, kOp,
@@ -82,9 +73,9 @@ void infer_grouped_conv_integer_nchwc(InferContext& ctx) {
     LATHE_CHECK(ctx.input(3).numel() == 1 && ctx.input(3).rank() <= 1, op,
                 ": x_zero_point must be a scalar, got ", ctx.input(3).to_string());
   }
-  const std::vector<int64_t> strides = ints_or(ctx.attrs(), "strides", 2, 1);
-  const std::vector<int64_t> dilations = ints_or(ctx.attrs(), "dilations", 2, 1);
-  const std::vector<int64_t> pads = ints_or(ctx.attrs(), "pads", 4, 0);
+  const std::vector<int64_t> strides = ints_or(ctx.attrs(), kOp, "strides", 2, 1);
+  const std::vector<int64_t> dilations = ints_or(ctx.attrs(), kOp, "dilations", 2, 1);
+  const std::vector<int64_t> pads = ints_or(ctx.attrs(), kOp, "pads", 4, 0);
   Shape out = {x.shape[0], x.shape[1], 0, 0, 16};
   for (size_t d = 0; d < 2; ++d) {
     LATHE_CHECK(strides[d] >= 1 && dilations[d] >= 1 && pads[d] >= 0 && pads[2 + d] >= 0, op,

@@ -51,4 +51,13 @@ TensorLayout pool_layout(const InferContext& ctx) {
   return layout;
 }
 
+std::vector<int64_t> ints_or(const Attributes& attrs, const char* op, const char* name, size_t n,
+                             int64_t fallback) {
+  std::vector<int64_t> v = attrs.get_ints(name);
+  if (v.empty()) return std::vector<int64_t>(n, fallback);
+  LATHE_CHECK(v.size() == n, op, ": attribute '", name, "' has ", v.size(), " values, expected ",
+              n);
+  return v;
+}
+
 }  // namespace lathe

@@ -22,6 +22,11 @@ TensorType broadcast_inputs(const InferContext& ctx);
 // Checks that every present input has the same dtype as input 0.
 void check_same_dtype(const InferContext& ctx);
 
+// Attribute `name` of `n` integers, or n copies of `fallback` where it is
+// absent; throws naming `op` when it has another number of values.
+std::vector<int64_t> ints_or(const Attributes& attrs, const char* op, const char* name, size_t n,
+                             int64_t fallback);
+
 // The pools' optional `layout` attribute, which the layout pass sets (ONNX
 // has none): "NCHW", or "NCHW{b}c" for blocked data [N, C/b, H, W, b] whose
 // logical NCHW shape is what the window rules apply to.

@@ -9,15 +9,6 @@ namespace {
 
 constexpr const char* kOp = "StemConvInteger";
 
-std::vector<int64_t> ints_or(const Attributes& attrs, const char* name, size_t n,
-                             int64_t fallback) {
-  std::vector<int64_t> v = attrs.get_ints(name);
-  if (v.empty()) return std::vector<int64_t>(n, fallback);
-  LATHE_CHECK(v.size() == n, kOp, ": attribute '", name, "' has ", v.size(), " values, expected ",
-              n);
-  return v;
-}
-
 void infer_stem_conv_integer(InferContext& ctx) {
   ctx.check_dtype(0, dtype_bit(DType::UInt8));
   ctx.check_dtype(1, dtype_bit(DType::Int8));
@@ -73,9 +64,9 @@ StemConvGeometry StemConvGeometry::of(const Attributes& attrs, const Shape& inpu
               ": attribute 'kernel_shape' must be [KH, KW], positive");
   g.kernel_h = kernel[0];
   g.kernel_w = kernel[1];
-  const std::vector<int64_t> strides = ints_or(attrs, "strides", 2, 1);
-  const std::vector<int64_t> dilations = ints_or(attrs, "dilations", 2, 1);
-  const std::vector<int64_t> pads = ints_or(attrs, "pads", 4, 0);
+  const std::vector<int64_t> strides = ints_or(attrs, kOp, "strides", 2, 1);
+  const std::vector<int64_t> dilations = ints_or(attrs, kOp, "dilations", 2, 1);
+  const std::vector<int64_t> pads = ints_or(attrs, kOp, "pads", 4, 0);
   g.stride_h = strides[0];
   g.stride_w = strides[1];
   g.dilation_h = dilations[0];
