@@ -82,6 +82,21 @@ bool ends_with(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// `space` (a template of the product alone, `k.output = k.product`) followed
+// by the group's epilogue, with the anchor (the zero-point correction)
+// inlined into it, so that the int32 product is read once and not copied
+// into a second int32 buffer.
+SearchSpace with_inlined_anchor(SearchSpace space, const Tensor& anchor,
+                                const std::vector<Tensor>& outputs) {
+  auto kernel = space.apply;
+  space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
+    kernel(s, config);
+    schedule_int8_epilogue(s, anchor, outputs);
+    s[anchor].compute_inline();
+  };
+  return space;
+}
+
 SearchSpace conv_integer_template(const Tensor& anchor, const std::vector<Tensor>& outputs,
                                   const VectorUnit& vector_unit) {
   if (tag_of(anchor) == "depthwise_conv_integer") {
@@ -106,14 +121,7 @@ SearchSpace conv_integer_template(const Tensor& anchor, const std::vector<Tensor
   if (anchor.ndim() == 5 && !is_output(outputs, anchor)) {
     Int8Kernel k = int8_kernel_of(anchor);
     k.output = k.product;  // no root stage for the anchor
-    SearchSpace space = conv2d_int8_template(k);
-    auto kernel = space.apply;
-    space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
-      kernel(s, config);
-      schedule_int8_epilogue(s, anchor, outputs);
-      s[anchor].compute_inline();
-    };
-    return space;
+    return with_inlined_anchor(conv2d_int8_template(k), anchor, outputs);
   }
   return with_epilogue(conv2d_int8_template(int8_kernel_of(anchor)), anchor, outputs);
 }
@@ -131,14 +139,7 @@ SearchSpace matmul_integer_template(const Tensor& anchor, const std::vector<Tens
       SearchSpace tiled = matmul_int8_tile_epilogue_template(k, outputs[0]);
       if (tiled.apply) return with_tile_epilogue(std::move(tiled), anchor, outputs);
     }
-    SearchSpace space = matmul_int8_template(k);
-    auto kernel = space.apply;
-    space.apply = [kernel, anchor, outputs](Schedule& s, const Config& config) {
-      kernel(s, config);
-      schedule_int8_epilogue(s, anchor, outputs);
-      s[anchor].compute_inline();
-    };
-    return space;
+    return with_inlined_anchor(matmul_int8_template(k), anchor, outputs);
   }
   return with_epilogue(matmul_int8_template(int8_kernel_of(anchor)), anchor, outputs);
 }
