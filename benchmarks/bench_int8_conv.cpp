@@ -145,11 +145,11 @@ Group conv_group(const te::Tensor& data, const te::Tensor& weights, const topi::
       [&](const std::vector<te::Var>& i) {
         te::Expr v = te::cast(f32, anchor(i[0], i[1], i[2], i[3], i[4]) +
                                        bias(i[0], i[1], te::make_int(0), te::make_int(0), i[4]));
-        // As the quantized-model pass writes it (saturate_round): clamped
-        // to the range less the zero point, rounded, the zero point added.
+        // As QuantizeLinear computes a requantization (saturate_round of a
+        // bounded input): rounded, the zero point added, clamped.
         v = v * scale(i[0], i[1], te::make_int(0), te::make_int(0), i[4]);
-        v = te::min(te::max(v, te::make_const(f32, -3.0)), te::make_const(f32, 252.0));
-        return te::cast(u8, te::cast(i32, te::round(v)) + te::make_const(i32, 3));
+        te::Expr q = te::cast(i32, te::round(v)) + te::make_const(i32, 3);
+        return te::cast(u8, te::max(te::min(q, te::make_const(i32, 255)), te::make_const(i32, 0)));
       },
       "requantize");
   g.args = {data, weights, bias, scale, g.output};

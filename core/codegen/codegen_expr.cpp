@@ -20,7 +20,35 @@ using te::DataType;
 using te::Expr;
 using te::ExprKind;
 
+const int64_t* constant_lanes(const Expr& e) {
+  if (const auto* b = e.as<te::BroadcastNode>()) return te::as_const_int(b->value);
+  return te::as_const_int(e);
+}
+
 namespace {
+
+// x of cast<to>(clamp(x, min of to, max of to)), an int32 vector narrowed to
+// 8 bits with saturation (min/max in either order); undefined otherwise.
+Expr saturated_operand(const te::CastNode* n) {
+  const DataType to = n->type, from = n->value.type();
+  if (!to.is_integer() || to.bits != 8 || to.lanes < 2 || from.code != DataType::Code::Int ||
+      from.bits != 32)
+    return Expr();
+  const bool is_signed = to.code == DataType::Code::Int;
+  const int64_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+  const auto* outer = n->value.as<te::BinaryNode>();
+  if (!outer || (n->value.kind() != ExprKind::Min && n->value.kind() != ExprKind::Max))
+    return Expr();
+  const ExprKind inner_kind = n->value.kind() == ExprKind::Min ? ExprKind::Max : ExprKind::Min;
+  const auto* inner = outer->a.as<te::BinaryNode>();
+  if (!inner || outer->a.kind() != inner_kind) return Expr();
+  const int64_t* outer_bound = constant_lanes(outer->b);
+  const int64_t* inner_bound = constant_lanes(inner->b);
+  if (!outer_bound || !inner_bound) return Expr();
+  const int64_t low = inner_kind == ExprKind::Max ? *inner_bound : *outer_bound;
+  const int64_t high = inner_kind == ExprKind::Max ? *outer_bound : *inner_bound;
+  return low == lo && high == hi ? inner->a : Expr();
+}
 
 // Known divisors are kept as powers of two up to this cap: they only ever
 // feed alignments, and the cap keeps products from overflowing.
@@ -390,6 +418,8 @@ llvm::Value* CodeGenLLVM::emit_expr(const Expr& e) {
       if (const auto* round = n->value.as<te::CallNode>();
           round && round->op == te::Intrinsic::Round && n->type.is_int())
         if (llvm::Value* v = emit_round_to_int(round->args[0], n->type)) return v;
+      if (const Expr unclamped = saturated_operand(n); unclamped.defined())
+        if (llvm::Value* v = emit_saturating_narrow(unclamped, n->type)) return v;
       return cast_value(emit_expr(n->value), n->value.type(), n->type);
     }
     case ExprKind::Call:

@@ -87,4 +87,8 @@ llvm::Value* CodeGenLLVM::emit_round_to_int(const te::Expr&, te::DataType) {
   return nullptr;
 }
 
+llvm::Value* CodeGenLLVM::emit_saturating_narrow(const te::Expr&, te::DataType) {
+  return nullptr;
+}
+
 }  // namespace lathe::codegen::detail

@@ -101,6 +101,10 @@ class CodeGenLLVM {
   // int(round(x)), round half to even, as one conversion where the kind has
   // one; nullptr: the rounding and the truncating conversion.
   virtual llvm::Value* emit_round_to_int(const te::Expr& x, te::DataType to);
+  // cast<to>(clamp(value, min of to, max of to)) of an int32 vector, `to` an
+  // 8-bit integer (a requantization's saturation), as the kind's saturating
+  // narrowing of the unclamped value; nullptr: the clamp and the truncation.
+  virtual llvm::Value* emit_saturating_narrow(const te::Expr& value, te::DataType to);
 
   // ---- types and small helpers (codegen_expr.cpp)
   llvm::Type* llvm_type(te::DataType t) const;
@@ -200,6 +204,8 @@ class CodeGenCPU final : public CodeGenLLVM {
   llvm::Value* emit_libm_per_lane(const char* float_name, const char* double_name,
                                   llvm::Value* x) override;
   llvm::Value* emit_round_to_int(const te::Expr& x, te::DataType to) override;
+  // x86's pack instructions (saturating_narrow_x86.cpp).
+  llvm::Value* emit_saturating_narrow(const te::Expr& value, te::DataType to) override;
 
   void emit_parallel_for(const tir::ForNode* n);
   llvm::FunctionCallee runtime_function(const char* name);
@@ -207,6 +213,9 @@ class CodeGenCPU final : public CodeGenLLVM {
   int parallel_count_ = 0;
   bool in_parallel_ = false;  // inside an outlined parallel body: nested loops run serially
 };
+
+// The integer constant of e or of the vector broadcasting it, or nullptr.
+const int64_t* constant_lanes(const te::Expr& e);
 
 // The code generator for a target's kind (CodeGenCPU, CodeGenNVPTX).
 std::unique_ptr<CodeGenLLVM> make_codegen(llvm::Module& module, const Target& target);

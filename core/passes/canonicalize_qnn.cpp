@@ -193,7 +193,24 @@ class QnnCanonicalizer {
     }
     f = nodes_.append(node.name + "_scale", "Mul", {f, scale}, {}, "_scaled");
     ValueId one = constant(node.name + "_unit_scale", Tensor::scalar<float>(1.0f));
-    finish(node, "QuantizeLinear", {f, one, node.inputs[yzp_index]});
+    // The multipliers' bound, where the scales are constants (as in models):
+    // the largest |x_scale * w_scale| over the smallest |y_scale|, alpha's
+    // magnitude on top.
+    const std::vector<float> xs = constant_floats(node, 1), ws = constant_floats(node, 4),
+                             ys = constant_floats(node, ys_index);
+    std::vector<float> bound;
+    if (!xs.empty() && !ws.empty() && !ys.empty()) {
+      const auto largest = [](const std::vector<float>& v) {
+        float m = 0.0f;
+        for (float e : v) m = std::max(m, std::fabs(e));
+        return m;
+      };
+      float smallest_y = HUGE_VALF;
+      for (float e : ys) smallest_y = std::min(smallest_y, std::fabs(e));
+      // Slightly widened: ORT's order of the float operations may round up.
+      bound.push_back(std::fabs(alpha) * largest(xs) * largest(ws) / smallest_y * 1.0001f);
+    }
+    finish(node, "QuantizeLinear", {f, one, node.inputs[yzp_index]}, requantize_attributes(bound));
     return true;
   }
 
@@ -322,7 +339,27 @@ class QnnCanonicalizer {
     ValueId one = constant(node.name + "_unit_scale", Tensor::scalar<float>(1.0f));
     std::vector<ValueId> inputs = {f, one};
     if (q.has_input(2)) inputs.push_back(q.inputs[2]);
-    finish(q, "QuantizeLinear", inputs);
+    finish(q, "QuantizeLinear", inputs, requantize_attributes(scale));
+  }
+
+  // The attributes of a requantization's QuantizeLinear (scale 1), whose
+  // input is an int32 accumulator times `scales`: "bounded_input" where
+  // every scale is at most 1/2, so that |x| <= 2^30 and its compute may clamp
+  // after rounding to integers (topi/quantize_compute.cpp). A flag rather
+  // than the bound, so that equal groups still share one kernel.
+  static Attributes requantize_attributes(const std::vector<float>& scales) {
+    Attributes attrs;
+    const bool bounded = !scales.empty() &&
+                         std::ranges::all_of(scales, [](float s) { return std::fabs(s) <= 0.5f; });
+    if (bounded) attrs.set("bounded_input", int64_t{1});
+    return attrs;
+  }
+
+  // The constant floats of input i of `node`, or none.
+  std::vector<float> constant_floats(const Node& node, size_t i) const {
+    const Tensor* t = constant_input(graph_, node, i);
+    if (!t || t->dtype() != DType::Float32) return {};
+    return floats(*t);
   }
 
   // Pairs each product that a per-tensor QuantizeLinear alone reads with it.

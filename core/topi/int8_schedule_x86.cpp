@@ -163,10 +163,15 @@ SearchSpace conv2d_int8_fused_template(const Int8Kernel& k, const VectorUnit& un
     auto [ow_outer, ow_inner] = out.split(ax[3], reg_n, "ow_outer", "ow_inner");
     out.reorder({ax[0], oc_outer, oh_outer, ow_outer, oc_inner, oh_inner, ow_inner, ax[4]});
     out.parallel(out.fuse(out.fuse(ax[0], oc_outer), oh_outer));
-    out.vectorize(ax[4]);
-    // Unrolled, the tile's reads are at constant offsets: LLVM then keeps it
-    // in registers (an indexed read would leave it in memory).
-    out.unroll(ow_inner);
+    // Vectors of up to four pixels' channel blocks: an 8-bit output narrows
+    // four int32 vectors into one with x86's saturating packs (codegen/
+    // saturating_narrow_x86.cpp). Unrolled, the tile's reads are at constant
+    // offsets: LLVM then keeps it in registers (an indexed read would leave
+    // it in memory).
+    const int64_t pixels = reg_n % 4 == 0 ? 4 : reg_n % 2 == 0 ? 2 : 1;
+    auto [ow_vectors, ow_lanes] = out.split(ow_inner, pixels, "ow_vectors", "ow_lanes");
+    out.vectorize(out.fuse(ow_lanes, ax[4]));
+    out.unroll(ow_vectors);
     if (rows > 1) out.unroll(oh_inner);
     if (blocks > 1) out.unroll(oc_inner);
     // The product: a [blocks, rows, reg_n, 16] int32 tile per (row,

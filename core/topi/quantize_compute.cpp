@@ -67,10 +67,34 @@ Expr saturate_round(const Expr& scaled, const Expr& zp, quant::QRange r) {
   return te::cast(kI32, te::round(v)) + zp;
 }
 
+// saturate_round of a value known to lie within ±bound. Up to 2^30 the
+// conversion to int32 cannot overflow (which gives INT_MIN, saturating to
+// the low end), so the clamp may follow it, in integers: the same result
+// (rounding is monotone and the bounds are integers), and the form x86
+// narrows with its saturating packs (codegen/saturating_narrow_x86.cpp),
+// where the float clamp took two instructions more a vector.
+Expr saturate_round(const Expr& scaled, const Expr& zp, quant::QRange r, double bound) {
+  if (!(bound <= 1073741824.0)) return saturate_round(scaled, zp, r);
+  Expr q = te::cast(kI32, te::round(scaled)) + zp;
+  return te::max(te::min(q, te::make_const(kI32, r.max)), te::make_const(kI32, r.min));
+}
+
+// The bound on |x / y_scale| of a QuantizeLinear: 2^30 where
+// canonicalize_qnn marked its input bounded (a requantization, scale 1, of
+// an int32 accumulator times scales of at most 1/2), infinite otherwise.
+double quantized_bound(const ComputeContext& ctx) {
+  const lathe::Tensor* scale = ctx.constant(1);
+  if (ctx.attrs().get_int("bounded_input", 0) == 0 || !scale || scale->numel() != 1 ||
+      scale->element_as_double(0) != 1.0)
+    return HUGE_VAL;
+  return 1073741824.0;
+}
+
 std::vector<te::Tensor> quantize_linear(const ComputeContext& ctx) {
   const te::Tensor& x = ctx.input(0);
   const DType out = ctx.output_type(0).dtype;
   const int axis = quant_axis(ctx);
+  const double bound = quantized_bound(ctx);
   return {te::compute(
       detail::out_shape(ctx),
       [&](const std::vector<Var>& i) {
@@ -78,7 +102,7 @@ std::vector<te::Tensor> quantize_linear(const ComputeContext& ctx) {
         Expr v = x(index);
         if (v.type() != kF32) v = te::cast(kF32, v);
         Expr q = saturate_round(v / param(ctx, 1, index, axis, kF32),
-                                zero_point(ctx, 2, index, axis), quant::range_of(out));
+                                zero_point(ctx, 2, index, axis), quant::range_of(out), bound);
         return te::cast(te_dtype(out), q);
       },
       ctx.name(), {}, "elemwise")};
@@ -276,7 +300,8 @@ std::vector<te::Tensor> qlinear_global_average_pool(const ComputeContext& ctx) {
       [&](const std::vector<Var>& i) {
         Expr acc = sum(as_exprs(i)) - te::make_const(kI32, static_cast<int64_t>(zx) * image);
         Expr q = saturate_round(te::cast(kF32, acc) * te::make_const(kF32, scale),
-                                te::make_const(kI32, zy), quant::range_of(out));
+                                te::make_const(kI32, zy), quant::range_of(out),
+                                255.0 * static_cast<double>(image) * std::fabs(scale));
         return te::cast(te_dtype(out), q);
       },
       ctx.name(), {}, "elemwise")};

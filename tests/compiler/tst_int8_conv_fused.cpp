@@ -83,7 +83,7 @@ std::vector<int64_t> lowered_int32_buffers(int64_t channels, int64_t filters, in
 
 // QLinearConv(x, ...) with pseudo-random int8 weights of `filters` x C x k x k.
 ValueId qlinear_conv(GraphBuilder& b, const std::string& name, ValueId x, int64_t filters,
-                     int64_t k, Attributes attrs, uint32_t seed) {
+                     int64_t k, Attributes attrs, uint32_t seed, float y_scale = 0.6f) {
   const int64_t c = b.g.type(x).shape[1];
   return b.node(
       "QLinearConv", name,
@@ -92,7 +92,7 @@ ValueId qlinear_conv(GraphBuilder& b, const std::string& name, ValueId x, int64_
        b.constant(name + "_w", random_tensor<int8_t>({filters, c, k, k}, -127, 127, seed)),
        b.constant(name + "_ws", Tensor::scalar(0.01f)),
        b.constant(name + "_wzp", Tensor::scalar<int8_t>(0)),
-       b.constant(name + "_ys", Tensor::scalar(0.6f)),
+       b.constant(name + "_ys", Tensor::scalar(y_scale)),
        b.constant(name + "_yzp", Tensor::scalar<uint8_t>(3)),
        b.constant(name + "_bias", random_tensor<int32_t>({filters}, -3000, 3000, seed + 1))},
       std::move(attrs));
@@ -167,6 +167,17 @@ class TestInt8ConvFused : public QObject {
     QFETCH(int64_t, kernel);
     QFETCH(int64_t, stride);
     QFETCH(int64_t, filters);
+    compare_with_reference(hw, kernel, stride, filters, 0.6f);
+  }
+
+  // A requantize scale above 1/2 (0.05 * 0.01 / 0.0008): the clamp stays in
+  // float before the conversion (which could overflow after it), and the
+  // groups still match. Below it, the QuantizeLinear is marked bounded.
+  void largeScaleMatchesReference() { compare_with_reference(14, 3, 1, 32, 0.0008f); }
+
+ private:
+  void compare_with_reference(int64_t hw, int64_t kernel, int64_t stride, int64_t filters,
+                              float y_scale) {
     GraphBuilder b;
     const ValueId x = b.input("x", {1, 16, hw, hw}, DType::UInt8);
     const int64_t pad = kernel / 2;
@@ -175,9 +186,9 @@ class TestInt8ConvFused : public QObject {
     const ValueId a = qlinear_conv(b, "a", x, filters, kernel,
                                    attrs_of({{"pads", std::vector<int64_t>{pad, pad, pad, pad}},
                                              {"strides", std::vector<int64_t>{stride, stride}}}),
-                                   11);
-    const ValueId c =
-        qlinear_conv(b, "c", a, 16, 3, attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}), 21);
+                                   11, y_scale);
+    const ValueId c = qlinear_conv(
+        b, "c", a, 16, 3, attrs_of({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}), 21, y_scale);
     const Graph g = b.finish({c});
     const Tensor in = random_tensor<uint8_t>({1, 16, hw, hw}, 0, 255, 5);
     const Tensor expected = reference::Executor(g).run({{"x", in}})[0];
@@ -185,6 +196,10 @@ class TestInt8ConvFused : public QObject {
     options.passes.record_snapshots = false;
     const driver::CompiledGraph compiled = driver::compile_graph(g, options);
     QCOMPARE(count_op(compiled.optimized.graph, "ConvIntegerNCHWc"), 2);
+    int bounded = 0;
+    for (const Node& n : compiled.optimized.graph.nodes)
+      if (n.op == "QuantizeLinear" && n.attrs.get_int("bounded_input", 0) != 0) ++bounded;
+    QCOMPARE(bounded, y_scale > 0.001f ? 2 : 0);
     driver::JitGraphModule module(compiled, options.target);
     runtime::GraphExecutor& exec = module.executor();
     exec.set_input(exec.input_name(0), in.raw(), in.nbytes());
