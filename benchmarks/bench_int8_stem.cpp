@@ -2,7 +2,7 @@
 // beside the packed conv it replaces (ConvIntegerNCHWc on the input padded
 // to 4 channels, NCHW4c), each the conv group as a quantized model runs it:
 // the product with its activation zero point's correction and the
-// requantize epilogue (bias, scale, round, saturate to uint8), scheduled by
+// requantize epilogue (bias, scale, round, zero point, saturate to uint8), scheduled by
 // the op's template at its default config. % of the machine's int8 peak
 // counts the real channels (3 for RGB), as the model's work. The stem's
 // product is checked against a scalar reference on a sample of outputs.
@@ -86,10 +86,11 @@ te::Tensor requantize(const te::Tensor& anchor, const te::Tensor& bias, const te
   return te::compute(
       anchor.shape(),
       [&](const std::vector<te::Var>& i) {
+        // As QuantizeLinear computes a requantization (a bounded input):
+        // rounded, the zero point added, clamped in integers.
         te::Expr v = te::cast(f32, anchor(i[0], i[1], i[2], i[3], i[4]) + bias(i[1], i[4]));
-        v = te::round(v * scale(i[1], i[4]));
-        v = te::min(te::max(v, te::make_const(f32, 0.0)), te::make_const(f32, 255.0));
-        return te::cast(u8, te::cast(i32, v));
+        te::Expr q = te::cast(i32, te::round(v * scale(i[1], i[4]))) + te::make_const(i32, 3);
+        return te::cast(u8, te::max(te::min(q, te::make_const(i32, 255)), te::make_const(i32, 0)));
       },
       "requantize");
 }

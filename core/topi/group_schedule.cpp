@@ -102,6 +102,14 @@ void schedule_pad(Stage pad, bool vector_inner) {
   if (vector_inner && pad.op()->shape.back() > 1) pad.vectorize(axis.back());
 }
 
+void vectorize_pixel_blocks(Stage out, const IterVar& ow_inner, int64_t pixels,
+                            const IterVar& block) {
+  const int64_t lanes = pixels % 4 == 0 ? 4 : pixels % 2 == 0 ? 2 : 1;
+  auto [ow_vectors, ow_lanes] = out.split(ow_inner, lanes, "ow_vectors", "ow_lanes");
+  out.vectorize(out.fuse(ow_lanes, block));
+  out.unroll(ow_vectors);
+}
+
 TileStages tile_stages(Schedule& sch, const te::Tensor& reduction,
                        const std::vector<te::Tensor>& outputs, OpSet& done) {
   te::Tensor out = epilogue_output(outputs, reduction);

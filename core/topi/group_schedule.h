@@ -32,6 +32,15 @@ int64_t reduce_extent(const te::Tensor& t, size_t index);
 // axis in vectors when it is a channel block (NCHWc).
 void schedule_pad(schedule::Stage pad, bool vector_inner);
 
+// The epilogue of a register tile, over its pixels' `ow_inner` (extent
+// `pixels`) and the channel block `block` (innermost): vectors of up to four
+// pixels' blocks, so that an 8-bit output narrows four int32 vectors into
+// one with x86's saturating packs (codegen/saturating_narrow_x86.cpp); the
+// vectors unrolled, so that the tile's reads are at constant offsets and
+// LLVM keeps the tile in registers (an indexed read would leave it in memory).
+void vectorize_pixel_blocks(schedule::Stage out, const te::IterVar& ow_inner, int64_t pixels,
+                            const te::IterVar& block);
+
 // Where the accumulation runs: the anchor's own stage when an epilogue output
 // computes it tile by tile, else a local cache of the anchor (whose stage
 // becomes the copy-out, itself the tile loop nest).

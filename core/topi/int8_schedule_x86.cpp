@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "support/error.h"
+#include "topi/group_schedule.h"
 #include "topi/int8.h"
 
 namespace lathe::topi {
@@ -134,7 +135,8 @@ SearchSpace conv2d_int8_fused_template(const Int8Kernel& k, const VectorUnit& un
   SearchSpace space;
   space.name = "conv2d_int8_fused.x86";
   space.knobs = {split_knob("tile_ow", ow, 2, kMaxRegN), split_knob("tile_oh", oh, 2, kMaxOhTile),
-                 split_knob("tile_oc", oc_chunks, 2, kMaxOcTile), choice_knob("unroll_kw", {0, 1})};
+                 split_knob("tile_oc", oc_chunks, 2, kMaxOcTile), choice_knob("unroll_kw", {0, 1}),
+                 choice_knob("rows_outer", {0, 1})};
   const std::vector<Knob> knobs = space.knobs;
   space.constraint = [knobs, unit](const Config& c) {
     return fits_registers({knob_value(knobs, c, "tile_oh")[1], knob_value(knobs, c, "tile_ow")[1],
@@ -142,15 +144,31 @@ SearchSpace conv2d_int8_fused_template(const Int8Kernel& k, const VectorUnit& un
                           unit);
   };
   const ConvRegisterTile tile = default_conv_tile(oc_chunks, oh, ow, unit);
+  // Which the threads share out: channel tiles (each thread reads all of the
+  // input and its part of the weights) or row tiles (its part of the input
+  // and all of the weights; where the layer before shared out rows too,
+  // mostly rows it wrote itself). Rows where the weights are the smaller:
+  // each thread then reads the fewer bytes.
+  int64_t rows_outer = 0;
+  if (k.data.defined() && k.weights.defined()) {
+    const auto elements = [](const Tensor& t) {
+      int64_t n = 1;
+      for (int64_t d : t.shape()) n *= d;
+      return n;
+    };
+    rows_outer = elements(k.weights) < elements(k.data) ? 1 : 0;
+  }
   space.default_config = require_config(space, {{"tile_ow", {ow / tile.pixels, tile.pixels}},
                                                 {"tile_oh", {oh / tile.rows, tile.rows}},
                                                 {"tile_oc", {oc_chunks / tile.blocks, tile.blocks}},
-                                                {"unroll_kw", {0}}});
+                                                {"unroll_kw", {0}},
+                                                {"rows_outer", {rows_outer}}});
   space.apply = [k, knobs, intrinsic](Schedule& s, const Config& config) {
     const int64_t reg_n = knob_value(knobs, config, "tile_ow")[1];
     const int64_t rows = knob_value(knobs, config, "tile_oh")[1];
     const int64_t blocks = knob_value(knobs, config, "tile_oc")[1];
     const bool unroll_kw = knob_int(knobs, config, "unroll_kw") != 0;
+    const bool rows_outer = knob_int(knobs, config, "rows_outer") != 0;
     schedule_around(s, k, true);
     // The output (the requantized epilogue) is the root stage: its tiles in
     // parallel (only n, oc_outer and oh_outer fused, so that the tile's
@@ -161,17 +179,14 @@ SearchSpace conv2d_int8_fused_template(const Int8Kernel& k, const VectorUnit& un
     auto [oc_outer, oc_inner] = out.split(ax[1], blocks, "oc_outer", "oc_inner");
     auto [oh_outer, oh_inner] = out.split(ax[2], rows, "oh_outer", "oh_inner");
     auto [ow_outer, ow_inner] = out.split(ax[3], reg_n, "ow_outer", "ow_inner");
-    out.reorder({ax[0], oc_outer, oh_outer, ow_outer, oc_inner, oh_inner, ow_inner, ax[4]});
-    out.parallel(out.fuse(out.fuse(ax[0], oc_outer), oh_outer));
-    // Vectors of up to four pixels' channel blocks: an 8-bit output narrows
-    // four int32 vectors into one with x86's saturating packs (codegen/
-    // saturating_narrow_x86.cpp). Unrolled, the tile's reads are at constant
-    // offsets: LLVM then keeps it in registers (an indexed read would leave
-    // it in memory).
-    const int64_t pixels = reg_n % 4 == 0 ? 4 : reg_n % 2 == 0 ? 2 : 1;
-    auto [ow_vectors, ow_lanes] = out.split(ow_inner, pixels, "ow_vectors", "ow_lanes");
-    out.vectorize(out.fuse(ow_lanes, ax[4]));
-    out.unroll(ow_vectors);
+    if (rows_outer) {
+      out.reorder({ax[0], oh_outer, oc_outer, ow_outer, oc_inner, oh_inner, ow_inner, ax[4]});
+      out.parallel(out.fuse(out.fuse(ax[0], oh_outer), oc_outer));
+    } else {
+      out.reorder({ax[0], oc_outer, oh_outer, ow_outer, oc_inner, oh_inner, ow_inner, ax[4]});
+      out.parallel(out.fuse(out.fuse(ax[0], oc_outer), oh_outer));
+    }
+    vectorize_pixel_blocks(out, ow_inner, reg_n, ax[4]);
     if (rows > 1) out.unroll(oh_inner);
     if (blocks > 1) out.unroll(oc_inner);
     // The product: a [blocks, rows, reg_n, 16] int32 tile per (row,

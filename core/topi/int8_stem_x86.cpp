@@ -222,7 +222,7 @@ SearchSpace stem_conv2d_int8_template(const Int8Kernel& k, const std::string& in
       st.parallel(st.axis()[0]);
     }
     // The output tiles: [blocks, rows, pixels, 16] a step of the
-    // parallel rows, vectorized over the channel block.
+    // parallel rows, vectorized over pixels' channel blocks.
     Stage out = s[k.output];
     std::vector<IterVar> ax = out.axis();
     auto [oc_outer, oc_inner] = out.split(ax[1], blocks, "oc_outer", "oc_inner");
@@ -230,12 +230,9 @@ SearchSpace stem_conv2d_int8_template(const Int8Kernel& k, const std::string& in
     auto [ow_outer, ow_inner] = out.split(ax[3], pixels, "ow_outer", "ow_inner");
     out.reorder({ax[0], oc_outer, oh_outer, ow_outer, oc_inner, oh_inner, ow_inner, ax[4]});
     out.parallel(out.fuse(out.fuse(ax[0], oc_outer), oh_outer));
-    out.vectorize(ax[4]);
-    // Unrolled, the tile's reads are at constant offsets, so LLVM keeps
-    // the accumulators in registers.
+    vectorize_pixel_blocks(out, ow_inner, pixels, ax[4]);
     if (blocks > 1) out.unroll(oc_inner);
     if (rows > 1) out.unroll(oh_inner);
-    if (pixels > 1) out.unroll(ow_inner);
     // The product per tile, the reduction outside the tile's points: each
     // (ky, q) step loads `blocks` weight vectors and broadcasts
     // rows x pixels 4-byte groups of the rows.

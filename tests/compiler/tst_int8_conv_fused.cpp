@@ -23,41 +23,56 @@ using namespace lathe::testing;
 
 namespace {
 
-// The element counts of the int32 allocations of a ConvIntegerNCHWc group
-// lowered with its template's default config: x [1, C/16, hw, hw, 16], a
-// k x k conv of `filters` output channels, then the requantization (bias,
-// scale, round, saturate to uint8) the quantized-model pass puts after it.
-std::vector<int64_t> lowered_int32_buffers(int64_t channels, int64_t filters, int64_t hw, int64_t k,
-                                           int64_t stride, int64_t& output_elements,
-                                           bool* parallel = nullptr) {
+// A ConvIntegerNCHWc group: x [1, C/16, hw, hw, 16], a k x k conv of
+// `filters` output channels, then the requantization (bias, scale, round,
+// saturate to uint8) the quantized-model pass puts after it, with its
+// template's space.
+struct GroupUnderTest {
+  te::Tensor x, w, bias, scale, out;
+  topi::SearchSpace space;
+};
+
+GroupUnderTest conv_group(int64_t channels, int64_t filters, int64_t hw, int64_t k,
+                          int64_t stride) {
   const te::DataType u8 = te::DataType::UInt(8), s8 = te::DataType::Int(8),
                      i32 = te::DataType::Int(32), f32 = te::DataType::Float(32);
   topi::Conv2dParams p;
   p.stride_h = p.stride_w = stride;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = k / 2;
-  const topi::QuantOperand x{te::placeholder({1, channels / 16, hw, hw, 16}, u8, "x"), {}};
-  const topi::QuantOperand w{
-      te::placeholder({filters / 16, channels / 16, k, k, 4, 16, 4}, s8, "w"), {}};
-  const te::Tensor anchor = topi::conv2d_integer_packed(x, w, te::Tensor(), p, "conv").output;
-  const te::Tensor bias = te::placeholder({1, filters / 16, 1, 1, 16}, i32, "bias");
-  const te::Tensor scale = te::placeholder({1, filters / 16, 1, 1, 16}, f32, "scale");
-  const te::Tensor out = te::compute(
+  GroupUnderTest g;
+  g.x = te::placeholder({1, channels / 16, hw, hw, 16}, u8, "x");
+  g.w = te::placeholder({filters / 16, channels / 16, k, k, 4, 16, 4}, s8, "w");
+  const te::Tensor anchor =
+      topi::conv2d_integer_packed({g.x, {}}, {g.w, {}}, te::Tensor(), p, "conv").output;
+  g.bias = te::placeholder({1, filters / 16, 1, 1, 16}, i32, "bias");
+  g.scale = te::placeholder({1, filters / 16, 1, 1, 16}, f32, "scale");
+  g.out = te::compute(
       anchor.shape(),
       [&](const std::vector<te::Var>& i) {
         te::Expr v = te::cast(f32, anchor(i[0], i[1], i[2], i[3], i[4]) +
-                                       bias(i[0], i[1], te::make_int(0), te::make_int(0), i[4]));
-        v = te::round(v * scale(i[0], i[1], te::make_int(0), te::make_int(0), i[4]));
+                                       g.bias(i[0], i[1], te::make_int(0), te::make_int(0), i[4]));
+        v = te::round(v * g.scale(i[0], i[1], te::make_int(0), te::make_int(0), i[4]));
         v = te::min(te::max(v, te::make_const(f32, 0.0)), te::make_const(f32, 255.0));
         return te::cast(u8, te::cast(i32, v));
       },
       "requantize");
   const topi::OpStrategy* strategy = topi::OpStrategyRegistry::global().find("ConvIntegerNCHWc");
-  const topi::SearchSpace space =
-      strategy->template_for("llvm")(anchor, {out}, codegen::Target::host().vector_unit());
+  g.space = strategy->template_for("llvm")(anchor, {g.out}, codegen::Target::host().vector_unit());
+  return g;
+}
+
+// The element counts of the int32 allocations of conv_group(...) lowered
+// with its template's default config.
+std::vector<int64_t> lowered_int32_buffers(int64_t channels, int64_t filters, int64_t hw, int64_t k,
+                                           int64_t stride, int64_t& output_elements,
+                                           bool* parallel = nullptr) {
+  const GroupUnderTest g = conv_group(channels, filters, hw, k, stride);
+  const te::Tensor& out = g.out;
+  const topi::SearchSpace& space = g.space;
   schedule::Schedule s({out.op()});
   space.apply(s, space.default_config);
   const tir::LoweredFunc f =
-      tir::lower(s, {x.value, w.value, bias, scale, out}, "group", {.record_ir = false});
+      tir::lower(s, {g.x, g.w, g.bias, g.scale, out}, "group", {.record_ir = false});
   output_elements = 1;
   for (int64_t d : out.shape()) output_elements *= d;
   if (parallel) {
@@ -70,7 +85,7 @@ std::vector<int64_t> lowered_int32_buffers(int64_t channels, int64_t filters, in
   std::vector<int64_t> found;
   tir::visit_stmt(f.func.body, [&](const tir::Stmt& st) {
     const auto* a = st.as<tir::AllocateNode>();
-    if (!a || a->dtype != i32) return;
+    if (!a || a->dtype != te::DataType::Int(32)) return;
     int64_t elements = 1;
     for (const te::Expr& e : a->extents) {
       const int64_t* n = te::as_const_int(e);
@@ -143,6 +158,20 @@ class TestInt8ConvFused : public QObject {
     bool parallel = false;
     lowered_int32_buffers(512, 128, 7, 1, 1, output_elements, &parallel);
     QVERIFY(parallel);
+  }
+
+  // The threads share out row tiles where the packed weights are smaller
+  // than the packed input (ResNet's first layers), so that each reads its
+  // part of the input; channel tiles where they are larger (its last).
+  void threadsShareTheLargerOperand() {
+    const GroupUnderTest early = conv_group(64, 64, 56, 1, 1);
+    QVERIFY2(
+        early.space.describe(early.space.default_config).find("rows_outer=1") != std::string::npos,
+        early.space.describe(early.space.default_config).c_str());
+    const GroupUnderTest late = conv_group(512, 512, 7, 3, 1);
+    QVERIFY2(
+        late.space.describe(late.space.default_config).find("rows_outer=0") != std::string::npos,
+        late.space.describe(late.space.default_config).c_str());
   }
 
   // Compiled through the whole pipeline (QLinearConv -> ConvIntegerNCHWc
