@@ -20,6 +20,10 @@
 // With --tuning-records DIR, a model NAME with records DIR/NAME.json is also
 // compiled with them, checked, and timed in the same alternation: the tuned
 // build beside the untuned one and ONNX Runtime, with both geometric means.
+// A quantized model (qdq_X, qdq_s8s8_X, qop_X, qdyn_X) whose float model is
+// in the folder too (X, legacy_X or dynamo_X) has that one compiled beside it
+// and timed right after each of its own timings, the same way: the "fp32 /
+// int8" table is the speed-up of quantizing, measured on the same machine.
 //   bench_models [--models DIR] [--runs N] [--only NAME] [--ort DIR | --no-ort]
 //                [--plugin NAME[,NAME]] [--no-dnnl] [--tuning-records DIR]
 #include <algorithm>
@@ -123,6 +127,8 @@ struct Row {
   double dnnl_ms = 0, dnnl_error = INFINITY;    // 0 ms: the dnnl plugin not timed
   double tuned_ms = 0, tuned_error = INFINITY;  // 0 ms: no records for the model
   double tuned_compile_ms = 0;
+  std::string float_model;  // a quantized model's float one, timed beside it
+  double float_ms = 0;      // 0: none
   // A model that stores values in float16 or bfloat16 matches its reference
   // (ONNX Runtime's own 16-bit run) to 16-bit precision only.
   double tolerance = 1e-4;
@@ -138,6 +144,49 @@ bool is_int8_task(const driver::KernelTask& task) {
       "MatMulIntegerPacked", "QLinearConv",      "QLinearMatMul",   "com.microsoft.QGemm"};
   return std::any_of(task.ops.begin(), task.ops.end(),
                      [](const std::string& op) { return integer_products.count(op) > 0; });
+}
+
+// The float model a quantized one was made from, in the same folder: for
+// qdq_X, qdq_s8s8_X, qop_X and qdyn_X the first of X, legacy_X and dynamo_X
+// there (the names of the shared models and of tools/models' exports).
+std::optional<fs::path> float_model_of(const fs::path& model) {
+  const std::string name = model.stem().string();
+  for (const std::string prefix : {"qdq_s8s8_", "qdq_", "qop_", "qdyn_"}) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string base = name.substr(prefix.size());
+    for (const std::string exporter : {"", "legacy_", "dynamo_"}) {
+      const fs::path candidate = model.parent_path() / (exporter + base + ".onnx");
+      if (fs::exists(candidate)) return candidate;
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// A model with the arrays of its NAME.io.npz (see the models' README),
+// whose inputs give the dimensions the model leaves symbolic.
+struct BenchModel {
+  Graph graph;
+  std::map<std::string, Tensor> io;
+  fs::path npz;
+};
+
+BenchModel load_bench_model(const fs::path& model) {
+  BenchModel m;
+  m.npz = model.parent_path() / (model.stem().string() + ".io.npz");
+  if (fs::exists(m.npz))
+    for (auto& [name, t] : driver::read_npz_tensors(m.npz.string())) m.io[name] = t;
+  driver::LoadOptions load;
+  for (const auto& [name, t] : m.io) {
+    load.input_arrays[name] = t.shape();
+    load.input_values[name] = t;
+  }
+  const std::string stem = model.stem().string();
+  load.note = [stem](const std::string& note) {
+    std::printf("%s: note: %s\n", stem.c_str(), note.c_str());
+  };
+  m.graph = driver::load_model(model.string(), load);
+  return m;
 }
 
 bool stores_16_bit_floats(const Graph& graph) {
@@ -227,26 +276,12 @@ int main(int argc, char** argv) {
     for (const fs::path& model : models) {
       Row row;
       row.model = model.stem().string();
-      // Reference inputs and outputs: NAME.io.npz (see the models' README).
-      // The inputs' shapes give the dimensions the model leaves symbolic. A
-      // model without its inputs cannot run: it is reported, the others still
-      // run, and the run fails.
-      std::map<std::string, Tensor> io;
-      fs::path npz = model.parent_path() / (row.model + ".io.npz");
-      if (fs::exists(npz))
-        for (auto& [name, t] : driver::read_npz_tensors(npz.string())) io[name] = t;
-      driver::LoadOptions load;
-      for (const auto& [name, t] : io) {
-        load.input_arrays[name] = t.shape();
-        load.input_values[name] = t;
-      }
-      load.note = [&](const std::string& note) {
-        std::printf("%s: note: %s\n", row.model.c_str(), note.c_str());
-      };
-      // A model Lathe cannot import is reported and the others still run.
-      Graph graph;
+      // Reference inputs and outputs: NAME.io.npz. A model without its
+      // inputs cannot run: it is reported, the others still run, and the run
+      // fails. A model Lathe cannot import is reported the same way.
+      BenchModel loaded;
       try {
-        graph = driver::load_model(model.string(), load);
+        loaded = load_bench_model(model);
       } catch (const std::exception& e) {
         const std::string what = e.what();
         not_benchmarked.push_back(row.model + ": " + what);
@@ -254,6 +289,9 @@ int main(int argc, char** argv) {
                     what.substr(0, what.find('\n')).c_str());
         continue;
       }
+      const Graph& graph = loaded.graph;
+      const std::map<std::string, Tensor>& io = loaded.io;
+      const fs::path& npz = loaded.npz;
       if (stores_16_bit_floats(graph)) row.tolerance = 1e-3;
 
       Timer timer;
@@ -330,11 +368,33 @@ int main(int argc, char** argv) {
         if (want)
           row.tuned_error = normalized_error(driver::from_ndarray(tuned_exec.output(0)), *want);
       }
+      // A quantized model's float one, timed the same way.
+      std::optional<driver::CompiledGraph> float_compiled;
+      std::optional<driver::JitGraphModule> float_module;
+      if (const std::optional<fs::path> float_path = float_model_of(model)) {
+        const BenchModel f = load_bench_model(*float_path);
+        float_compiled = driver::compile_graph(f.graph, lathe_only);
+        float_module.emplace(*float_compiled, codegen::Target::host());
+        runtime::GraphExecutor& float_exec = float_module->executor();
+        for (int i = 0; i < float_exec.num_inputs(); ++i) {
+          auto it = f.io.find(float_exec.input_name(i));
+          if (it == f.io.end())
+            throw std::runtime_error(float_path->string() + ": no reference array for the input " +
+                                     float_exec.input_name(i));
+          float_exec.set_input(it->first, it->second.raw(), it->second.nbytes());
+        }
+        float_exec.run();
+        row.float_model = float_path->stem().string();
+      }
       auto lathe_median = [&] {
         const double untuned_ms = median_of_runs(exec);
         if (tuned_module) {
           const double tuned_ms = median_of_runs(tuned_module->executor());
           row.tuned_ms = row.tuned_ms > 0 ? std::min(row.tuned_ms, tuned_ms) : tuned_ms;
+        }
+        if (float_module) {
+          const double float_ms = median_of_runs(float_module->executor());
+          row.float_ms = row.float_ms > 0 ? std::min(row.float_ms, float_ms) : float_ms;
         }
         return untuned_ms;
       };
@@ -450,6 +510,15 @@ int main(int argc, char** argv) {
   if (ratios)
     std::printf("\nLathe / ONNX Runtime, geometric mean over %d models: %.2f\n", ratios,
                 std::exp(log_ratio_sum / ratios));
+  if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.float_ms > 0; })) {
+    std::printf("\nQuantized models beside their float models, timed alternately:\n");
+    std::printf("%-30s %-26s %10s %10s %11s\n", "model", "float model", "int8 ms", "fp32 ms",
+                "fp32 / int8");
+    for (const Row& r : rows)
+      if (r.float_ms > 0)
+        std::printf("%-30s %-26s %10.3f %10.3f %10.2fx\n", r.model.c_str(), r.float_model.c_str(),
+                    r.median_ms, r.float_ms, r.float_ms / r.median_ms);
+  }
   if (tuned_ratios)
     std::printf("Lathe tuned / ONNX Runtime, geometric mean over the %d tuned models: %.2f\n",
                 tuned_ratios, std::exp(log_tuned_sum / tuned_ratios));
