@@ -20,11 +20,6 @@ using te::DataType;
 using te::Expr;
 using te::ExprKind;
 
-const int64_t* constant_lanes(const Expr& e) {
-  if (const auto* b = e.as<te::BroadcastNode>()) return te::as_const_int(b->value);
-  return te::as_const_int(e);
-}
-
 namespace {
 
 // x of cast<to>(clamp(x, min of to, max of to)), an int32 vector narrowed to
@@ -42,8 +37,8 @@ Expr saturated_operand(const te::CastNode* n) {
   const ExprKind inner_kind = n->value.kind() == ExprKind::Min ? ExprKind::Max : ExprKind::Min;
   const auto* inner = outer->a.as<te::BinaryNode>();
   if (!inner || outer->a.kind() != inner_kind) return Expr();
-  const int64_t* outer_bound = constant_lanes(outer->b);
-  const int64_t* inner_bound = constant_lanes(inner->b);
+  const int64_t* outer_bound = te::as_const_int_lanes(outer->b);
+  const int64_t* inner_bound = te::as_const_int_lanes(inner->b);
   if (!outer_bound || !inner_bound) return Expr();
   const int64_t low = inner_kind == ExprKind::Max ? *inner_bound : *outer_bound;
   const int64_t high = inner_kind == ExprKind::Max ? *outer_bound : *inner_bound;
@@ -58,12 +53,6 @@ int64_t power_of_two_part(int64_t v) {
   if (v == 0) return 0;
   v = v < 0 ? -v : v;
   return std::min<int64_t>(v & -v, kMultipleCap);
-}
-
-// The integer value of e when it is a constant or a broadcast constant.
-const int64_t* const_int_lanes(const Expr& e) {
-  if (const auto* b = e.as<te::BroadcastNode>()) return te::as_const_int(b->value);
-  return te::as_const_int(e);
 }
 
 // Whether e loads anything that `already` does not load itself (the same
@@ -522,7 +511,7 @@ llvm::Value* CodeGenLLVM::emit_floor_div_mod(bool is_div, llvm::Value* a, llvm::
   llvm::Value* r = builder_.CreateSRem(a, b);
   llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
   llvm::Value* adjust;
-  const int64_t* divisor = const_int_lanes(eb);
+  const int64_t* divisor = te::as_const_int_lanes(eb);
   if (divisor && *divisor > 0)
     adjust = builder_.CreateICmpSLT(r, zero);
   else

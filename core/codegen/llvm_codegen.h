@@ -214,9 +214,6 @@ class CodeGenCPU final : public CodeGenLLVM {
   bool in_parallel_ = false;  // inside an outlined parallel body: nested loops run serially
 };
 
-// The integer constant of e or of the vector broadcasting it, or nullptr.
-const int64_t* constant_lanes(const te::Expr& e);
-
 // The code generator for a target's kind (CodeGenCPU, CodeGenNVPTX).
 std::unique_ptr<CodeGenLLVM> make_codegen(llvm::Module& module, const Target& target);
 

@@ -55,7 +55,7 @@ llvm::Value* CodeGenCPU::emit_saturating_narrow(const te::Expr& value, te::DataT
   const int64_t* zero_point = nullptr;
   if (value.kind() == te::ExprKind::Add) {
     const auto* add = value.as<te::BinaryNode>();
-    const int64_t* z = constant_lanes(add->b);
+    const int64_t* z = te::as_const_int_lanes(add->b);
     if (z && std::llabs(*z) <= 16384) {
       x = add->a;
       zero_point = z;

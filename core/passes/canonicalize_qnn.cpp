@@ -19,6 +19,13 @@ bool is_quant_dtype(DType t) {
   return t == DType::Int8 || t == DType::UInt8;
 }
 
+// The largest |v| of values (0 for none; NaN stays NaN).
+float largest_magnitude(const std::vector<float>& values) {
+  float m = 0.0f;
+  for (float v : values) m = std::isnan(v) ? v : std::max(m, std::fabs(v));
+  return m;
+}
+
 // Values of a float32 tensor.
 std::vector<float> floats(const Tensor& t) {
   return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
@@ -194,23 +201,16 @@ class QnnCanonicalizer {
     f = nodes_.append(node.name + "_scale", "Mul", {f, scale}, {}, "_scaled");
     ValueId one = constant(node.name + "_unit_scale", Tensor::scalar<float>(1.0f));
     // The multipliers' bound, where the scales are constants (as in models):
-    // the largest |x_scale * w_scale| over the smallest |y_scale|, alpha's
-    // magnitude on top.
+    // alpha, the largest x_scale and w_scale, over the one y_scale; slightly
+    // widened, as ORT's order of the float operations may round up.
     const std::vector<float> xs = constant_floats(node, 1), ws = constant_floats(node, 4),
                              ys = constant_floats(node, ys_index);
-    std::vector<float> bound;
-    if (!xs.empty() && !ws.empty() && !ys.empty()) {
-      const auto largest = [](const std::vector<float>& v) {
-        float m = 0.0f;
-        for (float e : v) m = std::max(m, std::fabs(e));
-        return m;
-      };
-      float smallest_y = HUGE_VALF;
-      for (float e : ys) smallest_y = std::min(smallest_y, std::fabs(e));
-      // Slightly widened: ORT's order of the float operations may round up.
-      bound.push_back(std::fabs(alpha) * largest(xs) * largest(ws) / smallest_y * 1.0001f);
-    }
-    finish(node, "QuantizeLinear", {f, one, node.inputs[yzp_index]}, requantize_attributes(bound));
+    const float largest_scale = xs.empty() || ws.empty() || ys.size() != 1
+                                    ? HUGE_VALF
+                                    : std::fabs(alpha) * largest_magnitude(xs) *
+                                          largest_magnitude(ws) / std::fabs(ys[0]) * 1.0001f;
+    finish(node, "QuantizeLinear", {f, one, node.inputs[yzp_index]},
+           requantize_attributes(largest_scale));
     return true;
   }
 
@@ -339,19 +339,17 @@ class QnnCanonicalizer {
     ValueId one = constant(node.name + "_unit_scale", Tensor::scalar<float>(1.0f));
     std::vector<ValueId> inputs = {f, one};
     if (q.has_input(2)) inputs.push_back(q.inputs[2]);
-    finish(q, "QuantizeLinear", inputs, requantize_attributes(scale));
+    finish(q, "QuantizeLinear", inputs, requantize_attributes(largest_magnitude(scale)));
   }
 
   // The attributes of a requantization's QuantizeLinear (scale 1), whose
-  // input is an int32 accumulator times `scales`: "bounded_input" where
-  // every scale is at most 1/2, so that |x| <= 2^30 and its compute may clamp
-  // after rounding to integers (topi/quantize_compute.cpp). A flag rather
-  // than the bound, so that equal groups still share one kernel.
-  static Attributes requantize_attributes(const std::vector<float>& scales) {
+  // input is an int32 accumulator times scales of at most `largest_scale`:
+  // "bounded_input" where that is at most 1/2, so that |x| <= 2^30 and its
+  // compute may clamp after rounding to integers (topi/quantize_compute.cpp).
+  // A flag rather than the bound, so that equal groups still share a kernel.
+  static Attributes requantize_attributes(float largest_scale) {
     Attributes attrs;
-    const bool bounded = !scales.empty() &&
-                         std::ranges::all_of(scales, [](float s) { return std::fabs(s) <= 0.5f; });
-    if (bounded) attrs.set("bounded_input", int64_t{1});
+    if (largest_scale <= 0.5f) attrs.set("bounded_input", int64_t{1});
     return attrs;
   }
 

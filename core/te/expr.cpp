@@ -118,6 +118,11 @@ const int64_t* as_const_int(const Expr& e) {
   return n ? &n->value : nullptr;
 }
 
+const int64_t* as_const_int_lanes(const Expr& e) {
+  if (const auto* b = e.as<BroadcastNode>()) return as_const_int(b->value);
+  return as_const_int(e);
+}
+
 bool is_const_int(const Expr& e, int64_t value) {
   const int64_t* v = as_const_int(e);
   return v && *v == value;

@@ -332,6 +332,8 @@ Expr prefetch(Expr load);
 
 // Value of an integer immediate, or nullptr.
 const int64_t* as_const_int(const Expr& e);
+// Value of an integer immediate or of a vector broadcasting one, or nullptr.
+const int64_t* as_const_int_lanes(const Expr& e);
 bool is_const_int(const Expr& e, int64_t value);
 
 }  // namespace lathe::te

@@ -8,6 +8,12 @@
 
 namespace lathe::te {
 
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape()) n *= d;
+  return n;
+}
+
 IterVar::IterVar(Var var, Range dom, IterVarKind kind, std::string thread_tag)
     : node_(std::make_shared<const IterVarNode>(
           IterVarNode{std::move(var), std::move(dom), kind, std::move(thread_tag)})) {}

@@ -144,6 +144,7 @@ class Tensor {
   const std::vector<int64_t>& shape() const { return op_->shape; }
   DataType dtype() const { return op_->dtype; }
   int ndim() const { return static_cast<int>(op_->shape.size()); }
+  int64_t numel() const;  // the product of the shape
   bool defined() const { return op_.defined(); }
   bool same_as(const Tensor& o) const { return op_.same_as(o.op_); }
   // A[i, j]: checks the number of indices.

@@ -149,15 +149,8 @@ SearchSpace conv2d_int8_fused_template(const Int8Kernel& k, const VectorUnit& un
   // and all of the weights; where the layer before shared out rows too,
   // mostly rows it wrote itself). Rows where the weights are the smaller:
   // each thread then reads the fewer bytes.
-  int64_t rows_outer = 0;
-  if (k.data.defined() && k.weights.defined()) {
-    const auto elements = [](const Tensor& t) {
-      int64_t n = 1;
-      for (int64_t d : t.shape()) n *= d;
-      return n;
-    };
-    rows_outer = elements(k.weights) < elements(k.data) ? 1 : 0;
-  }
+  const int64_t rows_outer =
+      k.data.defined() && k.weights.defined() && k.weights.numel() < k.data.numel() ? 1 : 0;
   space.default_config = require_config(space, {{"tile_ow", {ow / tile.pixels, tile.pixels}},
                                                 {"tile_oh", {oh / tile.rows, tile.rows}},
                                                 {"tile_oc", {oc_chunks / tile.blocks, tile.blocks}},

@@ -67,19 +67,22 @@ Expr saturate_round(const Expr& scaled, const Expr& zp, quant::QRange r) {
   return te::cast(kI32, te::round(v)) + zp;
 }
 
-// saturate_round of a value known to lie within ±bound. Up to 2^30 the
-// conversion to int32 cannot overflow (which gives INT_MIN, saturating to
+// Within ±2^30 the conversion of a rounded float to int32 cannot overflow.
+constexpr double kIntegerClampBound = 1073741824.0;
+
+// saturate_round of a value known to lie within ±bound. Up to
+// kIntegerClampBound the conversion to int32 cannot overflow (which gives INT_MIN, saturating to
 // the low end), so the clamp may follow it, in integers: the same result
 // (rounding is monotone and the bounds are integers), and the form x86
 // narrows with its saturating packs (codegen/saturating_narrow_x86.cpp),
 // where the float clamp took two instructions more a vector.
 Expr saturate_round(const Expr& scaled, const Expr& zp, quant::QRange r, double bound) {
-  if (!(bound <= 1073741824.0)) return saturate_round(scaled, zp, r);
+  if (!(bound <= kIntegerClampBound)) return saturate_round(scaled, zp, r);
   Expr q = te::cast(kI32, te::round(scaled)) + zp;
   return te::max(te::min(q, te::make_const(kI32, r.max)), te::make_const(kI32, r.min));
 }
 
-// The bound on |x / y_scale| of a QuantizeLinear: 2^30 where
+// The bound on |x / y_scale| of a QuantizeLinear: kIntegerClampBound where
 // canonicalize_qnn marked its input bounded (a requantization, scale 1, of
 // an int32 accumulator times scales of at most 1/2), infinite otherwise.
 double quantized_bound(const ComputeContext& ctx) {
@@ -87,7 +90,7 @@ double quantized_bound(const ComputeContext& ctx) {
   if (ctx.attrs().get_int("bounded_input", 0) == 0 || !scale || scale->numel() != 1 ||
       scale->element_as_double(0) != 1.0)
     return HUGE_VAL;
-  return 1073741824.0;
+  return kIntegerClampBound;
 }
 
 std::vector<te::Tensor> quantize_linear(const ComputeContext& ctx) {

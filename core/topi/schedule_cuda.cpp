@@ -14,12 +14,6 @@ using schedule::Schedule;
 using schedule::Stage;
 using te::IterVar;
 
-int64_t numel(const te::Tensor& t) {
-  int64_t n = 1;
-  for (int64_t d : t.shape()) n *= d;
-  return n;
-}
-
 }  // namespace
 
 SearchSpace cuda_default_template(const te::Tensor& anchor, const std::vector<te::Tensor>& outputs,
@@ -31,7 +25,7 @@ SearchSpace cuda_default_template(const te::Tensor& anchor, const std::vector<te
     if (const te::ComputeOpNode* c = st.op().as_compute(); c && !c->reduce_axis.empty())
       reduces = true;
   // A scalar reduction's threads share its terms (a cross-thread reduction).
-  int64_t elements = numel(outputs[0]);
+  int64_t elements = outputs[0].numel();
   if (const te::ComputeOpNode* c = outputs[0].op().as_compute();
       c && outputs[0].shape().empty() && !c->reduce_axis.empty())
     for (const IterVar& k : c->reduce_axis) elements *= *te::as_const_int(k->dom.extent);

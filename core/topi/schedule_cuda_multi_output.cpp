@@ -14,12 +14,6 @@ using schedule::Schedule;
 using schedule::Stage;
 using te::IterVar;
 
-int64_t numel(const te::Tensor& t) {
-  int64_t n = 1;
-  for (int64_t d : t.shape()) n *= d;
-  return n;
-}
-
 // Why `outputs` cannot be one kernel's independent parts, or empty: a
 // scalar, a reduction, or an output that reads another (one kernel's blocks
 // cannot wait for each other's writes).
@@ -58,7 +52,7 @@ SearchSpace cuda_multi_output_template(const te::Tensor& anchor,
     throw UnsupportedError(str("cuda: the group of '", anchor.name(), "' has ", outputs.size(),
                                " outputs and ", why, "; such a group is not one GPU kernel"));
   int64_t longest = 1;
-  for (const te::Tensor& out : outputs) longest = std::max(longest, numel(out));
+  for (const te::Tensor& out : outputs) longest = std::max(longest, out.numel());
   SearchSpace space;
   space.name = "injective_outputs.cuda";
   space.knobs.push_back(choice_knob("threads", {32, 64, 128, 256, 512, 1024}));

@@ -33,12 +33,6 @@ Expr float_const(DataType t, double v) {
   return te::make_const(t, v);
 }
 
-// The value of a scalar or broadcast integer constant.
-const int64_t* as_uniform_int(const Expr& e) {
-  if (const auto* b = e.as<te::BroadcastNode>()) return te::as_const_int(b->value);
-  return te::as_const_int(e);
-}
-
 }  // namespace
 
 Simplifier::Simplifier(const BoundMap& bounds) : bounds_(bounds) {}
@@ -130,7 +124,8 @@ Expr Simplifier::visit_var(const Expr& e) {
 
 Expr Simplifier::visit_select(const te::SelectNode* n) {
   Expr cond = mutate(n->cond);
-  if (const int64_t* c = as_uniform_int(cond)) return mutate(*c ? n->true_value : n->false_value);
+  if (const int64_t* c = te::as_const_int_lanes(cond))
+    return mutate(*c ? n->true_value : n->false_value);
   // Each arm is simplified knowing which way the condition went.
   int pushed = push_facts(cond, true);
   Expr t = mutate(n->true_value);

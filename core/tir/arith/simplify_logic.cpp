@@ -57,10 +57,7 @@ Expr Simplifier::make_not(const Expr& a) {
 }
 
 Expr Simplifier::make_select(const Expr& cond, const Expr& t, const Expr& f) {
-  const int64_t* c = te::as_const_int(cond);
-  if (!c)
-    if (const auto* b = cond.as<te::BroadcastNode>()) c = te::as_const_int(b->value);
-  if (c) return *c ? t : f;
+  if (const int64_t* c = te::as_const_int_lanes(cond)) return *c ? t : f;
   if (t.type().is_bool() && t.type() == cond.type()) {
     if (te::is_const_int(t, 1) && te::is_const_int(f, 0)) return cond;
     if (te::is_const_int(t, 0) && te::is_const_int(f, 1)) return make_not(cond);
