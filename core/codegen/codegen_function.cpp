@@ -3,6 +3,8 @@
 // buffer, entry-block allocas, and the start of a kernel.
 #include <llvm/IR/Attributes.h>
 
+#include <utility>
+
 #include "codegen/llvm_codegen.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -10,11 +12,15 @@
 namespace lathe::codegen::detail {
 
 CodeGenLLVM::CodeGenLLVM(llvm::Module& module, const Target& target)
+    : CodeGenLLVM(module, target, target.cpu(), target.features()) {}
+
+CodeGenLLVM::CodeGenLLVM(llvm::Module& module, const Target& target, std::string cpu,
+                         std::string features)
     : ctx_(module.getContext()),
       module_(module),
       target_(target),
-      cpu_(target.cpu()),
-      features_(target.features()),
+      cpu_(std::move(cpu)),
+      features_(std::move(features)),
       builder_(ctx_) {
   if (target_.fast_math) builder_.setFastMathFlags(llvm::FastMathFlags::getFast());
 }

@@ -33,7 +33,13 @@ constexpr int64_t kSharedAlignment = 16;
 void CodeGenNVPTX::add_function(const tir::PrimFunc& func) {
   begin_kernel(func);
   launch_ = verify_gpu_func(func, target_);
+  function_ = declare_kernel(func);
+  emit_stmt(func.body);
+  builder_.CreateRetVoid();
+  function_ = nullptr;
+}
 
+llvm::Function* CodeGenNVPTX::declare_kernel(const tir::PrimFunc& func) {
   // The buffers themselves are the parameters (a launch passes each pointer
   // by value); device allocations are at least 256-byte aligned.
   std::vector<llvm::Type*> param_types(func.params.size(), builder_.getPtrTy());
@@ -60,12 +66,8 @@ void CodeGenNVPTX::add_function(const tir::PrimFunc& func) {
     annotations->addOperand(llvm::MDNode::get(
         ctx_, {llvm::ValueAsMetadata::get(kernel), llvm::MDString::get(ctx_, keys[d]),
                llvm::ConstantAsMetadata::get(builder_.getInt32(uint32_t(launch_.block[d])))}));
-
-  function_ = kernel;
   builder_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", kernel));
-  emit_stmt(func.body);
-  builder_.CreateRetVoid();
-  function_ = nullptr;
+  return kernel;
 }
 
 llvm::Value* CodeGenNVPTX::read_thread_index(const std::string& tag) {
@@ -137,13 +139,9 @@ void CodeGenNVPTX::emit_allocate(const tir::AllocateNode* n) {
   }
   // One block-wide array per allocation, as TVM: a module-level global in the
   // shared address space, uninitialised (shared memory cannot be).
-  llvm::Type* type =
-      llvm::ArrayType::get(builder_.getInt8Ty(), uint64_t(std::max<int64_t>(bytes, 1)));
-  auto* global = new llvm::GlobalVariable(
-      module_, type, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(type),
-      str(kernel_name_, "_", n->buffer.name(), "_shared"), nullptr,
-      llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
-  global->setAlignment(llvm::Align(kSharedAlignment));
+  llvm::Value* global = shared_array(
+      llvm::ArrayType::get(builder_.getInt8Ty(), uint64_t(std::max<int64_t>(bytes, 1))),
+      str(kernel_name_, "_", n->buffer.name(), "_shared"), kSharedAlignment);
   BufferFacts facts;
   facts.alignment = kSharedAlignment;
   facts.noalias = true;
@@ -158,14 +156,28 @@ void CodeGenNVPTX::emit_barrier() {
   builder_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
 }
 
+llvm::Value* CodeGenNVPTX::shared_array(llvm::Type* type, const std::string& name,
+                                        int64_t alignment) {
+  auto* global = new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::UndefValue::get(type), name, nullptr,
+                                          llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+  global->setAlignment(llvm::Align(alignment));
+  return global;
+}
+
+llvm::Value* CodeGenNVPTX::shuffle_xor_i32(llvm::Value* x, unsigned lane_mask, unsigned offset) {
+  return builder_.CreateIntrinsic(
+      llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
+      {builder_.getInt32(lane_mask), x, builder_.getInt32(offset), builder_.getInt32(0x1f)});
+}
+
 llvm::Value* CodeGenNVPTX::shuffle_xor(llvm::Value* v, unsigned lane_mask, unsigned offset) {
   llvm::Type* type = v->getType();
   auto shuffle32 = [&](llvm::Value* x) {
-    const bool is_float = x->getType()->isFloatTy();
-    return builder_.CreateIntrinsic(
-        is_float ? llvm::Intrinsic::nvvm_shfl_sync_bfly_f32
-                 : llvm::Intrinsic::nvvm_shfl_sync_bfly_i32,
-        {}, {builder_.getInt32(lane_mask), x, builder_.getInt32(offset), builder_.getInt32(0x1f)});
+    if (x->getType()->isIntegerTy(32)) return shuffle_xor_i32(x, lane_mask, offset);
+    return builder_.CreateBitCast(
+        shuffle_xor_i32(builder_.CreateBitCast(x, builder_.getInt32Ty()), lane_mask, offset),
+        x->getType());
   };
   if (type->isFloatTy() || type->isIntegerTy(32)) return shuffle32(v);
   // 64 bits: the two halves, as CUDA's __shfl_xor_sync of a double.
@@ -189,14 +201,9 @@ llvm::Value* CodeGenNVPTX::linear_thread_index() {
                             builder_.CreateMul(yz, builder_.getInt32(uint32_t(launch_.block[0]))));
 }
 
-llvm::GlobalVariable* CodeGenNVPTX::shared_scratch(llvm::Type* type, int64_t count) {
-  llvm::Type* array = llvm::ArrayType::get(type, uint64_t(count));
-  auto* scratch = new llvm::GlobalVariable(
-      module_, array, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(array),
-      str(kernel_name_, "_allreduce", allreduce_count_++, "_shared"), nullptr,
-      llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
-  scratch->setAlignment(llvm::Align(8));
-  return scratch;
+llvm::Value* CodeGenNVPTX::shared_scratch(llvm::Type* type, int64_t count) {
+  return shared_array(llvm::ArrayType::get(type, uint64_t(count)),
+                      str(kernel_name_, "_allreduce", allreduce_count_++, "_shared"), 8);
 }
 
 void CodeGenNVPTX::emit_thread_allreduce(const tir::AttrStmtNode* n) {
@@ -243,9 +250,8 @@ void CodeGenNVPTX::emit_thread_allreduce(const tir::AttrStmtNode* n) {
     return c;
   };
   llvm::Type* elem = llvm_type(t);
-  auto scratch_at = [&](llvm::GlobalVariable* scratch, llvm::Value* index) {
-    return builder_.CreateInBoundsGEP(scratch->getValueType(), scratch,
-                                      {builder_.getInt32(0), index});
+  auto scratch_at = [&](llvm::Value* scratch, llvm::Value* index) {
+    return builder_.CreateInBoundsGEP(elem, scratch, {index});
   };
   llvm::Value* v = emit_expr(store->value);
   const int64_t threads = launch_.threads_per_block();
@@ -255,7 +261,7 @@ void CodeGenNVPTX::emit_thread_allreduce(const tir::AttrStmtNode* n) {
     // thread leaves its value in shared memory, and after a barrier combines
     // its column's values in the order of y (all get the same); a second
     // barrier lets the scratch be written again.
-    llvm::GlobalVariable* scratch = shared_scratch(elem, threads);
+    llvm::Value* scratch = shared_scratch(elem, threads);
     llvm::Value* linear = linear_thread_index();
     builder_.CreateStore(v, scratch_at(scratch, linear));
     emit_barrier();
@@ -286,7 +292,7 @@ void CodeGenNVPTX::emit_thread_allreduce(const tir::AttrStmtNode* n) {
       // memory; after a barrier every thread combines its group's warps (in
       // the same order, so all get the same value); a second barrier lets
       // the scratch be written again (a reduction in a serial loop).
-      llvm::GlobalVariable* scratch = shared_scratch(elem, threads / 32);
+      llvm::Value* scratch = shared_scratch(elem, threads / 32);
       llvm::Value* linear = linear_thread_index();
       llvm::Value* warp = builder_.CreateLShr(linear, 5);
       llvm::Value* lane = builder_.CreateAnd(linear, 31);

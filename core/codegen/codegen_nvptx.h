@@ -10,16 +10,31 @@
 
 namespace lathe::codegen::detail {
 
-class CodeGenNVPTX final : public CodeGenLLVM {
+class CodeGenNVPTX : public CodeGenLLVM {
  public:
   using CodeGenLLVM::CodeGenLLVM;
   void add_function(const tir::PrimFunc& func) override;
+
+ protected:
+  // What a GPU kernel's code does on the device, which the GPU simulator
+  // (codegen_gpu_simulation.h) does on the host instead.
+  // Declares the kernel for `func`, binds its buffer parameters and leaves
+  // the builder at the start of its entry block.
+  virtual llvm::Function* declare_kernel(const tir::PrimFunc& func);
+  // %tid.x, %ctaid.y ... for a thread tag "threadIdx.x", "blockIdx.y" ...
+  virtual llvm::Value* read_thread_index(const std::string& tag);
+  // shfl.sync.bfly of a 32-bit integer among the lanes of `lane_mask`.
+  virtual llvm::Value* shuffle_xor_i32(llvm::Value* x, unsigned lane_mask, unsigned offset);
+  // The address of a block-wide array of `type` in shared memory.
+  virtual llvm::Value* shared_array(llvm::Type* type, const std::string& name, int64_t alignment);
+  void emit_barrier() override;
+
+  const GpuLaunch& launch() const { return launch_; }
 
  private:
   void emit_parallel_loop(const tir::ForNode* n) override;
   void emit_thread_binding(const tir::ForNode* n) override;
   void emit_allocate(const tir::AllocateNode* n) override;
-  void emit_barrier() override;
   void emit_thread_allreduce(const tir::AttrStmtNode* n) override;
   llvm::Value* emit_prefetch(const te::CallNode* n) override;
   llvm::Value* emit_tensor_intrinsic(const te::CallNode* n) override;
@@ -28,15 +43,12 @@ class CodeGenNVPTX final : public CodeGenLLVM {
   llvm::Value* emit_target_math(te::Intrinsic op, te::DataType t,
                                 const std::vector<llvm::Value*>& args) override;
 
-  // %tid.x, %ctaid.y ... for a thread tag "threadIdx.x", "blockIdx.y" ...
-  llvm::Value* read_thread_index(const std::string& tag);
-
-  // One 32-bit shuffle (shfl.sync.bfly) of any 32- or 64-bit value.
+  // One shuffle of any 32- or 64-bit value (64 bits as two halves).
   llvm::Value* shuffle_xor(llvm::Value* v, unsigned lane_mask, unsigned offset);
   // This thread's index in the block, x fastest (as warps are formed).
   llvm::Value* linear_thread_index();
   // A `count`-element array of `type` in shared memory, for one kernel.
-  llvm::GlobalVariable* shared_scratch(llvm::Type* type, int64_t count);
+  llvm::Value* shared_scratch(llvm::Type* type, int64_t count);
 
   GpuLaunch launch_;  // of the kernel being emitted
   // The thread-bound loops around the statement being emitted: their tag,

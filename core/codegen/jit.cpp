@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "codegen/codegen.h"
+#include "codegen/gpu_simulator_abi.h"
 #include "codegen/llvm_codegen.h"
 #include "runtime/backend_api.h"
 #include "runtime/cpu_features.h"
@@ -87,6 +88,8 @@ class JitSession {
     add(kParallelForSymbol, address_of(&lathe_parallel_for));
     add(kAllocSymbol, address_of(&lathe_alloc));
     add(kFreeSymbol, address_of(&lathe_free));
+    add(kGpuSimBarrierSymbol, address_of(&lathe_gpusim_barrier));
+    add(kGpuSimShuffleXorSymbol, address_of(&lathe_gpusim_shuffle_xor));
     using F1 = float (*)(float);
     using D1 = double (*)(double);
     using F2 = float (*)(float, float);
@@ -171,6 +174,13 @@ class JitModule {
                  "' did not link: ", message_of(address.takeError())));
       kernels[name] = {address->toPtr<KernelFunction>(), num_params};
     }
+  }
+
+  void* function_address(const std::string& name) {
+    auto address = session_->jit().lookup(*dylib_, name);
+    if (!address)
+      fail(str("codegen llvm: '", name, "' did not link: ", message_of(address.takeError())));
+    return address->toPtr<void*>();
   }
 
   std::unordered_map<std::string, std::pair<KernelFunction, int>> kernels;
@@ -262,6 +272,22 @@ CompiledModule load_object(const std::vector<char>& object,
   module->resolve(kernels);
   return result;
 }
+
+namespace detail {
+
+LinkedFunctions jit_link(BuiltModule built, const std::vector<std::string>& names) {
+  std::shared_ptr<JitSession> session = JitSession::for_target(Target::host());
+  std::shared_ptr<JitModule> module = JitModule::create(session);
+  llvm::orc::ThreadSafeModule tsm(std::move(built.module), std::move(built.context));
+  if (llvm::Error error = session->jit().addIRModule(module->tracker(), std::move(tsm)))
+    fail(str("codegen llvm: cannot add the module to the JIT: ", message_of(std::move(error))));
+  LinkedFunctions linked;
+  for (const std::string& name : names) linked.addresses.push_back(module->function_address(name));
+  linked.owner = std::move(module);
+  return linked;
+}
+
+}  // namespace detail
 
 CompiledKernel jit_compile(const tir::PrimFunc& func, const Target& target) {
   return jit_compile(std::vector<tir::PrimFunc>{func}, target).kernel(func.name);

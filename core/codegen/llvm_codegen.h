@@ -9,6 +9,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,20 @@ struct BuiltModule {
 };
 BuiltModule build_module(const std::vector<tir::PrimFunc>& funcs, const Target& target,
                          bool optimize);
+// The same with another code generator than the target kind's (the GPU
+// simulator's, whose kernels are cuda TIR for the host `target`).
+class CodeGenLLVM;
+using CodeGenFactory = std::function<std::unique_ptr<CodeGenLLVM>(llvm::Module&)>;
+BuiltModule build_module(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                         const CodeGenFactory& make, bool optimize);
+
+// A module built for the host, JIT-linked: the address of each named
+// function, whose code lives as long as `owner`.
+struct LinkedFunctions {
+  std::shared_ptr<JitModule> owner;
+  std::vector<void*> addresses;
+};
+LinkedFunctions jit_link(BuiltModule built, const std::vector<std::string>& names);
 
 // Facts about a pointer the generated code reads and writes through.
 struct BufferFacts {
@@ -79,6 +94,10 @@ class CodeGenLLVM {
   virtual void add_function(const tir::PrimFunc& func) = 0;
 
  protected:
+  // Functions for `target` that run on another machine's processor (`cpu`,
+  // `features`): the GPU simulator's kernels, cuda TIR compiled for the host.
+  CodeGenLLVM(llvm::Module& module, const Target& target, std::string cpu, std::string features);
+
   // ---- hooks of the target kinds
   // A loop with ForKind::Parallel / ForKind::ThreadBinding.
   virtual void emit_parallel_loop(const tir::ForNode* n) = 0;

@@ -126,6 +126,12 @@ void optimize_module(llvm::Module& module, llvm::TargetMachine& machine, const T
 
 BuiltModule build_module(const std::vector<tir::PrimFunc>& funcs, const Target& target,
                          bool optimize) {
+  return build_module(
+      funcs, target, [&](llvm::Module& module) { return make_codegen(module, target); }, optimize);
+}
+
+BuiltModule build_module(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                         const CodeGenFactory& make, bool optimize) {
   // An empty module is legitimate: a model whose outputs all folded to
   // constants still makes a package.
   BuiltModule built;
@@ -135,7 +141,7 @@ BuiltModule build_module(const std::vector<tir::PrimFunc>& funcs, const Target& 
       funcs.empty() ? std::string("lathe_module") : funcs.front().name, *built.context);
   built.module->setTargetTriple(built.machine->getTargetTriple().str());
   built.module->setDataLayout(built.machine->createDataLayout());
-  std::unique_ptr<CodeGenLLVM> codegen = make_codegen(*built.module, target);
+  std::unique_ptr<CodeGenLLVM> codegen = make(*built.module);
   for (const tir::PrimFunc& f : funcs) codegen->add_function(f);
   std::string problems;
   llvm::raw_string_ostream os(problems);
