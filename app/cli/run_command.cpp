@@ -1,6 +1,7 @@
 // lathe run MODEL|module.tar [--inputs in.npz] [--output out.npz]
 //           [--print-time --repeat N --number M] [--profile [--measure-machine]]
-//           [--executor compiled|reference] [--print-tasks] [--target cuda [--check-each-kernel]]
+//           [--executor compiled|reference] [--print-tasks]
+//           [--target cuda [--check-each-kernel | --simulate-gpu]]
 #include <iostream>
 #include <memory>
 
@@ -101,8 +102,16 @@ int run_compiled(driver::GraphExecutor& exec, const Args& args,
 // A cuda build runs where the package would: the PTX loaded by the driver,
 // the graph's memory on the GPU. The profile has the kernels' times from
 // CUDA events, placed on the GPU's roofline (driver/gpu_roof.h).
+// With --simulate-gpu, the GPU simulator runs the kernels on the host instead.
 int run_on_gpu(const driver::CompiledGraph& compiled, const driver::Target& target,
                const Args& args, const std::vector<std::string>& output_names) {
+  if (args.has("simulate-gpu")) {
+    std::cerr << "note: running the " << target.to_string()
+              << " kernels on the host's GPU simulator\n";
+    std::unique_ptr<runtime::GraphExecutor> exec =
+        driver::make_simulated_gpu_executor(compiled, target);
+    return run_compiled(*exec, args, output_names);
+  }
   std::unique_ptr<runtime::GraphExecutor> exec = driver::make_gpu_executor(compiled, target);
   return run_compiled(*exec, args, output_names, &compiled);
 }
@@ -151,6 +160,11 @@ int run(const Args& args) {
   }
   LATHE_CHECK(!args.has("check-each-kernel") || target_of(args).is_gpu(),
               "--check-each-kernel is for a cuda target (or package)");
+  LATHE_CHECK(!args.has("simulate-gpu") || target_of(args).is_gpu(),
+              "--simulate-gpu runs a cuda target's kernels on the host; give --target cuda");
+  LATHE_CHECK(!args.has("simulate-gpu") || (!args.has("print-time") && !args.has("profile")),
+              "--simulate-gpu checks what the kernels compute; its times say nothing of a GPU's, "
+              "so it takes neither --print-time nor --profile");
   Graph graph = load_model(args, args.get("inputs"));
   LATHE_CHECK(
       executor == "compiled" || !args.has("print-tasks"),
@@ -191,6 +205,9 @@ Command run_command(CLI::App& lathe) {
             "list the kernels and the schedule each got, and why any fell back to the generic one")
       .flag("check-each-kernel",
             "on a GPU: wait after every kernel, so that a kernel's fault names it (slower)")
+      .flag("simulate-gpu",
+            "with --target cuda: run the kernels on the host's GPU simulator, thread by thread "
+            "(slow), to check what a cuda build computes on a machine without a GPU")
       .target_option()
       .input_shapes_option()
       .plugin_option();

@@ -1,5 +1,5 @@
 // lathe schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm [--loop-costs]]
-// [--measure [--cache-flush]]
+// [--measure [--cache-flush]] [--target cuda --simulate-gpu]
 // lathe schedule MODEL --task ID --diff A B [--tuning-records R] [--no-measure] [--unified]
 // The command-line twin of the studio's schedule editor and its diff view.
 #include <fstream>
@@ -119,7 +119,7 @@ int schedule(const Args& args) {
     throw Error(args.get("schedule", "default schedule") + ":\n" + e.what());
   }
   std::string emit = args.get("emit");
-  if (emit.empty() && !args.has("measure")) emit = "schedule";
+  if (emit.empty() && !args.has("measure") && !args.has("simulate-gpu")) emit = "schedule";
   if (emit == "schedule") {
     std::cout << text;
   } else if (emit == "tir") {
@@ -149,6 +149,16 @@ int schedule(const Args& args) {
               << (m.max_error <= 1e-4 ? " (ok)" : " (MISMATCH)") << "\n";
     if (m.max_error > 1e-4) return 3;
   }
+  if (args.has("simulate-gpu")) {
+    LATHE_CHECK(target.is_gpu(),
+                "--simulate-gpu runs a GPU kernel on the host; give --target cuda");
+    const double error = bench.simulate_on_gpu(lowered.func, target);
+    std::cout << "on the GPU simulator: max normalized error against the reference "
+              << std::scientific << std::setprecision(2) << error
+              << (error <= driver::KernelMeasurement::kReferenceTolerance ? " (ok)" : " (MISMATCH)")
+              << "\n";
+    if (error > driver::KernelMeasurement::kReferenceTolerance) return 3;
+  }
   return 0;
 }
 
@@ -169,6 +179,9 @@ Command schedule_command(CLI::App& lathe) {
       .flag("measure", "time the kernel and compare it with the reference executor")
       .value("repeat", "N", "runs to time with --measure (default 50; with --diff 20 a round)")
       .flag("cache-flush", "evict weights and outputs before each run, as tuning does")
+      .flag("simulate-gpu",
+            "with --target cuda: run the kernel once on the host's GPU simulator and compare it "
+            "with the reference executor (checks a GPU schedule without a GPU)")
       .values("diff", "SCHEDULE", 2,
               "compare two schedules A B: each default, best, a record index or a schedule file")
       .value("tuning-records", "FILE", "with --diff: the records best and record indices read")

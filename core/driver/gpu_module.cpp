@@ -1,6 +1,7 @@
 #include "driver/gpu_module.h"
 
 #include "codegen/codegen.h"
+#include "codegen/gpu_simulator.h"
 #include "driver/package_writer.h"
 #include "runtime/cuda_device_api.h"
 #include "runtime/package.h"
@@ -88,6 +89,26 @@ std::unique_ptr<runtime::GraphExecutor> make_gpu_executor(const CompiledGraph& c
              " is not available: ", e.what()));
   }
   return runtime::make_cuda_executor(std::move(desc), module.ptx, compiled.params);
+}
+
+std::unique_ptr<runtime::GraphExecutor> make_simulated_gpu_executor(const CompiledGraph& compiled,
+                                                                    const Target& target) {
+  if (!target.is_gpu())
+    fail(str("target '", target.to_string(), "' is not a GPU; the GPU simulator runs GPU builds"));
+  auto module = std::make_shared<const codegen::SimulatedGpuModule>(all_funcs(compiled), target);
+  GpuModule launches;
+  for (const tir::PrimFunc& f : all_funcs(compiled))
+    launches.launches.push_back(module->launch(f.name));
+  runtime::DeviceKernels kernels{
+      runtime::host_device_api(), [module](const std::string& name) -> runtime::DeviceKernel {
+        if (!module->has_kernel(name))
+          throw runtime::Error("kernel '" + name + "' is not in the simulated GPU module");
+        return [module, name](void* const* buffers, size_t count) {
+          module->run(name, buffers, count);
+        };
+      }};
+  return std::make_unique<runtime::GraphExecutor>(gpu_graph_desc(compiled, launches, target),
+                                                  kernels, compiled.params);
 }
 
 std::string device_description(runtime::Device device) {

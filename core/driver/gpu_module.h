@@ -54,6 +54,12 @@ runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const Gpu
 // refusals (the PTX, a kernel's launch).
 std::unique_ptr<runtime::GraphExecutor> make_gpu_executor(const CompiledGraph& compiled,
                                                           const Target& target);
+// The same graph and launches with every kernel run by the GPU simulator on
+// the host (codegen/gpu_simulator.h): what a machine without a GPU checks a
+// cuda build with. Its memory is the host's; it throws
+// codegen::GpuSimulationError from run() for a kernel a GPU could not run.
+std::unique_ptr<runtime::GraphExecutor> make_simulated_gpu_executor(const CompiledGraph& compiled,
+                                                                    const Target& target);
 // "cuda:0 (NVIDIA H100 80GB HBM3 (sm_90))"; "host" for the host.
 std::string device_description(runtime::Device device);
 

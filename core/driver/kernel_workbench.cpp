@@ -1,10 +1,14 @@
 #include "driver/kernel_workbench.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "codegen/codegen.h"
+#include "codegen/gpu_launch.h"
+#include "codegen/gpu_simulator.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
+#include "tune/cuda_kernel_object.h"
 #include "tune/kernel_fixture.h"
 
 namespace lathe::driver {
@@ -27,6 +31,21 @@ tir::LoweredFunc KernelWorkbench::lower(const std::string& schedule_text, bool r
   return tir::lower(*sch, computation_.args(), task_.func_name, {.record_ir = record_ir});
 }
 
+namespace {
+
+// What the measurement worker runs: a CPU kernel's ELF object, or a GPU
+// kernel's PTX and launch, which the worker runs on GPU 0 (as the tuner's
+// GPU candidates, tune/cuda_kernel_object.h).
+std::vector<char> kernel_object(const tir::PrimFunc& func, const codegen::Target& target) {
+  if (!target.is_gpu()) return codegen::emit_object({func}, target);
+  const codegen::GpuLaunch launch = codegen::verify_gpu_func(func, target);
+  return tune::encode_cuda_kernel_object({func.name,
+                                          {launch.grid, launch.block, launch.shared_bytes},
+                                          codegen::emit_assembly({func}, target)});
+}
+
+}  // namespace
+
 KernelMeasurement KernelWorkbench::measure(const tir::PrimFunc& func, const codegen::Target& target,
                                            int repeat, bool flush_cache) const {
   tune::KernelFixture data = tune::make_kernel_fixture(graph_, group_, computation_);
@@ -38,8 +57,7 @@ KernelMeasurement KernelWorkbench::measure(const tir::PrimFunc& func, const code
   options.repeat = std::max(1, repeat);
   options.timeout_s = 60;
   options.flush_cache = flush_cache;
-  tune::MeasureResult r =
-      worker.measure({codegen::emit_object({func}, target), func.name, true}, options);
+  tune::MeasureResult r = worker.measure({kernel_object(func, target), func.name, true}, options);
   if (r.error != tune::ErrorKind::None)
     fail(str("measuring the kernel failed (", tune::to_string(r.error), "): ", r.message));
 
@@ -52,6 +70,25 @@ KernelMeasurement KernelWorkbench::measure(const tir::PrimFunc& func, const code
   m.gflops = m.median_ms > 0 ? static_cast<double>(task_.flops) / (m.median_ms * 1e6) : 0;
   m.max_error = tune::output_error(data, r.outputs);
   return m;
+}
+
+double KernelWorkbench::simulate_on_gpu(const tir::PrimFunc& func,
+                                        const codegen::Target& target) const {
+  tune::KernelFixture data = tune::make_kernel_fixture(graph_, group_, computation_);
+  const codegen::SimulatedGpuModule gpu({func}, target);
+  std::vector<void*> pointers;
+  for (Tensor& t : data.buffers) pointers.push_back(t.raw());
+  // Outputs start as 0xff bytes (NaN as floats), as the GPU worker's warm-up
+  // run: an element the kernel never writes cannot pass for a computed zero.
+  for (size_t i = data.num_inputs; i < data.buffers.size(); ++i)
+    std::memset(data.buffers[i].raw(), 0xff, data.buffers[i].nbytes());
+  gpu.run(func.name, pointers.data(), pointers.size());
+  std::vector<std::vector<char>> outputs;
+  for (size_t i = data.num_inputs; i < data.buffers.size(); ++i) {
+    const char* bytes = static_cast<const char*>(data.buffers[i].raw());
+    outputs.emplace_back(bytes, bytes + data.buffers[i].nbytes());
+  }
+  return tune::output_error(data, outputs);
 }
 
 }  // namespace lathe::driver

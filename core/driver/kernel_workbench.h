@@ -54,12 +54,21 @@ class KernelWorkbench {
 
   // Compiles the kernel and runs it `repeat` times in a measurement worker
   // process on the task's real parameters and random activations, and checks
-  // its outputs against the reference kernels of the group's nodes. Throws
+  // its outputs against the reference kernels of the group's nodes. A kernel
+  // lowered for a GPU target runs on GPU 0, timed by CUDA events. Throws
   // lathe::Error naming the failure when the kernel crashes, hangs (60 s) or
   // does not load. With `flush_cache`, every buffer but the activation leaves
   // the caches before each run, as when tuning.
   KernelMeasurement measure(const tir::PrimFunc& func, const Target& target, int repeat = 20,
                             bool flush_cache = false) const;
+
+  // Runs a kernel lowered for a GPU target once on the GPU simulator
+  // (codegen/gpu_simulator.h), in this process, on the data measure() uses,
+  // and returns its largest normalized error against the reference kernels:
+  // what a GPU schedule computes, checked without a GPU. Throws
+  // codegen::GpuSimulationError for a kernel a GPU could not run (a barrier
+  // some threads skip ...), lathe::Error for what the device refuses.
+  double simulate_on_gpu(const tir::PrimFunc& func, const Target& target) const;
 
  private:
   const Graph& graph_;

@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""Every model of a folder compiled for cuda and run by Lathe's GPU simulator
+on this machine (`lathe run --target cuda --simulate-gpu`, no GPU needed),
+compared with PyTorch's output that tools/models/export_models.py saved beside
+the model (NAME.io.npz: "input", "output"), and with the CPU build's.
+
+    python3 tools/gpu/simulate_zoo.py --models /tmp/zoo [--lathe build/bin/lathe]
+        [--only resnet18,mlp] [--out results.md]
+
+What it shows is what the cuda kernels compute (the schedules, bindings,
+barriers, shared tiles and cross-thread reductions the GPU would run), not
+how fast: the simulator runs threads one after another on the host."""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+TOLERANCE = 1e-4  # |gpu - reference| <= 1e-4 * max(1, max |reference|)
+
+
+def run_lathe(lathe, model, inputs, output, extra, timeout):
+    command = [lathe, "run", model, "--inputs", inputs, "--output", output] + extra
+    start = time.monotonic()
+    try:
+        p = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"timed out after {timeout} s", time.monotonic() - start
+    if p.returncode != 0:
+        return (p.stderr or p.stdout).strip().splitlines()[-1][-400:], time.monotonic() - start
+    return None, time.monotonic() - start
+
+
+def error_against(got_path, expected):
+    got = np.load(got_path)
+    values = [got[k] for k in got.files]
+    if not values:
+        return None, "no output"
+    g = values[0].astype(np.float64)
+    e = expected.astype(np.float64)
+    if g.shape != e.shape:
+        return None, f"shape {g.shape} vs {e.shape}"
+    if not np.all(np.isfinite(g)):
+        return None, "non-finite values"
+    return float(np.max(np.abs(g - e))) / max(1.0, float(np.max(np.abs(e)))), None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", required=True, help="folder of NAME.onnx and NAME.io.npz")
+    parser.add_argument("--lathe", default=os.path.join("build", "bin", "lathe"))
+    parser.add_argument("--target", default="cuda -arch=sm_90")
+    parser.add_argument("--only", default="", help="comma-separated model names")
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds per model and run")
+    parser.add_argument("--out", help="also write the table here (Markdown)")
+    args = parser.parse_args()
+
+    names = sorted(f[:-5] for f in os.listdir(args.models) if f.endswith(".onnx"))
+    if args.only:
+        wanted = args.only.split(",")
+        names = [n for n in names if n in wanted]
+    rows = ["| model | simulated cuda vs PyTorch | CPU build vs PyTorch | simulation s | result |",
+            "|---|---|---|---|---|"]
+    failures = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        for name in names:
+            model = os.path.join(args.models, name + ".onnx")
+            io = np.load(os.path.join(args.models, name + ".io.npz"))
+            inputs = os.path.join(scratch, name + ".in.npz")
+            # export_models.py names the one input "input".
+            np.savez(inputs, input=io["input"])
+            gpu_out = os.path.join(scratch, name + ".gpu.npz")
+            cpu_out = os.path.join(scratch, name + ".cpu.npz")
+            why, seconds = run_lathe(args.lathe, model, inputs, gpu_out,
+                                     ["--target", args.target, "--simulate-gpu"], args.timeout)
+            gpu_error = cpu_error = None
+            if not why:
+                gpu_error, why = error_against(gpu_out, io["output"])
+            cpu_why, _ = run_lathe(args.lathe, model, inputs, cpu_out, [], args.timeout)
+            if not cpu_why:
+                cpu_error, cpu_why = error_against(cpu_out, io["output"])
+            ok = why is None and gpu_error is not None and gpu_error <= TOLERANCE
+            failures += not ok
+            fmt = lambda e, w: f"{e:.1e}" if e is not None else (w or "-")
+            rows.append(f"| {name} | {fmt(gpu_error, why)} | {fmt(cpu_error, cpu_why)} | "
+                        f"{seconds:.0f} | {'ok' if ok else 'FAIL'} |")
+            print(rows[-1], flush=True)
+    table = "\n".join(rows)
+    print(f"\n{table}\n\nerrors are max |x - PyTorch| / max(1, max |PyTorch|); "
+          f"tolerance {TOLERANCE}; {len(names) - failures} of {len(names)} models ok")
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(table + "\n")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
