@@ -232,7 +232,28 @@ ScheduleEditorPage::ScheduleEditorPage(const QString& journalPath, QWidget* pare
     busy_->setVisible(measuring);
     measureButton_->setEnabled(!measuring && openedTask() && openedTask()->whyNoRun.isEmpty());
     measureButton_->setText(measuring ? tr("Measuring…") : tr("&Measure"));
+    simulateButton_->setEnabled(!measuring && openedTask() && openedTask()->target().is_gpu());
   });
+  connect(tracker_, &ScheduleEditorTracker::simulated, this,
+          [this](const QString&, double maxError, bool correct) {
+            const auto task = openedTask();
+            if (!task) return;
+            const QString name = QString::fromStdString(task->task().func_name);
+            const QString text =
+                correct ? tr("GPU simulator: %1 matches the reference (max error %2)")
+                              .arg(name)
+                              .arg(maxError, 0, 'g', 2)
+                        : tr("GPU simulator: %1 does NOT match the reference (max error %2)")
+                              .arg(name)
+                              .arg(maxError, 0, 'g', 2);
+            setStatus(text, !correct);
+            emit logMessage(text, !correct);
+          });
+  connect(tracker_, &ScheduleEditorTracker::simulateFailed, this,
+          [this](const QString&, const QString& message) {
+            setStatus(tr("GPU simulator: %1").arg(message), true);
+            emit logMessage(tr("error: the GPU simulator failed\n  %1").arg(message), true);
+          });
   connect(
       tracker_, &ScheduleEditorTracker::measured, this,
       [this](const QString& text, const driver::KernelMeasurement& m, double peak, bool correct) {
@@ -353,6 +374,14 @@ QWidget* ScheduleEditorPage::createToolbar() {
   measureButton_->setObjectName(QStringLiteral("measureButton"));
   measureButton_->setToolTip(measureToolTip());
   connect(measureButton_, &QPushButton::clicked, this, &ScheduleEditorPage::measure);
+  simulateButton_ = new QPushButton(tr("Chec&k on simulator"));
+  simulateButton_->setObjectName(QStringLiteral("simulateButton"));
+  simulateButton_->setToolTip(
+      tr("Run the kernel once on Lathe's GPU simulator, on this machine's CPU, and compare its "
+         "outputs with the reference: what the GPU schedule computes, checked without a GPU "
+         "(barriers, shared tiles and warp shuffles as strict as the hardware's; no times)"));
+  simulateButton_->hide();
+  connect(simulateButton_, &QPushButton::clicked, this, &ScheduleEditorPage::simulate);
   busy_ = new QProgressBar;
   busy_->setObjectName(QStringLiteral("measureBusy"));
   busy_->setRange(0, 0);
@@ -381,6 +410,7 @@ QWidget* ScheduleEditorPage::createToolbar() {
   row->addWidget(besideButton_);
   row->addWidget(separator());
   row->addWidget(measureButton_);
+  row->addWidget(simulateButton_);
   row->addWidget(busy_);
   return bar;
 }
@@ -501,6 +531,10 @@ void ScheduleEditorPage::measure() {
   if (openedTask()) tracker_->measure(editor_->toPlainText());
 }
 
+void ScheduleEditorPage::simulate() {
+  if (openedTask()) tracker_->simulate(editor_->toPlainText());
+}
+
 ScheduleCompareDialog* ScheduleEditorPage::compare() {
   const auto task = openedTask();
   if (!task) return nullptr;
@@ -533,6 +567,8 @@ void ScheduleEditorPage::setTaskControlsEnabled(bool enabled) {
   measureButton_->setEnabled(enabled && whyNoRun.isEmpty() && !tracker_->isMeasuring());
   measureButton_->setToolTip(whyNoRun.isEmpty() ? measureToolTip()
                                                 : tr("Cannot measure: %1").arg(whyNoRun));
+  simulateButton_->setVisible(gpu);
+  simulateButton_->setEnabled(gpu && !tracker_->isMeasuring());
 }
 
 void ScheduleEditorPage::journal(const std::function<void()>& write) {

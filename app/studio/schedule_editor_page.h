@@ -56,6 +56,9 @@ class ScheduleEditorPage : public QWidget {
   void loadBestFromFile(const QString& path);
   void chooseRecordsFile();
   void measure();
+  // For a GPU target: runs the edit once on the GPU simulator against the
+  // reference (no GPU needed) and says whether it matches.
+  void simulate();
   // The records file the Compare dialog offers first (the Tuning tab's).
   void setRecordsPath(const QString& path) { recordsPath_ = path; }
   // Opens the Compare dialog on the open task: two of its schedules side by side.
@@ -120,6 +123,7 @@ class ScheduleEditorPage : public QWidget {
   QToolButton* loadBestButton_ = nullptr;
   QToolButton* compareButton_ = nullptr;
   QPushButton* measureButton_ = nullptr;
+  QPushButton* simulateButton_ = nullptr;  // shown for GPU targets
   QProgressBar* busy_ = nullptr;
   views::ScheduleEditor* editor_ = nullptr;
   QLabel* status_ = nullptr;

@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "driver/gpu_module.h"
+#include "driver/gpu_roof.h"
 #include "driver/gpu_schedule_check.h"
 #include "driver/kernel_code.h"
 #include "driver/kernel_tasks.h"
@@ -20,6 +21,7 @@
 #include "driver/tuning_records.h"
 #include "studio/edit_journal.h"
 #include "studio/exception_text.h"
+#include "support/error.h"
 
 namespace lathe::studio {
 
@@ -239,10 +241,35 @@ MeasureOutcome measureSchedule(std::shared_ptr<const OpenedScheduleTask> task, Q
     return outcome;
   }
   try {
-    // The peak just before the kernel, as bench_kernels pairs them.
-    outcome.peakGflops = driver::machine_peak_gflops();
-    const driver::LoweredFunc lowered = task->workbench.lower(text.toStdString(), false);
+    // The peak just before the kernel, as bench_kernels pairs them; a GPU's
+    // from its attributes (driver/gpu_roof.h).
+    const bool gpu = target.is_gpu();
+    outcome.peakGflops =
+        gpu ? driver::cuda_device_roof(0).peak_gflops : driver::machine_peak_gflops();
+    const driver::LoweredFunc lowered =
+        gpu ? driver::lower_for_gpu(task->workbench, text.toStdString(), target, false)
+            : task->workbench.lower(text.toStdString(), false);
     outcome.measurement = task->workbench.measure(lowered.func, target, runs);
+  } catch (...) {
+    outcome.message = exceptionText(std::current_exception());
+  }
+  return outcome;
+}
+
+struct SimulateOutcome {
+  std::optional<double> maxError;  // nullopt on failure
+  QString message;
+};
+
+SimulateOutcome simulateSchedule(std::shared_ptr<const OpenedScheduleTask> task, QString text) {
+  SimulateOutcome outcome;
+  try {
+    const driver::Target& target = task->target();
+    LATHE_CHECK(target.is_gpu(), "the GPU simulator runs GPU kernels; the target is ",
+                target.to_string());
+    const driver::LoweredFunc lowered =
+        driver::lower_for_gpu(task->workbench, text.toStdString(), target, false);
+    outcome.maxError = task->workbench.simulate_on_gpu(lowered.func, target);
   } catch (...) {
     outcome.message = exceptionText(std::current_exception());
   }
@@ -377,6 +404,18 @@ void ScheduleEditorTracker::measure(const QString& text) {
                                         outcome.measurement->max_error <= kReferenceTolerance);
                         else
                           emit measureFailed(text, outcome.message);
+                      });
+}
+
+void ScheduleEditorTracker::simulate(const QString& text) {
+  if (!opened_ || measurements_.isBusy()) return;
+  measurements_.start([task = opened_, text] { return simulateSchedule(task, text); },
+                      [this, text](const SimulateOutcome& outcome) {
+                        if (outcome.maxError)
+                          emit simulated(text, *outcome.maxError,
+                                         *outcome.maxError <= kReferenceTolerance);
+                        else
+                          emit simulateFailed(text, outcome.message);
                       });
 }
 

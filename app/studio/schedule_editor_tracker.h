@@ -89,6 +89,10 @@ class ScheduleEditorTracker : public QObject {
   void preview(const QString& text);
   // Lowers and measures `text`; measured or measureFailed follows. One at a time.
   void measure(const QString& text);
+  // For a GPU target: lowers `text` and runs it once on the GPU simulator
+  // against the reference (KernelWorkbench::simulate_on_gpu), which needs no
+  // GPU; simulated or simulateFailed follows. Shares measure's queue.
+  void simulate(const QString& text);
   // Reads `path` for the fastest error-free record of the open task for
   // target(); bestRecordFound or bestRecordMissing follows.
   void findBestRecord(const QString& path);
@@ -126,6 +130,9 @@ class ScheduleEditorTracker : public QObject {
   void measured(const QString& text, const driver::KernelMeasurement& measurement,
                 double peakGflops, bool correct);
   void measureFailed(const QString& text, const QString& message);
+  // maxError: the largest normalized error against the reference.
+  void simulated(const QString& text, double maxError, bool correct);
+  void simulateFailed(const QString& text, const QString& message);
 
   void bestRecordFound(const QString& path, const QString& schedule, double milliseconds);
   void bestRecordMissing(const QString& path, const QString& reason);

@@ -13,15 +13,13 @@ std::string why_kernels_cannot_run(const Target& target) {
     return str("'", target.to_string(), "' is not this machine's CPU (", Target::host().to_string(),
                "), so its kernels cannot run here");
   }
-  std::string device;
   try {
     const std::unique_ptr<runtime::CudaDriver> cuda = runtime::CudaDriver::open();
     if (cuda->device_count() == 0) return str(cuda->library(), " found no CUDA device");
-    device = str(cuda->device_name(0), " (", cuda->device_arch(0), ")");
   } catch (const std::exception& e) {
     return str("no GPU to run '", target.to_string(), "' kernels on: ", e.what());
   }
-  return str("found ", device, ", but the studio times CPU kernels only so far");
+  return "";
 }
 
 std::string why_peak_unknown(const Target& target) {

@@ -12,8 +12,8 @@ namespace lathe::driver {
 // Why kernels compiled for `target` cannot be run and timed here, in words,
 // or "" when they can. A CPU target runs when the JIT can run its code
 // (Target::is_host); a cuda target needs the NVIDIA driver (the reason
-// runtime::CudaDriver::open gives when it cannot open it), and even with one
-// the studio's measurements run CPU code only so far, which it says.
+// runtime::CudaDriver::open gives when it cannot open it) and a device; its
+// kernels are then measured on GPU 0 (KernelWorkbench::measure).
 std::string why_kernels_cannot_run(const Target& target);
 
 // Why the roofline has no peak for `target`, or "" when it has one: the CPU's

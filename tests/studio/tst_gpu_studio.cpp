@@ -190,6 +190,27 @@ class TestGpuStudio : public QObject {
     QVERIFY(tabs->tabToolTip(benchmark).contains(QStringLiteral("unknown")));
   }
 
+  void gpuScheduleIsCheckedOnTheSimulator() {
+    // Without a GPU the kernel still runs: once, on the GPU simulator, and
+    // the status says whether it matches the reference.
+    QVERIFY(page()->openedTask() && page()->openedTask()->target().is_gpu());
+    auto* check = page()->findChild<QPushButton*>(QStringLiteral("simulateButton"));
+    QVERIFY(check);
+    QVERIFY(check->isVisible());
+    QVERIFY(check->isEnabled());
+    QSignalSpy simulated(page()->tracker(), &studio::ScheduleEditorTracker::simulated);
+    QSignalSpy failed(page()->tracker(), &studio::ScheduleEditorTracker::simulateFailed);
+    check->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!simulated.isEmpty() || !failed.isEmpty(), kTimeoutMs);
+    QVERIFY2(failed.isEmpty(),
+             qPrintable(failed.isEmpty() ? QString() : failed.first().at(1).toString()));
+    QVERIFY(simulated.first().at(2).toBool());
+    auto* status = page()->findChild<QLabel*>(QStringLiteral("scheduleStatus"));
+    QVERIFY2(status->text().contains(QStringLiteral("matches the reference")),
+             qPrintable(status->text()));
+    QTRY_VERIFY_WITH_TIMEOUT(check->isEnabled(), kTimeoutMs);  // ready for the next edit
+  }
+
   void illegalGpuScheduleShowsVerifierMessage() {
     // A kernel whose threadIdx.x loop is one split's inner part (the default
     // template's; the convolution template binds fusions of clamped splits).
