@@ -1,11 +1,10 @@
 // The GPU simulator (gpu_simulator.h): the kernels compiled for the host by
 // CodeGenGpuSimulation, and the scheduler that runs a block's threads as
-// fibers (glibc's ucontext) which switch only where the device's threads
-// wait for each other.
+// fibers (fiber.h) which switch only where the device's threads wait for
+// each other.
 #include "codegen/gpu_simulator.h"
 
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <llvm/IR/Verifier.h>
@@ -17,6 +16,7 @@
 #include <sstream>
 
 #include "codegen/codegen_gpu_simulation.h"
+#include "codegen/fiber.h"
 #include "codegen/gpu_simulator_abi.h"
 #include "codegen/llvm_codegen.h"
 #include "runtime/backend_api.h"
@@ -124,7 +124,7 @@ class BlockScheduler {
   void wait(LatheGpuThread* thread, Waiting why) {
     const size_t t = size_t(thread - threads_.data());
     waiting_[t] = why;
-    swapcontext(&contexts_[t], &scheduler_);
+    detail::fiber_switch(fibers_[t], scheduler_);
   }
   ShuffleCall& shuffle_of(LatheGpuThread* thread) {
     return shuffles_[size_t(thread - threads_.data())];
@@ -133,18 +133,17 @@ class BlockScheduler {
  private:
   BlockScheduler() = default;
 
-  static void fiber_main() {
+  static void fiber_main(void* thread) {
     BlockScheduler& s = running();
-    const size_t t = s.current_;
-    s.kernel_(s.buffers_, &s.threads_[t]);
-    s.waiting_[t] = Waiting::Done;
-    // Returning resumes uc_link: the scheduler.
+    auto* me = static_cast<LatheGpuThread*>(thread);
+    s.kernel_(s.buffers_, me);
+    s.wait(me, Waiting::Done);  // never resumed
   }
 
   void run_fibers(const std::string& name, const KernelCode& kernel, void** buffers,
                   int64_t threads, const int32_t block_index[3]) {
     stacks_.reserve(size_t(threads));
-    contexts_.resize(size_t(threads));
+    fibers_.resize(size_t(threads));
     waiting_.assign(size_t(threads), Waiting::Ready);
     shuffles_.assign(size_t(threads), ShuffleCall{});
     kernel_ = kernel.function;
@@ -156,21 +155,13 @@ class BlockScheduler {
       BlockScheduler* value;
       ~Restore() { slot = value; }
     } restore{running_scheduler_, outer};
-    for (int64_t t = 0; t < threads; ++t) {
-      ucontext_t& c = contexts_[size_t(t)];
-      if (getcontext(&c) != 0) fail("GPU simulator: getcontext failed");
-      c.uc_stack.ss_sp = stacks_.stack(size_t(t));
-      c.uc_stack.ss_size = kFiberStackBytes;
-      c.uc_link = &scheduler_;
-      makecontext(&c, &BlockScheduler::fiber_main, 0);
-    }
+    for (size_t t = 0; t < size_t(threads); ++t)
+      detail::fiber_prepare(fibers_[t], stacks_.stack(t), kFiberStackBytes,
+                            &BlockScheduler::fiber_main, &threads_[t]);
     for (;;) {
       // Every ready thread runs until it waits or ends.
       for (size_t t = 0; t < size_t(threads); ++t)
-        if (waiting_[t] == Waiting::Ready) {
-          current_ = t;
-          swapcontext(&scheduler_, &contexts_[t]);
-        }
+        if (waiting_[t] == Waiting::Ready) detail::fiber_switch(scheduler_, fibers_[t]);
       if (release_shuffles(name, threads, block_index)) continue;
       int64_t done = 0, at_barrier = 0;
       for (Waiting w : waiting_) {
@@ -277,12 +268,11 @@ class BlockScheduler {
 
   std::vector<unsigned char> shared_;
   std::vector<LatheGpuThread> threads_;
-  std::vector<ucontext_t> contexts_;
+  std::vector<detail::FiberContext> fibers_;
   std::vector<Waiting> waiting_;
   std::vector<ShuffleCall> shuffles_;
   FiberStacks stacks_;
-  ucontext_t scheduler_{};
-  size_t current_ = 0;
+  detail::FiberContext scheduler_;
   SimulatedKernel kernel_ = nullptr;
   void** buffers_ = nullptr;
 };
