@@ -1,14 +1,13 @@
 #include "driver/kernel_workbench.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "codegen/codegen.h"
 #include "codegen/gpu_launch.h"
-#include "codegen/gpu_simulator.h"
 #include "schedule/schedule_text.h"
 #include "support/error.h"
 #include "tune/cuda_kernel_object.h"
+#include "tune/gpu_task.h"
 #include "tune/kernel_fixture.h"
 
 namespace lathe::driver {
@@ -74,21 +73,8 @@ KernelMeasurement KernelWorkbench::measure(const tir::PrimFunc& func, const code
 
 double KernelWorkbench::simulate_on_gpu(const tir::PrimFunc& func,
                                         const codegen::Target& target) const {
-  tune::KernelFixture data = tune::make_kernel_fixture(graph_, group_, computation_);
-  const codegen::SimulatedGpuModule gpu({func}, target);
-  std::vector<void*> pointers;
-  for (Tensor& t : data.buffers) pointers.push_back(t.raw());
-  // Outputs start as 0xff bytes (NaN as floats), as the GPU worker's warm-up
-  // run: an element the kernel never writes cannot pass for a computed zero.
-  for (size_t i = data.num_inputs; i < data.buffers.size(); ++i)
-    std::memset(data.buffers[i].raw(), 0xff, data.buffers[i].nbytes());
-  gpu.run(func.name, pointers.data(), pointers.size());
-  std::vector<std::vector<char>> outputs;
-  for (size_t i = data.num_inputs; i < data.buffers.size(); ++i) {
-    const char* bytes = static_cast<const char*>(data.buffers[i].raw());
-    outputs.emplace_back(bytes, bytes + data.buffers[i].nbytes());
-  }
-  return tune::output_error(data, outputs);
+  return tune::simulated_output_error(tune::make_kernel_fixture(graph_, group_, computation_), func,
+                                      target);
 }
 
 }  // namespace lathe::driver

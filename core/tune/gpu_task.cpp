@@ -1,10 +1,14 @@
 #include "tune/gpu_task.h"
 
+#include <cstring>
+
 #include "codegen/gpu_launch.h"
+#include "codegen/gpu_simulator.h"
 #include "runtime/cuda_device_api.h"
 #include "support/error.h"
 #include "topi/schedule_cuda.h"
 #include "tune/cuda_kernel_object.h"
+#include "tune/kernel_fixture.h"
 #include "tune/search_task.h"
 
 namespace lathe::tune {
@@ -40,6 +44,23 @@ void compile_gpu_candidate(Candidate& c, const codegen::Target& target) {
     return;
   }
   c.object = encode_cuda_kernel_object(object);
+}
+
+double simulated_output_error(const KernelFixture& data, const tir::PrimFunc& func,
+                              const codegen::Target& target) {
+  KernelFixture run = data;  // the kernel writes the outputs
+  std::vector<void*> pointers;
+  for (Tensor& t : run.buffers) pointers.push_back(t.raw());
+  for (size_t i = run.num_inputs; i < run.buffers.size(); ++i)
+    std::memset(run.buffers[i].raw(), 0xff, run.buffers[i].nbytes());
+  const codegen::SimulatedGpuModule gpu({func}, target);
+  gpu.run(func.name, pointers.data(), pointers.size());
+  std::vector<std::vector<char>> outputs;
+  for (size_t i = run.num_inputs; i < run.buffers.size(); ++i) {
+    const char* bytes = static_cast<const char*>(run.buffers[i].raw());
+    outputs.emplace_back(bytes, bytes + run.buffers[i].nbytes());
+  }
+  return output_error(run, outputs);
 }
 
 void require_cuda_device(const codegen::Target& target) {

@@ -12,6 +12,7 @@
 namespace lathe::tune {
 
 struct Candidate;
+struct KernelFixture;
 
 // The cuda template of the group's anchor op (OpStrategy::template_for), else
 // the kind's default (topi/schedule_cuda.h). Throws for a target that is not a GPU.
@@ -24,6 +25,15 @@ topi::SearchSpace gpu_template_search_space(const GroupComputation& computation,
 // constraint adds to its own, so that no such config reaches the device; the
 // NVPTX back end's refusal is a "compile" error.
 void compile_gpu_candidate(Candidate& c, const codegen::Target& target);
+
+// Runs a GPU kernel once on the GPU simulator (codegen/gpu_simulator.h) on
+// `data`'s inputs, its outputs starting as 0xff bytes (NaN as floats: an
+// element it never writes cannot pass for a computed zero, as in the GPU
+// worker's warm-up run), and returns its largest normalized error against
+// the reference outputs. Throws codegen::GpuSimulationError for a kernel a
+// GPU could not run, lathe::Error for one the device refuses.
+double simulated_output_error(const KernelFixture& data, const tir::PrimFunc& func,
+                              const codegen::Target& target);
 
 // Throws lathe::Error "no CUDA driver: …" (CudaDriver::open's reason) or "no
 // CUDA device" where the tuner cannot measure cuda kernels on this machine.

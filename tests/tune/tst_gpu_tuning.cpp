@@ -485,6 +485,35 @@ class TestGpuTuning : public QObject {
     }
     QVERIFY(sketched >= 1);
   }
+
+  // What the candidates compute, without a GPU: the MLP's tasks' baselines
+  // and a sample of both spaces (sketches: multi-level tiling with shared
+  // tiles, cross-thread reductions) run on the GPU simulator against the
+  // reference kernels, as `lathe_gpu_candidates --simulate` checks a model's
+  // tuning space before a GPU measures it.
+  void candidatesComputeTheReference() {
+    const Model m = load_mlp();
+    const Target target = Target::parse(kH100);
+    int simulated = 0;
+    for (const tune::KernelTask& task : m.tasks) {
+      for (tune::SpaceKind kind : {tune::SpaceKind::Template, tune::SpaceKind::Sketch}) {
+        const tune::SearchTask t =
+            tune::make_search_task(m.optimized.graph, m.optimized.groups, task, kind, target);
+        std::vector<tune::Candidate> candidates = {tune::build_baseline(t, target)};
+        if (!t.space.knobs.empty())
+          for (const topi::Config& config : sample(t.space, t.space.default_config[0], 4))
+            candidates.push_back(tune::build_candidate(t, config, target));
+        for (const tune::Candidate& c : candidates) {
+          if (!c.ok()) continue;
+          const double error = tune::simulated_output_error(t.data, c.func, target);
+          QVERIFY2(error <= 1e-4, qPrintable(QString::fromStdString(c.schedule_text) +
+                                             QString("max error %1").arg(error)));
+          ++simulated;
+        }
+      }
+    }
+    QVERIFY(simulated >= 8);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestGpuTuning)

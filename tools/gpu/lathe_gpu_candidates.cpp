@@ -8,7 +8,12 @@
 // no network to fetch the build from.
 //
 //   lathe_gpu_candidates MODEL OUT_DIR [--tasks N] [--candidates K]
-//                        [--target "cuda -arch=sm_90"] [--seed S]
+//                        [--target "cuda -arch=sm_90"] [--seed S] [--simulate]
+//
+// --simulate runs every candidate once on the GPU simulator here
+// (codegen/gpu_simulator.h) against the task's reference kernels, records
+// its error in task.json ("simulated_error") and counts the mismatches:
+// the tuning space checked for correctness before a GPU measures it.
 //
 // OUT_DIR/task_<i>/task.json names the task (model, kernel, workload, weight,
 // FLOPs), its buffers (dtype, shape; inputs first) and each candidate (file,
@@ -25,9 +30,11 @@
 #include <random>
 #include <string>
 
+#include "driver/kernel_workbench.h"
 #include "driver/tuning.h"
 #include "frontend/onnx/onnx_import.h"
 #include "support/error.h"
+#include "tune/gpu_task.h"
 #include "tune/kernel_fixture.h"
 #include "tune/records.h"
 #include "tune/search_task.h"
@@ -41,6 +48,7 @@ struct Options {
   std::string model, out, target = "cuda -arch=sm_90";
   int tasks = 3, candidates = 32;
   uint64_t seed = 1;
+  bool simulate = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -60,6 +68,8 @@ Options parse(int argc, char** argv) {
       o.target = next();
     else if (a == "--seed")
       o.seed = std::stoull(next());
+    else if (a == "--simulate")
+      o.simulate = true;
     else if (a.rfind("--", 0) == 0)
       fail("unknown option " + a);
     else
@@ -67,7 +77,7 @@ Options parse(int argc, char** argv) {
   }
   LATHE_CHECK(positional.size() == 2 && o.tasks > 0 && o.candidates > 0,
               "usage: lathe_gpu_candidates MODEL OUT_DIR [--tasks N] [--candidates K] "
-              "[--target T] [--seed S]");
+              "[--target T] [--seed S] [--simulate]");
   o.model = positional[0];
   o.out = positional[1];
   return o;
@@ -162,8 +172,9 @@ int main(int argc, char** argv) {
       for (const tune::BufferData& b : tune::measure_buffers(templ.data))
         j["buffers"].push_back({{"dtype", b.dtype}, {"shape", b.shape}});
       j["candidates"] = nlohmann::json::array();
-      int kept = 0, refused = 0;
-      std::string first_refusal;
+      int kept = 0, refused = 0, mismatched = 0;
+      double worst_match = 0;
+      std::string first_refusal, first_mismatch;
       for (size_t k = 0; k < built.size(); ++k) {
         if (!built[k].ok()) {
           if (!refused++)
@@ -191,11 +202,30 @@ int main(int argc, char** argv) {
         r.schedule = built[k].schedule_text;
         r.tuner = "device-check";
         r.build_ms = built[k].build_ms;
-        j["candidates"].push_back({{"file", file},
-                                   {"space", items[k].space->name},
-                                   {"config", items[k].space->describe(items[k].config)},
-                                   {"schedule", built[k].schedule_text},
-                                   {"record", nlohmann::json::parse(tune::to_json_line(r))}});
+        nlohmann::json candidate = {{"file", file},
+                                    {"space", items[k].space->name},
+                                    {"config", items[k].space->describe(items[k].config)},
+                                    {"schedule", built[k].schedule_text},
+                                    {"record", nlohmann::json::parse(tune::to_json_line(r))}};
+        if (o.simulate) {
+          std::string problem;
+          double error = 0;
+          try {
+            error = tune::simulated_output_error(templ.data, built[k].func, target);
+            if (!(error <= driver::KernelMeasurement::kReferenceTolerance))
+              problem = "max error " + std::to_string(error);
+          } catch (const std::exception& e) {
+            problem = e.what();
+          }
+          candidate["simulated_error"] = problem.empty() ? nlohmann::json(error) : nullptr;
+          if (problem.empty()) {
+            worst_match = std::max(worst_match, error);
+          } else if (!mismatched++) {
+            first_mismatch = items[k].space->name + " " +
+                             items[k].space->describe(items[k].config) + ": " + problem;
+          }
+        }
+        j["candidates"].push_back(candidate);
       }
       std::ofstream(dir / "task.json") << j.dump(1) << "\n";
       std::printf(
@@ -204,6 +234,10 @@ int main(int argc, char** argv) {
           model_name.c_str(), task.id, task.func_name.c_str(), templ.baseline.name.c_str(),
           task.weight(), double(task.flops) / 1e6, kept, refused);
       if (refused) std::printf("  first refused: %s\n", first_refusal.substr(0, 300).c_str());
+      if (o.simulate)
+        std::printf("  on the GPU simulator: %d of %d match the reference (largest error %.1e)%s\n",
+                    kept - mismatched, kept, worst_match, mismatched ? "; first mismatch:" : "");
+      if (mismatched) std::printf("    %s\n", first_mismatch.substr(0, 400).c_str());
     }
     return 0;
   } catch (const std::exception& e) {

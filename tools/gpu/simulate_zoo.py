@@ -63,8 +63,9 @@ def main():
     if args.only:
         wanted = args.only.split(",")
         names = [n for n in names if n in wanted]
-    rows = ["| model | simulated cuda vs PyTorch | CPU build vs PyTorch | simulation s | result |",
-            "|---|---|---|---|---|"]
+    rows = ["| model | simulated cuda vs PyTorch | CPU build vs PyTorch "
+            "| simulated cuda vs CPU build | simulation s | result |",
+            "|---|---|---|---|---|---|"]
     failures = 0
     with tempfile.TemporaryDirectory() as scratch:
         for name in names:
@@ -83,14 +84,19 @@ def main():
             cpu_why, _ = run_lathe(args.lathe, model, inputs, cpu_out, [], args.timeout)
             if not cpu_why:
                 cpu_error, cpu_why = error_against(cpu_out, io["output"])
-            ok = why is None and gpu_error is not None and gpu_error <= TOLERANCE
+            gpu_cpu, gpu_cpu_why = None, "-"
+            if not why and not cpu_why:
+                cpu = np.load(cpu_out)
+                gpu_cpu, gpu_cpu_why = error_against(gpu_out, cpu[cpu.files[0]])
+            ok = (why is None and gpu_error is not None and gpu_error <= TOLERANCE and
+                  gpu_cpu is not None and gpu_cpu <= TOLERANCE)
             failures += not ok
             fmt = lambda e, w: f"{e:.1e}" if e is not None else (w or "-")
             rows.append(f"| {name} | {fmt(gpu_error, why)} | {fmt(cpu_error, cpu_why)} | "
-                        f"{seconds:.0f} | {'ok' if ok else 'FAIL'} |")
+                        f"{fmt(gpu_cpu, gpu_cpu_why)} | {seconds:.0f} | {'ok' if ok else 'FAIL'} |")
             print(rows[-1], flush=True)
     table = "\n".join(rows)
-    print(f"\n{table}\n\nerrors are max |x - PyTorch| / max(1, max |PyTorch|); "
+    print(f"\n{table}\n\nerrors are max |x - y| / max(1, max |y|), y PyTorch's or the CPU build's; "
           f"tolerance {TOLERANCE}; {len(names) - failures} of {len(names)} models ok")
     if args.out:
         with open(args.out, "w") as f:
