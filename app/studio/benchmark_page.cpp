@@ -123,6 +123,10 @@ BenchmarkPage::BenchmarkPage(const QString& tuningRecordsPath, const QString& jo
       });
 }
 
+void BenchmarkPage::setTarget(const driver::Target& target) {
+  runner_->setTarget(target);
+}
+
 void BenchmarkPage::measureMachine() {
   machinePanel_->setMeasuring(true);
   emit logMessage(tr("Measuring the machine's peak and memory bandwidths…"), false);

@@ -17,6 +17,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "driver/target.h"
 #include "ir/graph.h"
 #include "views/job_tracker.h"
 
@@ -60,6 +61,10 @@ class BenchmarkPage : public QWidget {
   // The model the builds compile. A run of the previous model is cancelled
   // and its results cleared.
   void setModel(const QString& path, std::shared_ptr<const Graph> graph);
+  // The target the builds compile for (the studio's picker): this machine's
+  // CPU, or a GPU target whose builds run on GPU 0 and are placed on the
+  // board's roofline. Takes effect from the next run.
+  void setTarget(const driver::Target& target);
 
   // One build row per external codegen of the plugins loaded so far
   // (driver/plugins.h), checked when new; call after loading plugins.

@@ -19,6 +19,8 @@
 
 #include "driver/compiled_module.h"
 #include "driver/executor.h"
+#include "driver/gpu_module.h"
+#include "driver/gpu_roof.h"
 #include "driver/graph_compiler.h"
 #include "driver/group_match.h"
 #include "driver/kernel_roofline.h"
@@ -45,13 +47,16 @@ struct BenchmarkEvent {
   views::BuildBenchmark build;
 };
 
-// A build compiled and JIT-compiled, its inputs set, waiting for its samples.
+// A build compiled and JIT-compiled (or its PTX loaded on the GPU), its
+// inputs set, waiting for its samples.
 struct PreparedBuild {
   views::BuildBenchmark build;
   // The loop IR and fused graph the roofline models (its parameters dropped:
-  // the module holds its own).
+  // the executor holds its own).
   std::unique_ptr<driver::CompiledGraph> compiled;
-  std::unique_ptr<driver::JitGraphModule> module;
+  std::unique_ptr<driver::JitGraphModule> module;      // a CPU build's
+  std::unique_ptr<driver::GraphExecutor> gpuExecutor;  // a GPU build's
+  driver::GraphExecutor& executor() { return module ? module->executor() : *gpuExecutor; }
   std::vector<double> samples;            // ms
   std::vector<std::vector<char>> inputs;  // the bytes fed, per input
   bool failed = false;
@@ -84,8 +89,7 @@ class BenchmarkJob {
           firstRound + r,
           QStringLiteral("timing: sample %1 of %2 of each build").arg(r + 1).arg(request_.repeat));
       measure([this](PreparedBuild& p) {
-        p.samples.push_back(
-            driver::benchmark(p.module->executor(), 1, request_.number).results.front());
+        p.samples.push_back(driver::benchmark(p.executor(), 1, request_.number).results.front());
       });
     }
     // ONNX Runtime between the timing and the profiling rounds, its row
@@ -113,7 +117,7 @@ class BenchmarkJob {
             QStringLiteral("profiling kernels: run %1 of %2 of each build")
                 .arg(r + 1)
                 .arg(request_.repeat));
-      measure([r](PreparedBuild& p) { addProfile(p.build.kernels, p.module->executor(), r); });
+      measure([r](PreparedBuild& p) { addProfile(p.build.kernels, p.executor(), r); });
     }
     if (promise_.isCanceled()) return;
     for (PreparedBuild& p : prepared_)
@@ -178,14 +182,16 @@ class BenchmarkJob {
     return build;
   }
 
-  // Each build's kernels on the machine's roofline; a roof that cannot be
+  // Each build's kernels on the machine's roofline (a GPU build's on the
+  // board's, from its attributes: driver/gpu_roof.h); a roof that cannot be
   // had leaves the builds measured, with the reason.
   void placeOnRoofline(int step) {
     stage(step, QStringLiteral("placing kernels on the roofline"));
     std::shared_ptr<const driver::MachineRoof> machine;
     QString error;
     try {
-      machine = std::make_shared<const driver::MachineRoof>(driver::machine_roof());
+      machine = std::make_shared<const driver::MachineRoof>(
+          target_.is_gpu() ? driver::cuda_device_roof(0) : driver::machine_roof());
     } catch (...) {
       error = exceptionText(std::current_exception());
     }
@@ -287,10 +293,15 @@ class BenchmarkJob {
           break;
         }
 
-    stage(firstStep + 1, QStringLiteral("%1: JIT-compiling").arg(spec.name));
-    prepared.module = std::make_unique<driver::JitGraphModule>(compiled, target_);
+    if (target_.is_gpu()) {
+      stage(firstStep + 1, QStringLiteral("%1: loading the PTX on the GPU").arg(spec.name));
+      prepared.gpuExecutor = driver::make_gpu_executor(compiled, target_);
+    } else {
+      stage(firstStep + 1, QStringLiteral("%1: JIT-compiling").arg(spec.name));
+      prepared.module = std::make_unique<driver::JitGraphModule>(compiled, target_);
+    }
     prepared.compiled->params.clear();
-    build.inputs = feedInputs(prepared.module->executor(), request_.modelPath, &prepared.inputs);
+    build.inputs = feedInputs(prepared.executor(), request_.modelPath, &prepared.inputs);
     return prepared;
   }
 
@@ -338,6 +349,8 @@ BenchmarkRunner::BenchmarkRunner(QObject* parent)
 BenchmarkRunner::~BenchmarkRunner() = default;
 
 void BenchmarkRunner::run(BenchmarkRequest request) {
+  // ONNX Runtime runs on the CPU: no reference for a GPU build's times.
+  if (target_.is_gpu()) request.onnxRuntime = false;
   const int steps =
       stepCount(static_cast<int>(request.builds.size()), request.repeat, request.onnxRuntime);
   runs_.startStreaming<BenchmarkEvent>(

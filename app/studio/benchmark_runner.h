@@ -62,8 +62,12 @@ class BenchmarkRunner : public QObject {
   explicit BenchmarkRunner(QObject* parent = nullptr);
   ~BenchmarkRunner() override;
 
-  // The target every build compiles for, and the records apply to: this machine.
+  // The target every build compiles for, and the records apply to: this
+  // machine's CPU, or a GPU target whose builds run on GPU 0 (the studio's
+  // target picker, where a GPU is there).
   const driver::Target& target() const { return target_; }
+  // Takes effect from the next run.
+  void setTarget(const driver::Target& target) { target_ = target; }
 
   void run(BenchmarkRequest request);
   // Stops the run at its next step (a compile runs to its end); finished(true) follows.

@@ -558,19 +558,22 @@ void MainWindow::applyTargetLimits() {
   const driver::Target& target = targetPicker_->target();
   const QString whyNoRun = QString::fromStdString(driver::why_kernels_cannot_run(target));
   const QString whyNoPeak = QString::fromStdString(driver::why_peak_unknown(target));
-  // The tuner, the benchmarks and packages compile for the CPU so far.
+  // The benchmarks run a GPU build on the GPU where there is one; the tuner
+  // and packages compile for the CPU so far.
   const bool cpu = !target.is_gpu();
-  const bool usable = modelTabsShown_ && cpu && whyNoRun.isEmpty();
-  QString reason = whyNoRun;
-  if (reason.isEmpty() && !cpu)
-    reason = tr("tuning, benchmarks and packages are built for CPU targets only so far");
+  benchmarkPage_->setTarget(target);
   for (QWidget* page :
        {static_cast<QWidget*>(tuningPage_), static_cast<QWidget*>(benchmarkPage_)}) {
     const int index = centralTabs_->indexOf(page);
     if (!modelTabsShown_) continue;  // showModelTabs says why
+    const bool builds = cpu || page == benchmarkPage_;
+    const bool usable = builds && whyNoRun.isEmpty();
     centralTabs_->setTabEnabled(index, usable);
     QString tip;
     if (!usable) {
+      const QString reason = !whyNoRun.isEmpty()
+                                 ? whyNoRun
+                                 : tr("tuning and packages are built for CPU targets only so far");
       tip = page == tuningPage_ ? tr("Tuning runs kernels: %1").arg(reason)
                                 : tr("Benchmarks and the roofline run kernels: %1").arg(reason);
       if (page == benchmarkPage_ && !whyNoPeak.isEmpty()) tip += QStringLiteral("\n") + whyNoPeak;
