@@ -3,7 +3,8 @@
 # studio opens MODEL with --target "cuda -arch=sm_90" on a virtual X display,
 # shows the Schedule tab (its heaviest kernel with the default GPU schedule,
 # its binds to blockIdx/threadIdx), and Side by Side puts the PTX beside the
-# loop IR with its thread_binding loops; the screen is grabbed into
+# loop IR with its thread_binding loops, and Check on simulator runs the
+# kernel on the GPU simulator (its verdict in the status line); the screen is grabbed into
 # docs/screenshots/studio-gpu-schedule.png. Builds nothing; needs no GPU.
 #   [TARGET=...] packaging/gpu_schedule_screenshot.sh [MODEL]
 #   (default MODEL: build/models/resnet18.onnx, the test models' ResNet-18)
@@ -33,7 +34,8 @@ xvfb-run -a -s "-screen 0 ${screen_size}x24" bash -c '
   xdotool key --window "$window" alt+s
   sleep "${SCHEDULE_SECONDS:-8}"  # opening the kernel, lowering it, the LLVM IR and the PTX
   xdotool key --window "$window" alt+d  # Side by Side: the PTX beside the loop IR
-  sleep 2
+  xdotool key --window "$window" alt+k  # Check on simulator
+  sleep "${CHECK_SECONDS:-10}"
   import -window root "$SHOT"
   kill "$studio_pid"
   wait "$studio_pid" 2>/dev/null || true
