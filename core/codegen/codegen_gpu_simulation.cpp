@@ -85,6 +85,10 @@ llvm::Value* CodeGenGpuSimulation::shuffle_xor_i32(llvm::Value* x, unsigned lane
 
 llvm::Value* CodeGenGpuSimulation::shared_array(llvm::Type* type, const std::string& name,
                                                 int64_t alignment) {
+  // An offset in the buffer thread->shared points to (operator new's 16-byte
+  // alignment, the most a shared array asks). The barrier's call receives
+  // the thread, so LLVM must assume it writes that buffer: no load of shared
+  // data is kept across a barrier, as none may be on a GPU.
   const int64_t bytes = int64_t(module_.getDataLayout().getTypeAllocSize(type));
   const int64_t offset = (shared_bytes_ + alignment - 1) / alignment * alignment;
   shared_bytes_ = offset + bytes;

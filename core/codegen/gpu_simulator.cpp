@@ -266,6 +266,8 @@ class BlockScheduler {
 
   static thread_local BlockScheduler* running_scheduler_;
 
+  // The kernels take their shared arrays as 16-byte aligned (vector loads).
+  static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= 16);
   std::vector<unsigned char> shared_;
   std::vector<LatheGpuThread> threads_;
   std::vector<detail::FiberContext> fibers_;

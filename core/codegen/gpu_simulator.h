@@ -43,9 +43,9 @@ class SimulatedGpuModule {
 
   // Runs kernel `name` over its whole grid with the buffers a launch passes
   // (inputs, then outputs), returning when it is done. Blocks run on the
-  // runtime's thread pool where the kernel neither synchronises nor uses
-  // shared memory, else one after another. Throws GpuSimulationError for a
-  // kernel a GPU could not run, lathe::Error for a wrong buffer count.
+  // runtime's thread pool, each host thread with its own shared memory.
+  // Throws GpuSimulationError for a kernel a GPU could not run, lathe::Error
+  // for a wrong buffer count.
   void run(const std::string& name, void* const* buffers, size_t count) const;
 
  private:

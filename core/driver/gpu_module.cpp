@@ -95,10 +95,10 @@ std::unique_ptr<runtime::GraphExecutor> make_simulated_gpu_executor(const Compil
                                                                     const Target& target) {
   if (!target.is_gpu())
     fail(str("target '", target.to_string(), "' is not a GPU; the GPU simulator runs GPU builds"));
-  auto module = std::make_shared<const codegen::SimulatedGpuModule>(all_funcs(compiled), target);
-  GpuModule launches;
-  for (const tir::PrimFunc& f : all_funcs(compiled))
-    launches.launches.push_back(module->launch(f.name));
+  const std::vector<tir::PrimFunc> funcs = all_funcs(compiled);
+  auto module = std::make_shared<const codegen::SimulatedGpuModule>(funcs, target);
+  GpuModule launches;  // no PTX: the launches are what the graph description needs
+  for (const tir::PrimFunc& f : funcs) launches.launches.push_back(module->launch(f.name));
   runtime::DeviceKernels kernels{
       runtime::host_device_api(), [module](const std::string& name) -> runtime::DeviceKernel {
         if (!module->has_kernel(name))
