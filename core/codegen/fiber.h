@@ -27,8 +27,7 @@ struct FiberContext {
 // Makes `fiber` start `entry(arg)` on the stack [stack, stack + bytes) at the
 // first switch to it. `entry` must never return: a fiber that is done
 // switches away for the last time.
-void fiber_prepare(FiberContext& fiber, void* stack, size_t bytes, void (*entry)(void*),
-                   void* arg);
+void fiber_prepare(FiberContext& fiber, void* stack, size_t bytes, void (*entry)(void*), void* arg);
 
 // Saves the running code's context in `from` and resumes `to`.
 void fiber_switch(FiberContext& from, FiberContext& to);
