@@ -7,9 +7,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <llvm/IR/Verifier.h>
-#include <llvm/Support/raw_ostream.h>
-
 #include <cstring>
 #include <map>
 #include <mutex>
