@@ -10,10 +10,7 @@
 #include "codegen/codegen.h"
 #include "codegen/gpu_launch.h"
 #include "codegen/gpu_math.h"
-#include "schedule/schedule_text.h"
-#include "support/error.h"
-#include "te/tensor.h"
-#include "tir/lower.h"
+#include "gpu_test_kernels.h"
 #include "tir/printer.h"
 #include "tir/transform/inject_storage_sync.h"
 
@@ -22,10 +19,14 @@ using codegen::Target;
 
 namespace {
 
-using Env = std::map<std::string, te::Tensor>;
-
-constexpr const char* kPtxas = "/usr/local/cuda/bin/ptxas";
-constexpr const char* kH100 = "cuda -arch=sm_90";
+using testing::cross_thread_row_sum;
+using testing::Env;
+using testing::error_of;
+using testing::has_ptxas;
+using testing::kH100;
+using testing::lower_text;
+using testing::ptxas_errors;
+using testing::row_sum_env;
 
 // C = A + B over n floats.
 Env add_env(int64_t n) {
@@ -48,27 +49,6 @@ Env sigmoid_env(int64_t n) {
   return {{"A", A}, {"S", S}};
 }
 
-// R[i] = sum_k A[i, k]: a row reduction.
-Env row_sum_env(int64_t rows, int64_t cols) {
-  te::Tensor A = te::placeholder({rows, cols}, te::DataType::Float(32), "A");
-  te::IterVar k = te::reduce_axis(cols, "k");
-  te::Tensor R = te::compute(
-      {rows}, [&](const std::vector<te::Var>& v) { return te::sum(A(v[0], k.var()), {k}); }, "R",
-      {"i"});
-  return {{"A", A}, {"R", R}};
-}
-
-// One block per row, the row's columns over `threads` threads that combine
-// their partial sums (a cross-thread reduction).
-std::string cross_thread_row_sum(int threads) {
-  return "s = te.create_schedule(R.op)\n"
-         "ko, ki = s[R].split(R.op.reduce_axis[0], factor=" +
-         std::to_string(threads) +
-         ")\n"
-         "s[R].bind(R.op.axis[0], te.thread_axis(\"blockIdx.x\"))\n"
-         "s[R].bind(ki, te.thread_axis(\"threadIdx.x\"))\n";
-}
-
 const char* kBoundAdd = R"(s = te.create_schedule(C.op)
 xo, xi = s[C].split(C.op.axis[0], factor=128)
 s[C].bind(xo, te.thread_axis("blockIdx.x"))
@@ -88,43 +68,8 @@ fo, fi = s[AS].split(f, factor=32)
 s[AS].bind(fi, te.thread_axis("threadIdx.x"))
 )";
 
-tir::PrimFunc lower_text(const Env& env, const std::string& text,
-                         const std::vector<std::string>& args, const std::string& name,
-                         const std::string& target = kH100) {
-  std::unique_ptr<schedule::Schedule> s = schedule::parse_schedule(text, env);
-  std::vector<te::Tensor> tensors;
-  for (const std::string& a : args) tensors.push_back(env.at(a));
-  return tir::lower(*s, tensors, name, {.record_ir = false, .target = target}).func;
-}
-
 std::string ptx_of(const tir::PrimFunc& f, const std::string& target = kH100) {
   return codegen::emit_assembly({f}, Target::parse(target));
-}
-
-QString error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
-}
-
-// Assembles PTX for sm_90 with CUDA's ptxas; empty when it accepted it, else
-// what it said. Throws nothing: a missing ptxas is the caller's QSKIP.
-QString ptxas_errors(const std::string& ptx, const QString& name) {
-  QTemporaryDir dir;
-  const QString path = dir.filePath(name + ".ptx");
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) return "cannot write " + path;
-  file.write(ptx.data(), qint64(ptx.size()));
-  file.close();
-  QProcess ptxas;
-  ptxas.start(kPtxas, {"-arch=sm_90", path, "-o", dir.filePath(name + ".cubin")});
-  if (!ptxas.waitForFinished(60000)) return "ptxas did not finish";
-  if (ptxas.exitStatus() != QProcess::NormalExit || ptxas.exitCode() != 0)
-    return QString::fromLocal8Bit(ptxas.readAllStandardError());
-  return {};
 }
 
 }  // namespace
@@ -475,7 +420,7 @@ s[R].bind(ki, te.thread_axis("threadIdx.y"))
     QCOMPARE(ptx.count("ld.shared"), 8);
     for (const char* piece : {"%tid.y", "st.shared.f32", ".maxntid 32, 8, 1"})
       QVERIFY2(ptx.contains(piece), qPrintable(QString("no '%1' in:\n%2").arg(piece, ptx)));
-    if (QFileInfo(kPtxas).isExecutable()) {
+    if (has_ptxas()) {
       const QString errors = ptxas_errors(ptx.toStdString(), "row_sum_y");
       QVERIFY2(errors.isEmpty(), qPrintable(errors));
     }
@@ -518,7 +463,7 @@ s[R].bind(ki, te.thread_axis("threadIdx.z"))
   }
   void ptxasAcceptsThePtx() {
     QFETCH(QString, kernel);
-    if (!QFileInfo(kPtxas).isExecutable())
+    if (!has_ptxas())
       QSKIP(
           "no CUDA ptxas at /usr/local/cuda/bin/ptxas (not a Debian package); the PTX is "
           "checked by its text alone");

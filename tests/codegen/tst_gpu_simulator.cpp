@@ -7,15 +7,10 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <map>
-#include <memory>
 #include <vector>
 
 #include "codegen/gpu_simulator.h"
-#include "schedule/schedule_text.h"
-#include "support/error.h"
-#include "te/tensor.h"
-#include "tir/lower.h"
+#include "gpu_test_kernels.h"
 #include "tir/stmt_functor.h"
 #include "tir/transform/inject_storage_sync.h"
 
@@ -24,28 +19,21 @@ using codegen::Target;
 
 namespace {
 
-using Env = std::map<std::string, te::Tensor>;
+using testing::cross_thread_row_sum;
+using testing::Env;
+using testing::error_of;
+using testing::kGemmSharedFetch;
+using testing::kH100;
+using testing::lower_text;
+using testing::matmul_env;
+using testing::row_sum_env;
 
-constexpr const char* kH100 = "cuda -arch=sm_90";
 const te::DataType f32 = te::DataType::Float(32);
-
-// C[i, j] = sum_k A[i, k] * B[k, j].
-Env matmul_env(int64_t m, int64_t n, int64_t k) {
-  te::Tensor A = te::placeholder({m, k}, f32, "A");
-  te::Tensor B = te::placeholder({k, n}, f32, "B");
-  te::IterVar r = te::reduce_axis(k, "k");
-  te::Tensor C = te::compute({m, n},
-                             [&](const std::vector<te::Var>& v) {
-                               return te::sum(A(v[0], r.var()) * B(r.var(), v[1]), {r});
-                             },
-                             "C", {"i", "j"});
-  return {{"A", A}, {"B", B}, {"C", C}};
-}
 
 // TVM's shared-memory GEMM: a 32 x 32 tile per block of 8 x 8 threads, each
 // 4 x 4 outputs in registers; per step of 8 k, A's and B's tiles fetched into
 // shared memory by all the block's threads between barriers.
-const char* kSharedGemm = R"(s = te.create_schedule(C.op)
+const std::string kSharedGemm = std::string(R"(s = te.create_schedule(C.op)
 CL = s.cache_write(C, "local")
 bi, ii = s[C].split(C.op.axis[0], factor=32)
 bj, jj = s[C].split(C.op.axis[1], factor=32)
@@ -57,41 +45,7 @@ s[C].bind(bj, te.thread_axis("blockIdx.x"))
 s[C].bind(ty, te.thread_axis("threadIdx.y"))
 s[C].bind(tx, te.thread_axis("threadIdx.x"))
 s[CL].compute_at(s[C], tx)
-AS = s.cache_read(A, "shared", [CL])
-BS = s.cache_read(B, "shared", [CL])
-ko, ki = s[CL].split(CL.op.reduce_axis[0], factor=8)
-s[CL].reorder(ko, ki, CL.op.axis[0], CL.op.axis[1])
-s[AS].compute_at(s[CL], ko)
-s[BS].compute_at(s[CL], ko)
-fa = s[AS].fuse(AS.op.axis[0], AS.op.axis[1])
-fao, fax = s[AS].split(fa, factor=8)
-fao, fay = s[AS].split(fao, factor=8)
-s[AS].bind(fay, te.thread_axis("threadIdx.y"))
-s[AS].bind(fax, te.thread_axis("threadIdx.x"))
-fb = s[BS].fuse(BS.op.axis[0], BS.op.axis[1])
-fbo, fbx = s[BS].split(fb, factor=8)
-fbo, fby = s[BS].split(fbo, factor=8)
-s[BS].bind(fby, te.thread_axis("threadIdx.y"))
-s[BS].bind(fbx, te.thread_axis("threadIdx.x"))
-)";
-
-// R[i] = sum_k A[i, k].
-Env row_sum_env(int64_t rows, int64_t cols) {
-  te::Tensor A = te::placeholder({rows, cols}, f32, "A");
-  te::IterVar k = te::reduce_axis(cols, "k");
-  te::Tensor R = te::compute(
-      {rows}, [&](const std::vector<te::Var>& v) { return te::sum(A(v[0], k.var()), {k}); }, "R",
-      {"i"});
-  return {{"A", A}, {"R", R}};
-}
-
-tir::PrimFunc lower_text(const Env& env, const std::string& text,
-                         const std::vector<std::string>& args, const std::string& name) {
-  std::unique_ptr<schedule::Schedule> s = schedule::parse_schedule(text, env);
-  std::vector<te::Tensor> tensors;
-  for (const std::string& a : args) tensors.push_back(env.at(a));
-  return tir::lower(*s, tensors, name, {.record_ir = false, .target = kH100}).func;
-}
+)") + kGemmSharedFetch;
 
 // Seeded values: small integers and quarters, whose sums are exact.
 std::vector<float> values(size_t n, uint32_t seed) {
@@ -108,15 +62,6 @@ class RemoveBarriers : public tir::StmtMutator {
     return tir::StmtMutator::visit_attr(n, s);
   }
 };
-
-QString error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
-}
 
 }  // namespace
 
@@ -164,18 +109,10 @@ class TestGpuSimulator : public QObject {
 
   void crossThreadReductions_data() {
     QTest::addColumn<QString>("schedule");
-    auto over_x = [](int threads) {
-      return QString(
-                 "s = te.create_schedule(R.op)\n"
-                 "ko, ki = s[R].split(R.op.reduce_axis[0], factor=%1)\n"
-                 "s[R].bind(R.op.axis[0], te.thread_axis(\"blockIdx.x\"))\n"
-                 "s[R].bind(ki, te.thread_axis(\"threadIdx.x\"))\n")
-          .arg(threads);
-    };
     // Shuffles within warps, then the warps' partials through shared memory.
-    QTest::newRow("256 threads on x") << over_x(256);
-    QTest::newRow("one warp") << over_x(32);
-    QTest::newRow("half a warp, lanes masked") << over_x(16);
+    QTest::newRow("256 threads on x") << QString::fromStdString(cross_thread_row_sum(256));
+    QTest::newRow("one warp") << QString::fromStdString(cross_thread_row_sum(32));
+    QTest::newRow("half a warp, lanes masked") << QString::fromStdString(cross_thread_row_sum(16));
     QTest::newRow("8 threads on y") << QString(R"(s = te.create_schedule(R.op)
 io, ii = s[R].split(R.op.axis[0], factor=32)
 ko, ki = s[R].split(R.op.reduce_axis[0], factor=8)

@@ -7,15 +7,10 @@
 #include <QtTest>
 
 #include <cstdlib>
-#include <map>
-#include <memory>
 
 #include "codegen/codegen.h"
 #include "codegen/gpu_launch.h"
-#include "schedule/schedule_text.h"
-#include "support/error.h"
-#include "te/tensor.h"
-#include "tir/lower.h"
+#include "gpu_test_kernels.h"
 #include "tir/printer.h"
 #include "tir/stmt_functor.h"
 #include "tir/transform/inject_storage_sync.h"
@@ -26,23 +21,19 @@ using codegen::Target;
 
 namespace {
 
-using Env = std::map<std::string, te::Tensor>;
+using testing::Env;
+using testing::error_of;
+using testing::kH100;
 
-constexpr const char* kPtxas = "/usr/local/cuda/bin/ptxas";
-constexpr const char* kH100 = "cuda -arch=sm_90";
 constexpr int64_t kM = 64, kN = 64, kK = 32;
 
-// C[i, j] = sum_k A[i, k] * B[k, j].
 Env matmul_env() {
-  te::Tensor A = te::placeholder({kM, kK}, te::DataType::Float(32), "A");
-  te::Tensor B = te::placeholder({kK, kN}, te::DataType::Float(32), "B");
-  te::IterVar k = te::reduce_axis(kK, "k");
-  te::Tensor C = te::compute({kM, kN},
-                             [&](const std::vector<te::Var>& v) {
-                               return te::sum(A(v[0], k.var()) * B(k.var(), v[1]), {k});
-                             },
-                             "C", {"i", "j"});
-  return {{"A", A}, {"B", B}, {"C", C}};
+  return testing::matmul_env(kM, kN, kK);
+}
+
+// The GEMM of kM x kN x kK lowered into one kernel "gemm".
+tir::PrimFunc lower_text(const Env& env, const std::string& text, const std::string& target) {
+  return testing::lower_text(env, text, {"A", "B", "C"}, "gemm", target);
 }
 
 // A 32 x 32 tile per block; in it 2 x 2 virtual threads, each an 8 x 8 grid
@@ -64,42 +55,6 @@ s[C].bind(ty, te.thread_axis("threadIdx.y"))
 s[C].bind(tx, te.thread_axis("threadIdx.x"))
 s[CL].compute_at(s[C], tx)
 )";
-
-// The same with A's and B's tiles fetched into shared memory at each step of
-// 8 k by all the block's threads, once for every virtual thread.
-const char* kSharedFetch = R"(AS = s.cache_read(A, "shared", [CL])
-BS = s.cache_read(B, "shared", [CL])
-ko, ki = s[CL].split(CL.op.reduce_axis[0], factor=8)
-s[CL].reorder(ko, ki, CL.op.axis[0], CL.op.axis[1])
-s[AS].compute_at(s[CL], ko)
-s[BS].compute_at(s[CL], ko)
-fa = s[AS].fuse(AS.op.axis[0], AS.op.axis[1])
-fao, fax = s[AS].split(fa, factor=8)
-fao, fay = s[AS].split(fao, factor=8)
-s[AS].bind(fay, te.thread_axis("threadIdx.y"))
-s[AS].bind(fax, te.thread_axis("threadIdx.x"))
-fb = s[BS].fuse(BS.op.axis[0], BS.op.axis[1])
-fbo, fbx = s[BS].split(fb, factor=8)
-fbo, fby = s[BS].split(fbo, factor=8)
-s[BS].bind(fby, te.thread_axis("threadIdx.y"))
-s[BS].bind(fbx, te.thread_axis("threadIdx.x"))
-)";
-
-tir::PrimFunc lower_text(const Env& env, const std::string& text, const std::string& target) {
-  std::unique_ptr<schedule::Schedule> s = schedule::parse_schedule(text, env);
-  return tir::lower(*s, {env.at("A"), env.at("B"), env.at("C")}, "gemm",
-                    {.record_ir = false, .target = target})
-      .func;
-}
-
-QString error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
-}
 
 // Counts statements of the lowered body that satisfy `pred`.
 int count_stmts(const tir::Stmt& s, const std::function<bool(const tir::Stmt&)>& pred) {
@@ -126,21 +81,6 @@ struct AlignedFloats {
   float* data;
   size_t size;
 };
-
-QString ptxas_errors(const std::string& ptx) {
-  QTemporaryDir dir;
-  const QString path = dir.filePath("gemm.ptx");
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) return "cannot write " + path;
-  file.write(ptx.data(), qint64(ptx.size()));
-  file.close();
-  QProcess ptxas;
-  ptxas.start(kPtxas, {"-arch=sm_90", path, "-o", dir.filePath("gemm.cubin")});
-  if (!ptxas.waitForFinished(60000)) return "ptxas did not finish";
-  if (ptxas.exitStatus() != QProcess::NormalExit || ptxas.exitCode() != 0)
-    return QString::fromLocal8Bit(ptxas.readAllStandardError());
-  return {};
-}
 
 }  // namespace
 
@@ -227,7 +167,7 @@ s[CL].compute_at(s[C], vj)
 
   void sharedFetchesStayOutsideTheVirtualThreads() {
     const tir::PrimFunc f =
-        lower_text(matmul_env(), std::string(kVthreadGemm) + kSharedFetch, kH100);
+        lower_text(matmul_env(), std::string(kVthreadGemm) + testing::kGemmSharedFetch, kH100);
     const QString ir = QString::fromStdString(tir::to_string(f));
     QVERIFY2(!ir.contains("vthread"), qPrintable(ir));
     // The block's tiles are shared by its virtual threads: 32 rows of A and
@@ -259,15 +199,16 @@ s[CL].compute_at(s[C], vj)
   }
 
   void ptxasAcceptsVirtualThreadKernels() {
-    if (!QFileInfo(kPtxas).isExecutable())
+    if (!testing::has_ptxas())
       QSKIP(
           "no CUDA ptxas at /usr/local/cuda/bin/ptxas (not a Debian package: NVIDIA's CUDA "
           "toolkit, e.g. the cuda-nvcc package of its apt repository); the PTX is checked by its "
           "text alone");
     for (const std::string& text :
-         {std::string(kVthreadGemm), std::string(kVthreadGemm) + kSharedFetch}) {
+         {std::string(kVthreadGemm), std::string(kVthreadGemm) + testing::kGemmSharedFetch}) {
       const tir::PrimFunc f = lower_text(matmul_env(), text, kH100);
-      const QString errors = ptxas_errors(codegen::emit_assembly({f}, Target::parse(kH100)));
+      const QString errors =
+          testing::ptxas_errors(codegen::emit_assembly({f}, Target::parse(kH100)), "gemm");
       QVERIFY2(errors.isEmpty(), qPrintable(errors));
     }
   }

@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "../gpu_test_support.h"
 #include "codegen/codegen.h"
 #include "codegen/gpu_launch.h"
 #include "schedule/schedule.h"
@@ -27,8 +28,9 @@ using te::Expr;
 using te::Tensor;
 using te::Var;
 
-constexpr const char* kPtxas = "/usr/local/cuda/bin/ptxas";
-constexpr const char* kH100 = "cuda -arch=sm_90";
+using testing::has_ptxas;
+using testing::kH100;
+using testing::kPtxas;
 const te::DataType f32 = te::DataType::Float(32);
 
 struct Kernel {
@@ -60,24 +62,6 @@ Kernel build(topi::OpTemplateFn fn, const Tensor& anchor, const std::vector<Tens
   return k;
 }
 
-// Empty when ptxas accepted the PTX for sm_90, else what it said; "skip"
-// when there is no ptxas.
-QString ptxas_errors(const QString& ptx, const QString& name) {
-  if (!QFileInfo(kPtxas).isExecutable()) return "skip";
-  QTemporaryDir dir;
-  const QString path = dir.filePath(name + ".ptx");
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) return "cannot write " + path;
-  file.write(ptx.toUtf8());
-  file.close();
-  QProcess ptxas;
-  ptxas.start(kPtxas, {"-arch=sm_90", path, "-o", dir.filePath(name + ".cubin")});
-  if (!ptxas.waitForFinished(60000)) return "ptxas did not finish";
-  if (ptxas.exitStatus() != QProcess::NormalExit || ptxas.exitCode() != 0)
-    return QString::fromLocal8Bit(ptxas.readAllStandardError());
-  return {};
-}
-
 void check_ptx(const Kernel& k, const std::vector<const char*>& pieces,
                const std::vector<const char*>& absent = {}) {
   for (const char* piece : pieces)
@@ -92,12 +76,14 @@ void check_ptx(const Kernel& k, const std::vector<const char*>& pieces,
                               .arg(k.launch.block[1])
                               .arg(k.launch.block[2])),
            qPrintable(k.ptx));
-  const QString errors = ptxas_errors(k.ptx, QString::fromStdString(k.func.name));
-  if (errors == "skip")
+  if (!has_ptxas()) {
     qInfo("no CUDA ptxas at %s (not a Debian package): the PTX is checked by its text alone",
           kPtxas);
-  else
-    QVERIFY2(errors.isEmpty(), qPrintable(errors));
+    return;
+  }
+  const QString errors =
+      testing::ptxas_errors(k.ptx.toStdString(), QString::fromStdString(k.func.name));
+  QVERIFY2(errors.isEmpty(), qPrintable(errors));
 }
 
 // softmax over the rows of [rows, cols]: max, exp(x - max), sum, divide.

@@ -3,7 +3,7 @@
 // op and kind.
 #include <QtTest>
 
-#include "support/error.h"
+#include "../gpu_test_support.h"
 #include "topi/op_compute.h"
 
 using namespace lathe;
@@ -22,14 +22,7 @@ SearchSpace gpu_template(const te::Tensor&, const std::vector<te::Tensor>&, cons
   return {};
 }
 
-QString error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
-}
+using testing::error_of;
 
 }  // namespace
 
