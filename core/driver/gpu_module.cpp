@@ -68,12 +68,12 @@ void check_device_graph(const runtime::GraphModuleDesc& graph,
 
 }  // namespace
 
-runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const GpuModule& module,
+runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled,
+                                        const std::vector<GpuLaunch>& launches,
                                         const Target& target) {
   runtime::GraphModuleDesc desc = compiled.desc;
   desc.target = target.to_string();
-  for (const GpuLaunch& l : module.launches)
-    desc.launches[l.kernel] = {l.grid, l.block, l.shared_bytes};
+  for (const GpuLaunch& l : launches) desc.launches[l.kernel] = {l.grid, l.block, l.shared_bytes};
   check_device_graph(desc, desc.launches);
   return desc;
 }
@@ -81,7 +81,7 @@ runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const Gpu
 std::unique_ptr<runtime::GraphExecutor> make_gpu_executor(const CompiledGraph& compiled,
                                                           const Target& target) {
   const GpuModule module = build_gpu_module(compiled, target);
-  runtime::GraphModuleDesc desc = gpu_graph_desc(compiled, module, target);
+  runtime::GraphModuleDesc desc = gpu_graph_desc(compiled, module.launches, target);
   try {
     runtime::CudaDeviceAPI::get(0);
   } catch (const runtime::Error& e) {
@@ -97,8 +97,8 @@ std::unique_ptr<runtime::GraphExecutor> make_simulated_gpu_executor(const Compil
     fail(str("target '", target.to_string(), "' is not a GPU; the GPU simulator runs GPU builds"));
   const std::vector<tir::PrimFunc> funcs = all_funcs(compiled);
   auto module = std::make_shared<const codegen::SimulatedGpuModule>(funcs, target);
-  GpuModule launches;  // no PTX: the launches are what the graph description needs
-  for (const tir::PrimFunc& f : funcs) launches.launches.push_back(module->launch(f.name));
+  std::vector<GpuLaunch> launches;
+  for (const tir::PrimFunc& f : funcs) launches.push_back(module->launch(f.name));
   runtime::DeviceKernels kernels{
       runtime::host_device_api(), [module](const std::string& name) -> runtime::DeviceKernel {
         if (!module->has_kernel(name))
@@ -119,7 +119,8 @@ std::string device_description(runtime::Device device) {
 GpuModule export_gpu_package(const CompiledGraph& compiled, const Target& target,
                              const std::string& path) {
   GpuModule module = build_gpu_module(compiled, target);
-  write_gpu_package(path, module.ptx, gpu_graph_desc(compiled, module, target), compiled.params);
+  write_gpu_package(path, module.ptx, gpu_graph_desc(compiled, module.launches, target),
+                    compiled.params);
   return module;
 }
 

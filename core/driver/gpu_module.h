@@ -41,11 +41,12 @@ LoweredFunc lower_for_gpu(const KernelWorkbench& bench, const std::string& sched
 // refuses (naming it and the loop).
 GpuModule build_gpu_module(const CompiledGraph& compiled, const Target& target);
 
-// compiled.desc with the target and each kernel's launch (its subgraphs'
+// compiled.desc with the target and the kernels' launches (its subgraphs'
 // kernels' too: control flow runs on the host between GPU kernels), as a
 // cuda package's mod.json and the runtime's GPU executor take it. Throws
 // lathe::Error naming an external node, at any depth.
-runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled, const GpuModule& module,
+runtime::GraphModuleDesc gpu_graph_desc(const CompiledGraph& compiled,
+                                        const std::vector<GpuLaunch>& launches,
                                         const Target& target);
 
 // Builds the module and makes its executor on GPU 0 (what `lathe run
