@@ -11,11 +11,9 @@
 
 namespace lathe::codegen {
 
-namespace {
+namespace detail {
 
-llvm::SmallVector<char, 0> emit_machine_code(const std::vector<tir::PrimFunc>& funcs,
-                                             const Target& target, llvm::CodeGenFileType type) {
-  detail::BuiltModule built = detail::build_module(funcs, target, /*optimize=*/true);
+std::vector<char> emit_file(BuiltModule& built, llvm::CodeGenFileType type) {
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager passes;
@@ -23,10 +21,20 @@ llvm::SmallVector<char, 0> emit_machine_code(const std::vector<tir::PrimFunc>& f
   // their depth, and register spills and reloads named as such.
   built.machine->Options.MCOptions.AsmVerbose = type == llvm::CodeGenFileType::AssemblyFile;
   if (built.machine->addPassesToEmitFile(passes, os, nullptr, type))
-    fail(str("codegen llvm: target '", target.to_string(), "' cannot emit ",
+    fail(str("codegen llvm: target '", built.machine->getTargetTriple().str(), "' cannot emit ",
              type == llvm::CodeGenFileType::AssemblyFile ? "assembly" : "object code"));
   passes.run(*built.module);
-  return buffer;
+  return std::vector<char>(buffer.begin(), buffer.end());
+}
+
+}  // namespace detail
+
+namespace {
+
+std::vector<char> emit_machine_code(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                                    llvm::CodeGenFileType type) {
+  detail::BuiltModule built = detail::build_module(funcs, target, /*optimize=*/true);
+  return detail::emit_file(built, type);
 }
 
 }  // namespace
@@ -43,7 +51,7 @@ std::string emit_llvm_ir(const std::vector<tir::PrimFunc>& funcs, const Target& 
 }
 
 std::string emit_assembly(const std::vector<tir::PrimFunc>& funcs, const Target& target) {
-  llvm::SmallVector<char, 0> code =
+  const std::vector<char> code =
       emit_machine_code(funcs, target, llvm::CodeGenFileType::AssemblyFile);
   return std::string(code.begin(), code.end());
 }
@@ -53,9 +61,7 @@ std::vector<char> emit_object(const std::vector<tir::PrimFunc>& funcs, const Tar
     fail(str("codegen llvm: target '", target.to_string(),
              "' makes PTX text (emit_assembly), which the CUDA driver loads; there is no object "
              "file to link"));
-  llvm::SmallVector<char, 0> code =
-      emit_machine_code(funcs, target, llvm::CodeGenFileType::ObjectFile);
-  return std::vector<char>(code.begin(), code.end());
+  return emit_machine_code(funcs, target, llvm::CodeGenFileType::ObjectFile);
 }
 
 }  // namespace lathe::codegen

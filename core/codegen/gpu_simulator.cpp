@@ -25,10 +25,7 @@ namespace {
 using SimulatedKernel = void (*)(void** buffers, LatheGpuThread* thread);
 
 struct KernelCode {
-  GpuLaunch launch;
-  bool synchronizes = false;
-  int64_t shared_bytes = 0;
-  size_t num_params = 0;
+  SimulatedKernelInfo info;
   SimulatedKernel function = nullptr;
 };
 
@@ -91,7 +88,7 @@ class BlockScheduler {
   static BlockScheduler& running() { return *running_scheduler_; }
 
   void run_block(const std::string& name, const KernelCode& kernel, void** buffers, int64_t block) {
-    const GpuLaunch& l = kernel.launch;
+    const GpuLaunch& l = kernel.info.launch;
     const int64_t threads = l.threads_per_block();
     const int32_t block_index[3] = {int32_t(block % l.grid[0]),
                                     int32_t(block / l.grid[0] % l.grid[1]),
@@ -99,8 +96,9 @@ class BlockScheduler {
     // Shared memory is uninitialised on a GPU: 0xff bytes (a NaN in every
     // float) make a block that reads what it never wrote visibly wrong,
     // rather than right by the previous block's data.
-    if (shared_.size() < size_t(kernel.shared_bytes)) shared_.resize(size_t(kernel.shared_bytes));
-    std::memset(shared_.data(), 0xff, size_t(kernel.shared_bytes));
+    const size_t shared_bytes = size_t(kernel.info.shared_bytes);
+    if (shared_.size() < shared_bytes) shared_.resize(shared_bytes);
+    std::memset(shared_.data(), 0xff, shared_bytes);
     threads_.resize(size_t(threads));
     for (int64_t t = 0; t < threads; ++t) {
       LatheGpuThread& thread = threads_[size_t(t)];
@@ -110,7 +108,7 @@ class BlockScheduler {
       for (int d = 0; d < 3; ++d) thread.index[3 + d] = block_index[d];
       thread.shared = shared_.data();
     }
-    if (!kernel.synchronizes) {
+    if (!kernel.info.synchronizes) {
       // Nothing crosses threads: one after another, no fibers.
       for (LatheGpuThread& thread : threads_) kernel.function(buffers, &thread);
       return;
@@ -278,37 +276,60 @@ class BlockScheduler {
 
 thread_local BlockScheduler* BlockScheduler::running_scheduler_ = nullptr;
 
+// The kernels built for the host by the simulation's code generator.
+detail::BuiltModule build_simulated(const std::vector<tir::PrimFunc>& funcs, const Target& target,
+                                    std::vector<SimulatedKernelInfo>& kernels) {
+  if (!target.is_gpu()) fail(str("GPU simulator: target '", target.to_string(), "' is not a GPU"));
+  const Target host = Target::host();
+  std::vector<detail::SimulatedKernelFacts> facts;
+  detail::BuiltModule built = detail::build_module(
+      funcs, host,
+      [&](llvm::Module& module) {
+        return std::make_unique<detail::CodeGenGpuSimulation>(module, target, host, facts);
+      },
+      /*optimize=*/true);
+  for (size_t i = 0; i < funcs.size(); ++i)
+    kernels.push_back({facts[i].name, facts[i].launch, facts[i].synchronizes, facts[i].shared_bytes,
+                       funcs[i].params.size()});
+  return built;
+}
+
+std::vector<std::string> names_of(const std::vector<SimulatedKernelInfo>& kernels) {
+  std::vector<std::string> names;
+  for (const SimulatedKernelInfo& k : kernels) names.push_back(k.name);
+  return names;
+}
+
 }  // namespace
 
 struct SimulatedGpuModule::Impl {
+  Impl(const std::vector<SimulatedKernelInfo>& infos, detail::LinkedFunctions linked)
+      : code(std::move(linked.owner)) {
+    for (size_t i = 0; i < infos.size(); ++i)
+      kernels[infos[i].name] = {infos[i], reinterpret_cast<SimulatedKernel>(linked.addresses[i])};
+  }
   std::map<std::string, KernelCode> kernels;
   std::shared_ptr<JitModule> code;
 };
 
+SimulatedGpuObject emit_simulated_gpu_object(const std::vector<tir::PrimFunc>& funcs,
+                                             const Target& target) {
+  SimulatedGpuObject result;
+  detail::BuiltModule built = build_simulated(funcs, target, result.kernels);
+  result.object = detail::emit_file(built, llvm::CodeGenFileType::ObjectFile);
+  return result;
+}
+
 SimulatedGpuModule::SimulatedGpuModule(const std::vector<tir::PrimFunc>& funcs,
                                        const Target& target) {
-  if (!target.is_gpu()) fail(str("GPU simulator: target '", target.to_string(), "' is not a GPU"));
-  const Target host = Target::host();
-  std::vector<detail::SimulatedKernelFacts> kernels;
-  detail::BuiltModule built = detail::build_module(
-      funcs, host,
-      [&](llvm::Module& module) {
-        return std::make_unique<detail::CodeGenGpuSimulation>(module, target, host, kernels);
-      },
-      /*optimize=*/true);
-  auto impl = std::make_shared<Impl>();
-  std::vector<std::string> names;
-  for (const auto& facts : kernels) names.push_back(facts.name);
-  detail::LinkedFunctions linked = detail::jit_link(std::move(built), names);
-  for (size_t i = 0; i < funcs.size(); ++i) {
-    const auto& facts = kernels[i];
-    impl->kernels[facts.name] = {facts.launch, facts.synchronizes, facts.shared_bytes,
-                                 funcs[i].params.size(),
-                                 reinterpret_cast<SimulatedKernel>(linked.addresses[i])};
-  }
-  impl->code = std::move(linked.owner);
-  impl_ = std::move(impl);
+  std::vector<SimulatedKernelInfo> kernels;
+  detail::BuiltModule built = build_simulated(funcs, target, kernels);
+  impl_ = std::make_shared<Impl>(kernels, detail::jit_link(std::move(built), names_of(kernels)));
 }
+
+SimulatedGpuModule::SimulatedGpuModule(const SimulatedGpuObject& object)
+    : impl_(std::make_shared<Impl>(
+          object.kernels, detail::jit_link_object(object.object, names_of(object.kernels)))) {}
 
 bool SimulatedGpuModule::has_kernel(const std::string& name) const {
   return impl_->kernels.count(name) > 0;
@@ -317,7 +338,7 @@ bool SimulatedGpuModule::has_kernel(const std::string& name) const {
 const GpuLaunch& SimulatedGpuModule::launch(const std::string& name) const {
   const auto it = impl_->kernels.find(name);
   if (it == impl_->kernels.end()) fail(str("GPU simulator: no kernel '", name, "'"));
-  return it->second.launch;
+  return it->second.info.launch;
 }
 
 namespace {
@@ -348,10 +369,10 @@ void SimulatedGpuModule::run(const std::string& name, void* const* buffers, size
   const auto it = impl_->kernels.find(name);
   if (it == impl_->kernels.end()) fail(str("GPU simulator: no kernel '", name, "'"));
   const KernelCode& kernel = it->second;
-  if (count != kernel.num_params)
-    fail(str("GPU simulator: kernel '", name, "' takes ", kernel.num_params, " buffers, got ",
+  if (count != kernel.info.num_params)
+    fail(str("GPU simulator: kernel '", name, "' takes ", kernel.info.num_params, " buffers, got ",
              count));
-  const GpuLaunch& l = kernel.launch;
+  const GpuLaunch& l = kernel.info.launch;
   GridRun run{&name, &kernel, const_cast<void**>(buffers), {}, {}};
   lathe_parallel_for(&run_blocks, &run, l.grid[0] * l.grid[1] * l.grid[2]);
   if (run.error) std::rethrow_exception(run.error);

@@ -31,12 +31,37 @@ class GpuSimulationError : public Error {
   using Error::Error;
 };
 
+// What running a simulated kernel needs besides its code.
+struct SimulatedKernelInfo {
+  std::string name;
+  GpuLaunch launch;
+  bool synchronizes = false;  // has a barrier or a warp shuffle: its threads run as fibers
+  int64_t shared_bytes = 0;   // of its block's shared buffer
+  size_t num_params = 0;
+};
+
+// Simulated kernels as a host relocatable object, for another process to run
+// (the measurement worker, where a kernel that writes out of bounds ends only
+// that process). The object resolves the simulator's entry points
+// (gpu_simulator_abi.h) from the process that loads it.
+struct SimulatedGpuObject {
+  std::vector<char> object;
+  std::vector<SimulatedKernelInfo> kernels;
+};
+
+// Verifies every kernel for the cuda `target` as the PTX build does and
+// compiles it for the host. Throws lathe::Error (GpuVerifyError for what the
+// device cannot run) naming the kernel.
+SimulatedGpuObject emit_simulated_gpu_object(const std::vector<tir::PrimFunc>& funcs,
+                                             const Target& target);
+
 class SimulatedGpuModule {
  public:
-  // Verifies every kernel for the cuda `target` as the PTX build does and
-  // compiles it for the host. Throws lathe::Error (GpuVerifyError for what
-  // the device cannot run) naming the kernel.
+  // Compiles as emit_simulated_gpu_object does, into this process.
   SimulatedGpuModule(const std::vector<tir::PrimFunc>& funcs, const Target& target);
+  // Loads an object emit_simulated_gpu_object made. Throws lathe::Error for
+  // bytes that are not one or lack a kernel.
+  explicit SimulatedGpuModule(const SimulatedGpuObject& object);
 
   bool has_kernel(const std::string& name) const;
   const GpuLaunch& launch(const std::string& name) const;  // throws for an unknown name

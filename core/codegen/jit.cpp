@@ -275,16 +275,36 @@ CompiledModule load_object(const std::vector<char>& object,
 
 namespace detail {
 
+namespace {
+
+LinkedFunctions look_up(std::shared_ptr<JitModule> module, const std::vector<std::string>& names) {
+  LinkedFunctions linked;
+  for (const std::string& name : names) linked.addresses.push_back(module->function_address(name));
+  linked.owner = std::move(module);
+  return linked;
+}
+
+}  // namespace
+
 LinkedFunctions jit_link(BuiltModule built, const std::vector<std::string>& names) {
   std::shared_ptr<JitSession> session = JitSession::for_target(Target::host());
   std::shared_ptr<JitModule> module = JitModule::create(session);
   llvm::orc::ThreadSafeModule tsm(std::move(built.module), std::move(built.context));
   if (llvm::Error error = session->jit().addIRModule(module->tracker(), std::move(tsm)))
     fail(str("codegen llvm: cannot add the module to the JIT: ", message_of(std::move(error))));
-  LinkedFunctions linked;
-  for (const std::string& name : names) linked.addresses.push_back(module->function_address(name));
-  linked.owner = std::move(module);
-  return linked;
+  return look_up(std::move(module), names);
+}
+
+LinkedFunctions jit_link_object(const std::vector<char>& object,
+                                const std::vector<std::string>& names) {
+  std::shared_ptr<JitSession> session = JitSession::for_target(Target::host());
+  std::shared_ptr<JitModule> module = JitModule::create(session);
+  std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(object.data(), object.size()), "lathe_object");
+  if (llvm::Error error = session->jit().addObjectFile(module->tracker(), std::move(buffer)))
+    fail(str("codegen llvm: not a loadable object (", object.size(),
+             " bytes): ", message_of(std::move(error))));
+  return look_up(std::move(module), names);
 }
 
 }  // namespace detail

@@ -52,6 +52,11 @@ struct LinkedFunctions {
   std::vector<void*> addresses;
 };
 LinkedFunctions jit_link(BuiltModule built, const std::vector<std::string>& names);
+// The same for a relocatable object emit_file made of such a module.
+LinkedFunctions jit_link_object(const std::vector<char>& object,
+                                const std::vector<std::string>& names);
+// The module as a relocatable object or assembly, by its target machine.
+std::vector<char> emit_file(BuiltModule& built, llvm::CodeGenFileType type);
 
 // Facts about a pointer the generated code reads and writes through.
 struct BufferFacts {

@@ -63,11 +63,12 @@ class KernelWorkbench {
                             bool flush_cache = false) const;
 
   // Runs a kernel lowered for a GPU target once on the GPU simulator
-  // (codegen/gpu_simulator.h), in this process, on the data measure() uses,
-  // and returns its largest normalized error against the reference kernels:
-  // what a GPU schedule computes, checked without a GPU. Throws
-  // codegen::GpuSimulationError for a kernel a GPU could not run (a barrier
-  // some threads skip ...), lathe::Error for what the device refuses.
+  // (codegen/gpu_simulator.h) in a measurement worker, on the data measure()
+  // uses, and returns its largest normalized error against the reference
+  // kernels: what a GPU schedule computes, checked without a GPU. Throws
+  // lathe::Error for what the device refuses, and with the worker's message
+  // for a kernel a GPU could not run (a barrier some threads skip ...) or
+  // one that crashed the worker (tune::simulated_output_error).
   double simulate_on_gpu(const tir::PrimFunc& func, const Target& target) const;
 
  private:

@@ -1,7 +1,5 @@
 #include "tune/gpu_task.h"
 
-#include <cstring>
-
 #include "codegen/gpu_launch.h"
 #include "codegen/gpu_simulator.h"
 #include "runtime/cuda_device_api.h"
@@ -9,7 +7,9 @@
 #include "topi/schedule_cuda.h"
 #include "tune/cuda_kernel_object.h"
 #include "tune/kernel_fixture.h"
+#include "tune/measure.h"
 #include "tune/search_task.h"
+#include "tune/simulated_kernel_object.h"
 
 namespace lathe::tune {
 
@@ -46,21 +46,24 @@ void compile_gpu_candidate(Candidate& c, const codegen::Target& target) {
   c.object = encode_cuda_kernel_object(object);
 }
 
+double simulated_output_error(MeasureWorker& worker, const KernelFixture& data,
+                              const tir::PrimFunc& func, const codegen::Target& target) {
+  const std::vector<char> object =
+      encode_simulated_kernel_object(codegen::emit_simulated_gpu_object({func}, target));
+  MeasureOptions options;
+  options.repeat = 1;
+  options.timeout_s = kSimulationTimeoutS;
+  const MeasureResult r = worker.measure({object, func.name, true}, options);
+  if (r.error != ErrorKind::None)
+    fail(str("GPU simulator (", to_string(r.error), "): ", r.message));
+  return output_error(data, r.outputs);
+}
+
 double simulated_output_error(const KernelFixture& data, const tir::PrimFunc& func,
                               const codegen::Target& target) {
-  KernelFixture run = data;  // the kernel writes the outputs
-  std::vector<void*> pointers;
-  for (Tensor& t : run.buffers) pointers.push_back(t.raw());
-  for (size_t i = run.num_inputs; i < run.buffers.size(); ++i)
-    std::memset(run.buffers[i].raw(), 0xff, run.buffers[i].nbytes());
-  const codegen::SimulatedGpuModule gpu({func}, target);
-  gpu.run(func.name, pointers.data(), pointers.size());
-  std::vector<std::vector<char>> outputs;
-  for (size_t i = run.num_inputs; i < run.buffers.size(); ++i) {
-    const char* bytes = static_cast<const char*>(run.buffers[i].raw());
-    outputs.emplace_back(bytes, bytes + run.buffers[i].nbytes());
-  }
-  return output_error(run, outputs);
+  MeasureWorker worker;
+  worker.set_buffers(measure_buffers(data), static_cast<int>(data.num_inputs));
+  return simulated_output_error(worker, data, func, target);
 }
 
 void require_cuda_device(const codegen::Target& target) {

@@ -13,6 +13,7 @@ namespace lathe::tune {
 
 struct Candidate;
 struct KernelFixture;
+class MeasureWorker;
 
 // The cuda template of the group's anchor op (OpStrategy::template_for), else
 // the kind's default (topi/schedule_cuda.h). Throws for a target that is not a GPU.
@@ -26,12 +27,18 @@ topi::SearchSpace gpu_template_search_space(const GroupComputation& computation,
 // NVPTX back end's refusal is a "compile" error.
 void compile_gpu_candidate(Candidate& c, const codegen::Target& target);
 
-// Runs a GPU kernel once on the GPU simulator (codegen/gpu_simulator.h) on
-// `data`'s inputs, its outputs starting as 0xff bytes (NaN as floats: an
-// element it never writes cannot pass for a computed zero, as in the GPU
-// worker's warm-up run), and returns its largest normalized error against
-// the reference outputs. Throws codegen::GpuSimulationError for a kernel a
-// GPU could not run, lathe::Error for one the device refuses.
+// Runs a GPU kernel once on the GPU simulator (codegen/gpu_simulator.h) in
+// the measure worker (tune/simulated_kernel_object.h) on `data`'s inputs, its
+// outputs starting as 0xff bytes (NaN as floats: an element it never writes
+// cannot pass for a computed zero), and returns its largest normalized error
+// against the reference outputs. Throws lathe::Error for a kernel the device
+// refuses and, with the worker's message, for one a GPU could not run (a
+// barrier some threads miss), one that crashed the worker, or a simulation
+// longer than kSimulationTimeoutS. `worker` holds measure_buffers(data).
+inline constexpr double kSimulationTimeoutS = 300;
+double simulated_output_error(MeasureWorker& worker, const KernelFixture& data,
+                              const tir::PrimFunc& func, const codegen::Target& target);
+// The same in a worker of its own.
 double simulated_output_error(const KernelFixture& data, const tir::PrimFunc& func,
                               const codegen::Target& target);
 

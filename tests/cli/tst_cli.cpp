@@ -533,6 +533,17 @@ class TestCli : public QObject {
       }
     }
 
+    // Without a GPU the simulator runs the build, and a task's schedule in
+    // the measure worker against the reference.
+    Result sim = lathe_cli({"run", conv, "--target", "cuda", "--simulate-gpu"});
+    QVERIFY2(
+        sim.code == 0 && sim.err.contains("running the cuda kernels on the host's GPU simulator"),
+        qPrintable(sim.err));
+    sim = lathe_cli({"schedule", conv, "--task", "0", "--target", "cuda", "--simulate-gpu"});
+    QVERIFY2(sim.code == 0 && sim.out.contains("on the GPU simulator: max normalized error") &&
+                 sim.out.contains("(ok)"),
+             qPrintable(sim.err + sim.out));
+
     // The schedule workbench: the kind's default schedule binds threads, its
     // code is PTX, and the same schedule without its binds is refused.
     Result d = lathe_cli({"schedule", conv, "--task", "0", "--target", "cuda -arch=sm_90"});

@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -36,6 +37,7 @@
 #include "support/error.h"
 #include "tune/gpu_task.h"
 #include "tune/kernel_fixture.h"
+#include "tune/measure.h"
 #include "tune/records.h"
 #include "tune/search_task.h"
 
@@ -174,6 +176,15 @@ int main(int argc, char** argv) {
       j["candidates"] = nlohmann::json::array();
       int kept = 0, refused = 0, mismatched = 0;
       double worst_match = 0;
+      // One worker runs the task's candidates on the simulator, each in turn:
+      // a kernel that crashes it costs that candidate, and the next starts
+      // another.
+      std::unique_ptr<tune::MeasureWorker> simulator;
+      if (o.simulate) {
+        simulator = std::make_unique<tune::MeasureWorker>();
+        simulator->set_buffers(tune::measure_buffers(templ.data),
+                               static_cast<int>(templ.data.num_inputs));
+      }
       std::string first_refusal, first_mismatch;
       for (size_t k = 0; k < built.size(); ++k) {
         if (!built[k].ok()) {
@@ -211,7 +222,7 @@ int main(int argc, char** argv) {
           std::string problem;
           double error = 0;
           try {
-            error = tune::simulated_output_error(templ.data, built[k].func, target);
+            error = tune::simulated_output_error(*simulator, templ.data, built[k].func, target);
             if (!(error <= driver::KernelMeasurement::kReferenceTolerance))
               problem = "max error " + std::to_string(error);
           } catch (const std::exception& e) {

@@ -13,13 +13,16 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 
 #include "codegen/codegen.h"
+#include "codegen/gpu_simulator.h"
 #include "runtime/cpu_features.h"
 #include "runtime/ndarray.h"
 #include "runtime/thread_pool.h"
 #include "tune/cuda_kernel_object.h"
 #include "tune/measure_protocol.h"
+#include "tune/simulated_kernel_object.h"
 #include "tune/worker/cuda_measure.h"
 
 namespace {
@@ -117,6 +120,8 @@ class Worker {
     if (request.blobs.size() != 1) return error_reply("runtime", "measure: no object");
     if (is_cuda_kernel_object(request.blobs[0]))
       return measure_cuda(request.blobs[0], number, repeat, min_repeat_ms, return_outputs);
+    if (is_simulated_kernel_object(request.blobs[0]))
+      return simulate(request.blobs[0], name, repeat, return_outputs);
 
     // The previous candidate's code goes before the next one loads.
     module_ = codegen::CompiledModule();
@@ -131,15 +136,10 @@ class Worker {
     // A warm-up run, whose outputs are the ones returned, on outputs filled
     // with all-ones bytes (NaN as floats, -1 as integers): an element the
     // kernel never writes cannot pass for a computed zero.
-    for (size_t i = num_inputs_; i < buffers_.size(); ++i)
-      std::memset(buffers_[i].data(), 0xff, buffers_[i].nbytes());
+    poison_outputs();
     kernel(pointers_.data());
     Reply reply{{{"type", "result"}}, {}};
-    if (return_outputs)
-      for (size_t i = num_inputs_; i < buffers_.size(); ++i) {
-        const char* bytes = buffers_[i].data_as<char>();
-        reply.blobs.emplace_back(bytes, bytes + buffers_[i].nbytes());
-      }
+    if (return_outputs) append_outputs(reply);
 
     std::vector<double> costs_ms;
     std::vector<int> runs;
@@ -173,6 +173,47 @@ class Worker {
     Reply reply{{{"type", "result"}, {"costs_ms", m.costs_ms}, {"runs", m.runs}}, {}};
     reply.blobs = std::move(m.outputs);
     return reply;
+  }
+
+  // A cuda kernel on the GPU simulator: one run for its outputs, on poisoned
+  // outputs. Its costs are that run's time, which
+  // says nothing of a GPU's; a kernel that could not run on a GPU (a barrier
+  // some threads miss) is a runtime error, and the worker lives on.
+  Reply simulate(const std::vector<char>& bytes, const std::string& name, int repeat,
+                 bool return_outputs) {
+    std::unique_ptr<codegen::SimulatedGpuModule> gpu;
+    try {
+      gpu = std::make_unique<codegen::SimulatedGpuModule>(decode_simulated_kernel_object(bytes));
+      if (!gpu->has_kernel(name)) return error_reply("compile", "no kernel '" + name + "'");
+    } catch (const std::exception& e) {
+      return error_reply("compile", e.what());
+    }
+    poison_outputs();
+    const auto start = std::chrono::steady_clock::now();
+    gpu->run(name, pointers_.data(), pointers_.size());
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    Reply reply{{{"type", "result"},
+                 {"costs_ms", std::vector<double>(size_t(repeat), ms)},
+                 {"runs", std::vector<int>(size_t(repeat), 1)}},
+                {}};
+    if (return_outputs) append_outputs(reply);
+    return reply;
+  }
+
+  // All-ones bytes (NaN as floats, -1 as integers) in the outputs before a
+  // run whose outputs are returned: an element the kernel never writes
+  // cannot pass for a computed zero.
+  void poison_outputs() {
+    for (size_t i = num_inputs_; i < buffers_.size(); ++i)
+      std::memset(buffers_[i].data(), 0xff, buffers_[i].nbytes());
+  }
+
+  void append_outputs(Reply& reply) const {
+    for (size_t i = num_inputs_; i < buffers_.size(); ++i) {
+      const char* bytes = buffers_[i].data_as<char>();
+      reply.blobs.emplace_back(bytes, bytes + buffers_[i].nbytes());
+    }
   }
 
   struct Batch {
