@@ -254,10 +254,12 @@ CompiledModule jit_compile(const std::vector<tir::PrimFunc>& funcs, const Target
   return result;
 }
 
-CompiledModule load_object(const std::vector<char>& object,
-                           const std::vector<std::pair<std::string, int>>& kernels) {
-  // Only the host runs loaded code, and an object needs no compiling: the
-  // host's session links it whatever target it was emitted for.
+namespace {
+
+// An object file in a JIT module of its own. Only the host runs loaded code,
+// and an object needs no compiling: the host's session links it whatever
+// target it was emitted for.
+std::shared_ptr<JitModule> add_object(const std::vector<char>& object) {
   std::shared_ptr<JitSession> session = JitSession::for_target(Target::host());
   std::shared_ptr<JitModule> module = JitModule::create(session);
   std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
@@ -265,11 +267,17 @@ CompiledModule load_object(const std::vector<char>& object,
   if (llvm::Error error = session->jit().addObjectFile(module->tracker(), std::move(buffer)))
     fail(str("codegen llvm: not a loadable object (", object.size(),
              " bytes): ", message_of(std::move(error))));
+  return module;
+}
 
+}  // namespace
+
+CompiledModule load_object(const std::vector<char>& object,
+                           const std::vector<std::pair<std::string, int>>& kernels) {
   CompiledModule result;
-  result.module_ = module;
+  result.module_ = add_object(object);
   result.kernels_ = kernels;
-  module->resolve(kernels);
+  result.module_->resolve(kernels);
   return result;
 }
 
@@ -297,14 +305,7 @@ LinkedFunctions jit_link(BuiltModule built, const std::vector<std::string>& name
 
 LinkedFunctions jit_link_object(const std::vector<char>& object,
                                 const std::vector<std::string>& names) {
-  std::shared_ptr<JitSession> session = JitSession::for_target(Target::host());
-  std::shared_ptr<JitModule> module = JitModule::create(session);
-  std::unique_ptr<llvm::MemoryBuffer> buffer = llvm::MemoryBuffer::getMemBufferCopy(
-      llvm::StringRef(object.data(), object.size()), "lathe_object");
-  if (llvm::Error error = session->jit().addObjectFile(module->tracker(), std::move(buffer)))
-    fail(str("codegen llvm: not a loadable object (", object.size(),
-             " bytes): ", message_of(std::move(error))));
-  return look_up(std::move(module), names);
+  return look_up(add_object(object), names);
 }
 
 }  // namespace detail
