@@ -150,6 +150,7 @@ void previewSchedule(QPromise<PreviewStage>& promise,
   const driver::Target& target = task->target();
   PreviewStage lowering;
   driver::LoweredFunc lowered;
+  int64_t gpuThreadsPerBlock = 0;  // of the verified launch, for the occupancy
   QElapsedTimer timer;
   timer.start();
   try {
@@ -165,7 +166,8 @@ void previewSchedule(QPromise<PreviewStage>& promise,
       // the bind or split that made them, as a parse error does.
       lowered = driver::lower_for_gpu(task->workbench, text.toStdString(), target,
                                       /*record_ir=*/true);
-      driver::verify_gpu_schedule(text.toStdString(), lowered.func, target);
+      gpuThreadsPerBlock =
+          driver::verify_gpu_schedule(text.toStdString(), lowered.func, target).threads_per_block();
     } else {
       lowered = task->workbench.lower(text.toStdString(), /*record_ir=*/true);
     }
@@ -217,9 +219,11 @@ void previewSchedule(QPromise<PreviewStage>& promise,
     std::string text = driver::assembly_text(lowered.func, target);
     if (target.is_gpu()) {
       // The PTX with what CUDA's ptxas makes of it (registers, spills, shared
-      // memory) above and the SASS below, when the toolkit is there.
+      // memory, and so the occupancy) above and the SASS below, when the
+      // toolkit is there.
       const driver::PtxasReport report = driver::assemble_ptx(text, target.cpu());
-      text = driver::ptxas_header_comment(report) + text + driver::sass_footer_comment(report);
+      text = driver::ptxas_header_comment(report, {{lowered.func.name, gpuThreadsPerBlock}}) +
+             text + driver::sass_footer_comment(report);
     }
     assembly.assembly = QString::fromStdString(text);
     assembly.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;

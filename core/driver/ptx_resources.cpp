@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "driver/gpu_occupancy.h"
 #include "support/error.h"
 #include "support/run_program.h"
 
@@ -150,10 +151,17 @@ std::string format_kernel_resources(const KernelResources& k) {
              ", ", k.stack_bytes, " B stack, ", k.barriers, " barriers");
 }
 
-std::string ptxas_header_comment(const PtxasReport& report) {
+std::string ptxas_header_comment(const PtxasReport& report,
+                                 const std::map<std::string, int64_t>& threads_per_block) {
   if (!report.ok()) return comment_lines(report.problem) + "\n";
   std::string text = str("ptxas -v -arch=", report.arch, " (", report.ptxas, "):\n");
-  for (const KernelResources& k : report.kernels) text += "  " + format_kernel_resources(k) + "\n";
+  for (const KernelResources& k : report.kernels) {
+    text += "  " + format_kernel_resources(k) + "\n";
+    const auto threads = threads_per_block.find(k.kernel);
+    if (threads == threads_per_block.end()) continue;
+    if (const auto o = theoretical_occupancy(report.arch, threads->second, k))
+      text += "    " + format_occupancy(*o, report.arch) + "\n";
+  }
   return comment_lines(text) + "\n";
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,8 +52,11 @@ SassListing disassemble_cubin(const std::string& cubin);
 std::string format_kernel_resources(const KernelResources& k);
 
 // The report and the SASS as PTX comments ("// ..." lines) to show above
-// (resources) and below (SASS) the PTX in the studio.
-std::string ptxas_header_comment(const PtxasReport& report);
+// (resources) and below (SASS) the PTX in the studio. With the kernels'
+// threads per block, each kernel's theoretical occupancy too
+// (driver/gpu_occupancy.h).
+std::string ptxas_header_comment(const PtxasReport& report,
+                                 const std::map<std::string, int64_t>& threads_per_block = {});
 std::string sass_footer_comment(const PtxasReport& report);
 
 }  // namespace lathe::driver

@@ -490,13 +490,14 @@ class TestCli : public QObject {
       QVERIFY2(ptxas.exitCode() == 0, qPrintable(ptxas.readAllStandardError()));
     }
     // --ptxas: each kernel's registers, spills and shared memory from CUDA's
-    // ptxas -v, found at run time; refused for a CPU build.
+    // ptxas -v, found at run time, and its occupancy; refused for a CPU build.
     c = lathe_cli(
         {"compile", conv, "--target", "cuda -arch=sm_90", "--output", conv_ptx, "--ptxas"});
     if (QFileInfo("/usr/local/cuda/bin/ptxas").isExecutable()) {
       QVERIFY2(c.code == 0, qPrintable(c.err));
       QVERIFY2(c.out.contains("ptxas -v -arch=sm_90 (") && c.out.contains(" registers, ") &&
-                   c.out.contains(" B shared, "),
+                   c.out.contains(" B shared, ") && c.out.contains("    occupancy ") &&
+                   c.out.contains(", limited by "),
                qPrintable(c.out));
     } else if (c.code != 0) {
       QVERIFY2(c.err.contains("no ptxas") && c.err.contains("CUDA toolkit"), qPrintable(c.err));

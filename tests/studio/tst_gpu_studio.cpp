@@ -150,12 +150,14 @@ class TestGpuStudio : public QObject {
     QVERIFY(ptx.contains(QStringLiteral("%tid.x")));
     QVERIFY(preview->llvmIRText().contains(QStringLiteral("nvptx64")));
     QCOMPARE(preview->tabText(views::CodePreview::AssemblyTab), QStringLiteral("PTX"));
-    // Above the PTX, what CUDA's ptxas makes of it (or what to install); below
-    // it, the SASS or why there is none.
+    // Above the PTX, what CUDA's ptxas makes of it and the occupancy that
+    // gives (or what to install); below it, the SASS or why there is none.
     if (find_cuda_tool("ptxas")) {
       QVERIFY2(ptx.startsWith(QStringLiteral("// ptxas -v -arch=sm_90")) &&
                    ptx.contains(QStringLiteral("//   ") + name + QStringLiteral(": ")) &&
-                   ptx.contains(QStringLiteral(" registers, ")),
+                   ptx.contains(QStringLiteral(" registers, ")) &&
+                   ptx.contains(QStringLiteral("//     occupancy ")) &&
+                   ptx.contains(QStringLiteral("% on sm_90 (")),
                qPrintable(ptx.left(2000)));
       if (!find_cuda_tool("nvdisasm") && !find_cuda_tool("cuobjdump"))
         QVERIFY2(ptx.contains(QStringLiteral("// SASS needs nvdisasm")),
