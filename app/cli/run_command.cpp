@@ -14,6 +14,7 @@
 #include "driver/kernel_roofline.h"
 #include "driver/model_loader.h"
 #include "driver/reference_run.h"
+#include "driver/target_device.h"
 #include "driver/tensor_files.h"
 #include "model_options.h"
 #include "support/error.h"
@@ -112,7 +113,15 @@ int run_on_gpu(const driver::CompiledGraph& compiled, const driver::Target& targ
         driver::make_simulated_gpu_executor(compiled, target);
     return run_compiled(*exec, args, output_names);
   }
-  std::unique_ptr<runtime::GraphExecutor> exec = driver::make_gpu_executor(compiled, target);
+  std::unique_ptr<runtime::GraphExecutor> exec;
+  try {
+    exec = driver::make_gpu_executor(compiled, target);
+  } catch (const Error& e) {
+    // Without a GPU the kernels can still be checked, not timed.
+    if (driver::why_kernels_cannot_run(target).empty()) throw;
+    fail(str(e.what(), "; --simulate-gpu runs the ", target.to_string(),
+             " kernels on this CPU's GPU simulator instead (outputs, no times)"));
+  }
   return run_compiled(*exec, args, output_names, &compiled);
 }
 
