@@ -15,7 +15,6 @@
 #include "commands.h"
 #include "driver/compiled_module.h"
 #include "driver/gpu_module.h"
-#include "driver/gpu_occupancy.h"
 #include "driver/model_loader.h"
 #include "driver/ptx_resources.h"
 #include "driver/tuning_records.h"
@@ -68,16 +67,9 @@ int write_gpu_module(const Args& args, const driver::CompiledGraph& compiled,
     // What the GPU's own assembler makes of the PTX: run time, not build time.
     const driver::PtxasReport report = driver::assemble_ptx(module.ptx, target.cpu());
     if (!report.ok()) fail(report.problem);
-    std::cout << "ptxas -v -arch=" << report.arch << " (" << report.ptxas << "):\n";
     std::map<std::string, int64_t> threads;
     for (const driver::GpuLaunch& l : module.launches) threads[l.kernel] = l.threads_per_block();
-    for (const driver::KernelResources& k : report.kernels) {
-      std::cout << "  " << driver::format_kernel_resources(k) << "\n";
-      const auto t = threads.find(k.kernel);
-      if (t == threads.end()) continue;
-      if (const auto o = driver::theoretical_occupancy(report.arch, t->second, k))
-        std::cout << "    " << driver::format_occupancy(*o, report.arch) << "\n";
-    }
+    std::cout << driver::format_ptxas_report(report, threads);
   }
   return 0;
 }

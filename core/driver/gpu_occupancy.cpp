@@ -19,8 +19,7 @@ struct SmLimits {
   int64_t max_blocks = 0;    // resident blocks per SM
   int64_t shared_bytes = 0;  // shared memory per SM at the largest carveout
   int64_t reserved_shared_per_block = 0;
-  int64_t shared_unit = 0;          // allocation granularity of shared memory
-  int barriers_per_block_slot = 2;  // named barriers per resident block slot
+  int64_t shared_unit = 0;  // allocation granularity of shared memory
 };
 
 constexpr int64_t kWarpSize = 32;
@@ -33,14 +32,14 @@ constexpr int64_t kMaxThreadsPerBlock = 1024;
 
 constexpr int64_t KiB = 1024;
 const std::vector<SmLimits> kSmLimits = {
-    {7, 0, 2048, 32, 96 * KiB, 0, 256, 2},     // V100
-    {7, 2, 2048, 32, 96 * KiB, 0, 256, 2},     // Xavier
-    {7, 5, 1024, 16, 64 * KiB, 0, 256, 2},     // Turing
-    {8, 0, 2048, 32, 164 * KiB, KiB, 128, 2},  // A100
-    {8, 6, 1536, 16, 100 * KiB, KiB, 128, 1},  // GA10x
-    {8, 7, 1536, 16, 164 * KiB, KiB, 128, 1},  // Orin
-    {8, 9, 1536, 24, 100 * KiB, KiB, 128, 1},  // Ada
-    {9, 0, 2048, 32, 228 * KiB, KiB, 128, 2},  // H100, H200
+    {7, 0, 2048, 32, 96 * KiB, 0, 256},     // V100
+    {7, 2, 2048, 32, 96 * KiB, 0, 256},     // Xavier
+    {7, 5, 1024, 16, 64 * KiB, 0, 256},     // Turing
+    {8, 0, 2048, 32, 164 * KiB, KiB, 128},  // A100
+    {8, 6, 1536, 16, 100 * KiB, KiB, 128},  // GA10x
+    {8, 7, 1536, 16, 164 * KiB, KiB, 128},  // Orin
+    {8, 9, 1536, 24, 100 * KiB, KiB, 128},  // Ada
+    {9, 0, 2048, 32, 228 * KiB, KiB, 128},  // H100, H200
 };
 
 std::optional<SmLimits> limits_of(const std::string& arch) {
@@ -93,8 +92,11 @@ std::optional<GpuOccupancy> theoretical_occupancy(const std::string& arch,
       round_up(kernel.shared_bytes + sm->reserved_shared_per_block, sm->shared_unit);
   limits.emplace_back("shared memory", shared > 0 ? sm->shared_bytes / shared : INT64_MAX);
 
-  const int64_t barriers = sm->max_blocks * sm->barriers_per_block_slot;
-  limits.emplace_back("barriers", kernel.barriers > 0 ? barriers / kernel.barriers : INT64_MAX);
+  // Barriers: from sm_90 on, each resident block slot has two, and a
+  // kernel's own count bounds the blocks (the calculator applies this limit
+  // to no earlier arch).
+  if (sm->major >= 9 && kernel.barriers > 0)
+    limits.emplace_back("barriers", sm->max_blocks * 2 / kernel.barriers);
 
   GpuOccupancy occupancy;
   occupancy.max_warps_per_sm = max_warps;

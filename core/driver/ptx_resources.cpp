@@ -151,9 +151,8 @@ std::string format_kernel_resources(const KernelResources& k) {
              ", ", k.stack_bytes, " B stack, ", k.barriers, " barriers");
 }
 
-std::string ptxas_header_comment(const PtxasReport& report,
-                                 const std::map<std::string, int64_t>& threads_per_block) {
-  if (!report.ok()) return comment_lines(report.problem) + "\n";
+std::string format_ptxas_report(const PtxasReport& report,
+                                const std::map<std::string, int64_t>& threads_per_block) {
   std::string text = str("ptxas -v -arch=", report.arch, " (", report.ptxas, "):\n");
   for (const KernelResources& k : report.kernels) {
     text += "  " + format_kernel_resources(k) + "\n";
@@ -162,7 +161,13 @@ std::string ptxas_header_comment(const PtxasReport& report,
     if (const auto o = theoretical_occupancy(report.arch, threads->second, k))
       text += "    " + format_occupancy(*o, report.arch) + "\n";
   }
-  return comment_lines(text) + "\n";
+  return text;
+}
+
+std::string ptxas_header_comment(const PtxasReport& report,
+                                 const std::map<std::string, int64_t>& threads_per_block) {
+  if (!report.ok()) return comment_lines(report.problem) + "\n";
+  return comment_lines(format_ptxas_report(report, threads_per_block)) + "\n";
 }
 
 std::string sass_footer_comment(const PtxasReport& report) {

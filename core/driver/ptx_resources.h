@@ -51,10 +51,15 @@ SassListing disassemble_cubin(const std::string& cubin);
 // One line a kernel: "add: 10 registers, 0 B shared, no spills, 0 B stack".
 std::string format_kernel_resources(const KernelResources& k);
 
-// The report and the SASS as PTX comments ("// ..." lines) to show above
-// (resources) and below (SASS) the PTX in the studio. With the kernels'
-// threads per block, each kernel's theoretical occupancy too
-// (driver/gpu_occupancy.h).
+// "ptxas -v -arch=sm_90 (PATH):" and a line per kernel
+// (format_kernel_resources); with the kernels' threads per block, each
+// kernel's theoretical occupancy under it (driver/gpu_occupancy.h). What
+// `lathe compile --ptxas` prints.
+std::string format_ptxas_report(const PtxasReport& report,
+                                const std::map<std::string, int64_t>& threads_per_block = {});
+
+// The report (format_ptxas_report, or why there is none) and the SASS as PTX
+// comments ("// ..." lines) to show above and below the PTX in the studio.
 std::string ptxas_header_comment(const PtxasReport& report,
                                  const std::map<std::string, int64_t>& threads_per_block = {});
 std::string sass_footer_comment(const PtxasReport& report);

@@ -56,10 +56,11 @@ class TestGpuOccupancy : public QObject {
     // 33 registers round up to 1280 a warp too (33 x 32 = 1056).
     QTest::newRow("registers rounded")
         << qint64(224) << qint64(33) << qint64(0) << qint64(0) << qint64(6) << "registers";
-    // 6624 + 1024 reserved = 7648, 7680 in 128 B units: 228 Ki / 7680 = 30.
+    // 6700 + 1024 reserved = 7724, 7808 in 128 B units: 228 Ki / 7808 = 29
+    // (30 unrounded).
     QTest::newRow("shared memory")
-        << qint64(56) << qint64(32) << qint64(6624) << qint64(1) << qint64(30) << "shared memory";
-    // 3 barriers a block of the 64 an SM has (2 per block slot).
+        << qint64(56) << qint64(32) << qint64(6700) << qint64(1) << qint64(29) << "shared memory";
+    // 3 barriers a block of the 64 an sm_90 SM has (2 per block slot).
     QTest::newRow("barriers") << qint64(32) << qint64(16) << qint64(0) << qint64(3) << qint64(21)
                               << "barriers";
     // 1024 threads of 255 registers: 8160 a warp x 32 warps is past the
@@ -95,7 +96,28 @@ class TestGpuOccupancy : public QObject {
     const GpuOccupancy turing = on("sm_75", 128, kernel(32, 100, 0));
     QCOMPARE(turing.max_warps_per_sm, int64_t(32));
     QCOMPARE(turing.blocks_per_sm, int64_t(8));
-    QCOMPARE(on("sm_75", 32, kernel(16, 4000, 0)).blocks_per_sm, int64_t(16));  // 4096 each
+    QCOMPARE(on("sm_75", 32, kernel(16, 6500, 0)).blocks_per_sm, int64_t(9));  // 6656 each
+    // Barriers bound blocks from sm_90 on only, as in NVIDIA's calculator.
+    const GpuOccupancy ampere = on("sm_86", 64, kernel(32, 0, 2));
+    QCOMPARE(ampere.blocks_per_sm, int64_t(16));
+    QCOMPARE(QString::fromStdString(ampere.limited_by), QString("blocks"));
+    // Each table row: resident warps and blocks per SM, and its shared memory
+    // (the SM's whole less the reservation fits one block, a byte more none).
+    struct Row {
+      const char* arch;
+      int64_t warps, blocks, shared_kib, reserved;
+    };
+    for (const Row& r : {Row{"sm_70", 64, 32, 96, 0}, Row{"sm_72", 64, 32, 96, 0},
+                         Row{"sm_75", 32, 16, 64, 0}, Row{"sm_80", 64, 32, 164, 1024},
+                         Row{"sm_86", 48, 16, 100, 1024}, Row{"sm_87", 48, 16, 164, 1024},
+                         Row{"sm_89", 48, 24, 100, 1024}, Row{"sm_90", 64, 32, 228, 1024}}) {
+      const GpuOccupancy one_warp = on(r.arch, 32, kernel(16, 0, 0));
+      QCOMPARE(one_warp.max_warps_per_sm, r.warps);
+      QCOMPARE(one_warp.blocks_per_sm, r.blocks);
+      const int64_t whole = r.shared_kib * 1024 - r.reserved;
+      QCOMPARE(on(r.arch, 32, kernel(16, whole, 0)).blocks_per_sm, int64_t(1));
+      QCOMPARE(on(r.arch, 32, kernel(16, whole + 1, 0)).blocks_per_sm, int64_t(0));
+    }
     // Arches the table does not have.
     QVERIFY(!driver::theoretical_occupancy("sm_61", 128, kernel(32, 0)));
     QVERIFY(!driver::theoretical_occupancy("sm_100", 128, kernel(32, 0)));
