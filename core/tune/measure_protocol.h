@@ -28,7 +28,10 @@
 
 namespace lathe::tune::protocol {
 
-inline constexpr int kVersion = 1;
+// 2: the worker also runs simulated cuda kernel objects
+// (tune/simulated_kernel_object.h); a version-1 worker would call them
+// objects it cannot load.
+inline constexpr int kVersion = 2;
 // The worker's descriptors: requests come in on one, replies go out on the other.
 inline constexpr int kRequestFd = kWorkerRequestFd;
 inline constexpr int kReplyFd = kWorkerReplyFd;

@@ -320,7 +320,8 @@ class TestMeasure : public QObject {
     // reader, which must be an error, not a SIGPIPE that ends this process.
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const std::string hello = R"({"blobs":[],"protocol":1,"type":"ready"})";
+    const std::string hello = R"({"blobs":[],"protocol":)" +
+                              std::to_string(tune::protocol::kVersion) + R"(,"type":"ready"})";
     std::string length_escapes;
     for (int byte = 0; byte < 4; ++byte)
       length_escapes +=
