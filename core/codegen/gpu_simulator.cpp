@@ -96,7 +96,7 @@ class BlockScheduler {
     // Shared memory is uninitialised on a GPU: 0xff bytes (a NaN in every
     // float) make a block that reads what it never wrote visibly wrong,
     // rather than right by the previous block's data.
-    const size_t shared_bytes = size_t(kernel.info.shared_bytes);
+    const size_t shared_bytes = size_t(kernel.info.shared_buffer_bytes);
     if (shared_.size() < shared_bytes) shared_.resize(shared_bytes);
     std::memset(shared_.data(), 0xff, shared_bytes);
     threads_.resize(size_t(threads));

@@ -36,7 +36,9 @@ struct SimulatedKernelInfo {
   std::string name;
   GpuLaunch launch;
   bool synchronizes = false;  // has a barrier or a warp shuffle: its threads run as fibers
-  int64_t shared_bytes = 0;   // of its block's shared buffer
+  // The simulator's shared buffer for a block: the shared arrays at their
+  // aligned offsets (launch.shared_bytes is what a GPU block reserves).
+  int64_t shared_buffer_bytes = 0;
   size_t num_params = 0;
 };
 

@@ -27,6 +27,10 @@ topi::SearchSpace gpu_template_search_space(const GroupComputation& computation,
 // NVPTX back end's refusal is a "compile" error.
 void compile_gpu_candidate(Candidate& c, const codegen::Target& target);
 
+// The simulator runs a block's threads one after another on one core: a large
+// model's heaviest kernel takes seconds, a kernel that never ends is killed.
+inline constexpr double kSimulationTimeoutS = 300;
+
 // Runs a GPU kernel once on the GPU simulator (codegen/gpu_simulator.h) in
 // the measure worker (tune/simulated_kernel_object.h) on `data`'s inputs, its
 // outputs starting as 0xff bytes (NaN as floats: an element it never writes
@@ -35,7 +39,6 @@ void compile_gpu_candidate(Candidate& c, const codegen::Target& target);
 // refuses and, with the worker's message, for one a GPU could not run (a
 // barrier some threads miss), one that crashed the worker, or a simulation
 // longer than kSimulationTimeoutS. `worker` holds measure_buffers(data).
-inline constexpr double kSimulationTimeoutS = 300;
 double simulated_output_error(MeasureWorker& worker, const KernelFixture& data,
                               const tir::PrimFunc& func, const codegen::Target& target);
 // The same in a worker of its own.

@@ -23,7 +23,7 @@ std::vector<char> encode_simulated_kernel_object(const codegen::SimulatedGpuObje
                        {"block", k.launch.block},
                        {"shared_bytes", k.launch.shared_bytes},
                        {"synchronizes", k.synchronizes},
-                       {"block_shared_bytes", k.shared_bytes},
+                       {"shared_buffer_bytes", k.shared_buffer_bytes},
                        {"num_params", k.num_params}});
   const std::string header = kMagic + nlohmann::json{{"kernels", kernels}}.dump() + "\n";
   std::vector<char> bytes(header.begin(), header.end());
@@ -52,14 +52,15 @@ codegen::SimulatedGpuObject decode_simulated_kernel_object(const std::vector<cha
       info.launch.block = k.at("block").get<std::array<int64_t, 3>>();
       info.launch.shared_bytes = k.at("shared_bytes").get<int64_t>();
       info.synchronizes = k.at("synchronizes").get<bool>();
-      info.shared_bytes = k.at("block_shared_bytes").get<int64_t>();
+      info.shared_buffer_bytes = k.at("shared_buffer_bytes").get<int64_t>();
       info.num_params = k.at("num_params").get<size_t>();
       const bool positive = std::all_of(info.launch.grid.begin(), info.launch.grid.end(),
                                         [](int64_t x) { return x >= 1; }) &&
                             std::all_of(info.launch.block.begin(), info.launch.block.end(),
                                         [](int64_t x) { return x >= 1; });
-      LATHE_CHECK(positive && info.shared_bytes >= 0, "simulated cuda kernel object: kernel '",
-                  info.name, "' has a launch of non-positive extents or negative shared bytes");
+      LATHE_CHECK(positive && info.shared_buffer_bytes >= 0,
+                  "simulated cuda kernel object: kernel '", info.name,
+                  "' has a launch of non-positive extents or negative shared bytes");
       object.kernels.push_back(std::move(info));
     }
   } catch (const nlohmann::json::exception& e) {

@@ -13,7 +13,7 @@
 namespace lathe::tune {
 
 // "LATHE-SIMULATED-CUDA-KERNEL 1\n" + one JSON line (each kernel's name,
-// launch, whether it synchronizes, shared bytes, parameter count) + the ELF
+// launch, whether it synchronizes, its shared buffer, parameter count) + the ELF
 // object.
 std::vector<char> encode_simulated_kernel_object(const codegen::SimulatedGpuObject& object);
 // Whether `bytes` starts with the magic line.

@@ -114,7 +114,8 @@ class TestSimulatedMeasure : public QObject {
     QCOMPARE(k.launch.grid, (std::array<int64_t, 3>{kRows, 1, 1}));
     QCOMPARE(k.launch.block, (std::array<int64_t, 3>{256, 1, 1}));
     QVERIFY(k.synchronizes);
-    QCOMPARE(k.shared_bytes, object.kernels[0].shared_bytes);
+    QCOMPARE(k.shared_buffer_bytes, object.kernels[0].shared_buffer_bytes);
+    QCOMPARE(k.launch.shared_bytes, object.kernels[0].launch.shared_bytes);
     QCOMPARE(k.num_params, size_t{2});
     QVERIFY(!tune::is_simulated_kernel_object(std::vector<char>(64, 'x')));
   }

@@ -176,9 +176,9 @@ class Worker {
   }
 
   // A cuda kernel on the GPU simulator: one run for its outputs, on poisoned
-  // outputs. Its costs are that run's time, which
-  // says nothing of a GPU's; a kernel that could not run on a GPU (a barrier
-  // some threads miss) is a runtime error, and the worker lives on.
+  // outputs. The `repeat` costs are copies of that run's time, which says
+  // nothing of a GPU's. A kernel that could not run on a GPU (a barrier some
+  // threads miss) is a runtime error, and the worker lives on.
   Reply simulate(const std::vector<char>& bytes, const std::string& name, int repeat,
                  bool return_outputs) {
     std::unique_ptr<codegen::SimulatedGpuModule> gpu;
