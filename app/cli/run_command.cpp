@@ -113,15 +113,12 @@ int run_on_gpu(const driver::CompiledGraph& compiled, const driver::Target& targ
         driver::make_simulated_gpu_executor(compiled, target);
     return run_compiled(*exec, args, output_names);
   }
-  std::unique_ptr<runtime::GraphExecutor> exec;
-  try {
-    exec = driver::make_gpu_executor(compiled, target);
-  } catch (const Error& e) {
-    // Without a GPU the kernels can still be checked, not timed.
-    if (driver::why_kernels_cannot_run(target).empty()) throw;
-    fail(str(e.what(), "; --simulate-gpu runs the ", target.to_string(),
+  // Without a GPU the kernels can still be checked, not timed.
+  if (const std::string why = driver::why_kernels_cannot_run(target); !why.empty())
+    fail(str("--target ", target.to_string(), " runs on the GPU; ", why,
+             "; --simulate-gpu runs the ", target.to_string(),
              " kernels on this CPU's GPU simulator instead (outputs, no times)"));
-  }
+  std::unique_ptr<runtime::GraphExecutor> exec = driver::make_gpu_executor(compiled, target);
   return run_compiled(*exec, args, output_names, &compiled);
 }
 
