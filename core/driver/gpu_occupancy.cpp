@@ -1,7 +1,7 @@
 #include "driver/gpu_occupancy.h"
 
 #include <algorithm>
-#include <climits>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
