@@ -1,5 +1,5 @@
 // lathe schedule MODEL --task ID [--schedule FILE] [--emit tir|llvm|asm [--loop-costs]]
-// [--measure [--cache-flush]] [--target cuda --simulate-gpu]
+// [--measure [--cache-flush]] [--target cuda [--simulate-gpu] [--ptxas]]
 // lathe schedule MODEL --task ID --diff A B [--tuning-records R] [--no-measure] [--unified]
 // The command-line twin of the studio's schedule editor and its diff view.
 #include <fstream>
@@ -10,11 +10,13 @@
 #include "args.h"
 #include "commands.h"
 #include "driver/gpu_module.h"
+#include "driver/gpu_schedule_check.h"
 #include "driver/kernel_code.h"
 #include "driver/kernel_roofline.h"
 #include "driver/kernel_workbench.h"
 #include "driver/loop_costs.h"
 #include "driver/model_loader.h"
+#include "driver/ptx_resources.h"
 #include "driver/schedule_diff.h"
 #include "model_options.h"
 #include "schedule_diff_text.h"
@@ -119,7 +121,8 @@ int schedule(const Args& args) {
     throw Error(args.get("schedule", "default schedule") + ":\n" + e.what());
   }
   std::string emit = args.get("emit");
-  if (emit.empty() && !args.has("measure") && !args.has("simulate-gpu")) emit = "schedule";
+  if (emit.empty() && !args.has("measure") && !args.has("simulate-gpu") && !args.has("ptxas"))
+    emit = "schedule";
   if (emit == "schedule") {
     std::cout << text;
   } else if (emit == "tir") {
@@ -136,6 +139,17 @@ int schedule(const Args& args) {
     std::cout << driver::assembly_text(lowered.func, target);
   } else if (!emit.empty()) {
     fail(str("unknown --emit '", emit, "'; expected tir, llvm or asm"));
+  }
+  if (args.has("ptxas")) {
+    // What CUDA's ptxas makes of the kernel, and the occupancy that gives,
+    // as the studio's PTX view heads it.
+    LATHE_CHECK(target.is_gpu(), "--ptxas reports a GPU kernel's resources; give --target cuda");
+    const driver::PtxasReport report =
+        driver::assemble_ptx(driver::assembly_text(lowered.func, target), target.cpu());
+    if (!report.ok()) fail(report.problem);
+    const int64_t threads =
+        driver::verify_gpu_schedule(text, lowered.func, target).threads_per_block();
+    std::cout << driver::format_ptxas_report(report, {{lowered.func.name, threads}});
   }
   if (args.has("measure")) {
     driver::KernelMeasurement m =
@@ -182,6 +196,9 @@ Command schedule_command(CLI::App& lathe) {
       .flag("simulate-gpu",
             "with --target cuda: run the kernel once on the host's GPU simulator and compare it "
             "with the reference executor (checks a GPU schedule without a GPU)")
+      .flag("ptxas",
+            "with --target cuda: the kernel's registers, spills, shared memory and occupancy "
+            "from CUDA's ptxas -v (on PATH or in /usr/local/cuda/bin)")
       .values("diff", "SCHEDULE", 2,
               "compare two schedules A B: each default, best, a record index or a schedule file")
       .value("tuning-records", "FILE", "with --diff: the records best and record indices read")

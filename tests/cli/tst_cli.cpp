@@ -543,6 +543,13 @@ class TestCli : public QObject {
     QVERIFY2(
         sim.code == 0 && sim.err.contains("running the cuda kernels on the host's GPU simulator"),
         qPrintable(sim.err));
+    Result res = lathe_cli({"schedule", conv, "--task", "0", "--target", "cuda", "--ptxas"});
+    if (QFileInfo("/usr/local/cuda/bin/ptxas").isExecutable())
+      QVERIFY2(res.code == 0 && res.out.contains("fused_conv_relu: ") &&
+                   res.out.contains("    occupancy ") && res.out.contains(", limited by "),
+               qPrintable(res.err + res.out));
+    else
+      QVERIFY2(res.code != 0 && res.err.contains("no ptxas"), qPrintable(res.err));
     sim = lathe_cli({"schedule", conv, "--task", "0", "--target", "cuda", "--simulate-gpu"});
     QVERIFY2(sim.code == 0 && sim.out.contains("on the GPU simulator: max normalized error") &&
                  sim.out.contains("(ok)"),
