@@ -9,7 +9,7 @@ namespace lathe::codegen::detail {
 
 CodeGenGpuSimulation::CodeGenGpuSimulation(llvm::Module& module, const Target& device,
                                            const Target& host,
-                                           std::vector<SimulatedKernelFacts>& kernels)
+                                           std::vector<SimulatedKernelInfo>& kernels)
     : CodeGenNVPTX(module, device, host.cpu(), host.features()), kernels_(kernels) {}
 
 namespace {
@@ -21,9 +21,10 @@ constexpr unsigned kIndexField = 0, kSharedField = 1;
 
 void CodeGenGpuSimulation::add_function(const tir::PrimFunc& func) {
   synchronizes_ = false;
-  shared_bytes_ = 0;
+  shared_buffer_bytes_ = 0;
   CodeGenNVPTX::add_function(func);
-  kernels_.push_back({func.name, launch(), synchronizes_, shared_bytes_});
+  kernels_.push_back(
+      {func.name, launch(), synchronizes_, shared_buffer_bytes_, func.params.size()});
 }
 
 llvm::Function* CodeGenGpuSimulation::declare_kernel(const tir::PrimFunc& func) {
@@ -90,8 +91,8 @@ llvm::Value* CodeGenGpuSimulation::shared_array(llvm::Type* type, const std::str
   // the thread, so LLVM must assume it writes that buffer: no load of shared
   // data is kept across a barrier, as none may be on a GPU.
   const int64_t bytes = int64_t(module_.getDataLayout().getTypeAllocSize(type));
-  const int64_t offset = (shared_bytes_ + alignment - 1) / alignment * alignment;
-  shared_bytes_ = offset + bytes;
+  const int64_t offset = (shared_buffer_bytes_ + alignment - 1) / alignment * alignment;
+  shared_buffer_bytes_ = offset + bytes;
   return builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), shared_base_, uint64_t(offset),
                                              name);
 }

@@ -12,24 +12,17 @@
 #include <vector>
 
 #include "codegen/codegen_nvptx.h"
+#include "codegen/gpu_simulator.h"
 
 namespace lathe::codegen::detail {
-
-// What the simulator needs to know of each kernel besides its code.
-struct SimulatedKernelFacts {
-  std::string name;
-  GpuLaunch launch;
-  bool synchronizes = false;  // has a barrier or a warp shuffle
-  int64_t shared_bytes = 0;   // of its block's shared buffer
-};
 
 class CodeGenGpuSimulation final : public CodeGenNVPTX {
  public:
   // `device` is the cuda target the kernels were lowered for (its limits
   // are verified as for the GPU); the code is for the `host` CPU. Each
-  // kernel added appends its facts to `kernels`.
+  // kernel added appends what running it needs to `kernels`.
   CodeGenGpuSimulation(llvm::Module& module, const Target& device, const Target& host,
-                       std::vector<SimulatedKernelFacts>& kernels);
+                       std::vector<SimulatedKernelInfo>& kernels);
   void add_function(const tir::PrimFunc& func) override;
 
  private:
@@ -43,8 +36,8 @@ class CodeGenGpuSimulation final : public CodeGenNVPTX {
   llvm::Value* thread_ = nullptr;       // the kernel's LatheGpuThread*
   llvm::Value* shared_base_ = nullptr;  // thread_->shared, loaded at the entry
   bool synchronizes_ = false;
-  int64_t shared_bytes_ = 0;  // of the kernel being emitted
-  std::vector<SimulatedKernelFacts>& kernels_;
+  int64_t shared_buffer_bytes_ = 0;  // of the kernel being emitted
+  std::vector<SimulatedKernelInfo>& kernels_;
 };
 
 }  // namespace lathe::codegen::detail

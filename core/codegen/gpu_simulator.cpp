@@ -281,17 +281,12 @@ detail::BuiltModule build_simulated(const std::vector<tir::PrimFunc>& funcs, con
                                     std::vector<SimulatedKernelInfo>& kernels) {
   if (!target.is_gpu()) fail(str("GPU simulator: target '", target.to_string(), "' is not a GPU"));
   const Target host = Target::host();
-  std::vector<detail::SimulatedKernelFacts> facts;
-  detail::BuiltModule built = detail::build_module(
+  return detail::build_module(
       funcs, host,
       [&](llvm::Module& module) {
-        return std::make_unique<detail::CodeGenGpuSimulation>(module, target, host, facts);
+        return std::make_unique<detail::CodeGenGpuSimulation>(module, target, host, kernels);
       },
       /*optimize=*/true);
-  for (size_t i = 0; i < funcs.size(); ++i)
-    kernels.push_back({facts[i].name, facts[i].launch, facts[i].synchronizes, facts[i].shared_bytes,
-                       funcs[i].params.size()});
-  return built;
 }
 
 std::vector<std::string> names_of(const std::vector<SimulatedKernelInfo>& kernels) {
