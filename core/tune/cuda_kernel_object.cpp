@@ -1,16 +1,17 @@
 #include "tune/cuda_kernel_object.h"
 
 #include <algorithm>
-#include <cstring>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "support/error.h"
+#include "tune/kernel_object_frame.h"
 
 namespace lathe::tune {
 namespace {
 
-constexpr const char kMagic[] = "LATHE-CUDA-KERNEL 1\n";
-constexpr size_t kMagicSize = sizeof kMagic - 1;
+constexpr std::string_view kMagic = "LATHE-CUDA-KERNEL 1\n";
+constexpr const char* kWhat = "cuda kernel object";
 
 std::vector<int64_t> dims(const std::array<int64_t, 3>& d) {
   return {d.begin(), d.end()};
@@ -30,31 +31,25 @@ std::vector<char> encode_cuda_kernel_object(const CudaKernelObject& object) {
                                  {"grid", dims(object.launch.grid)},
                                  {"block", dims(object.launch.block)},
                                  {"shared_bytes", object.launch.shared_bytes}};
-  std::string text = kMagic + header.dump() + "\n" + object.ptx;
-  return {text.begin(), text.end()};
+  return frame::encode(kMagic, header, object.ptx.data(), object.ptx.size());
 }
 
 bool is_cuda_kernel_object(const std::vector<char>& bytes) {
-  return bytes.size() >= kMagicSize && std::memcmp(bytes.data(), kMagic, kMagicSize) == 0;
+  return frame::has_magic(bytes, kMagic);
 }
 
 CudaKernelObject decode_cuda_kernel_object(const std::vector<char>& bytes) {
-  LATHE_CHECK(is_cuda_kernel_object(bytes), "not a cuda kernel object (no '",
-              std::string(kMagic, kMagicSize - 1), "' line)");
-  const auto begin = bytes.begin() + kMagicSize;
-  const auto newline = std::find(begin, bytes.end(), '\n');
-  LATHE_CHECK(newline != bytes.end(), "cuda kernel object: no header line");
+  const frame::Decoded decoded = frame::decode(bytes, kMagic, kWhat);
   CudaKernelObject object;
   try {
-    const nlohmann::json header = nlohmann::json::parse(begin, newline);
-    object.kernel = header.at("kernel").get<std::string>();
-    object.launch.grid = dims3(header, "grid");
-    object.launch.block = dims3(header, "block");
-    object.launch.shared_bytes = header.at("shared_bytes").get<int64_t>();
+    object.kernel = decoded.header.at("kernel").get<std::string>();
+    object.launch.grid = dims3(decoded.header, "grid");
+    object.launch.block = dims3(decoded.header, "block");
+    object.launch.shared_bytes = decoded.header.at("shared_bytes").get<int64_t>();
   } catch (const nlohmann::json::exception& e) {
-    fail(str("cuda kernel object: bad header: ", e.what()));
+    fail(str(kWhat, ": bad header: ", e.what()));
   }
-  object.ptx.assign(newline + 1, bytes.end());
+  object.ptx.assign(decoded.payload, bytes.end());
   LATHE_CHECK(!object.kernel.empty() && !object.ptx.empty(),
               "cuda kernel object: no kernel name or no PTX");
   return object;

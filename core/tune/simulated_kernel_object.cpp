@@ -1,17 +1,18 @@
 #include "tune/simulated_kernel_object.h"
 
 #include <algorithm>
-#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "support/error.h"
+#include "tune/kernel_object_frame.h"
 
 namespace lathe::tune {
 namespace {
 
-constexpr const char kMagic[] = "LATHE-SIMULATED-CUDA-KERNEL 1\n";
-constexpr size_t kMagicSize = sizeof kMagic - 1;
+constexpr std::string_view kMagic = "LATHE-SIMULATED-CUDA-KERNEL 1\n";
+constexpr const char* kWhat = "simulated cuda kernel object";
 
 }  // namespace
 
@@ -25,26 +26,19 @@ std::vector<char> encode_simulated_kernel_object(const codegen::SimulatedGpuObje
                        {"synchronizes", k.synchronizes},
                        {"shared_buffer_bytes", k.shared_buffer_bytes},
                        {"num_params", k.num_params}});
-  const std::string header = kMagic + nlohmann::json{{"kernels", kernels}}.dump() + "\n";
-  std::vector<char> bytes(header.begin(), header.end());
-  bytes.insert(bytes.end(), object.object.begin(), object.object.end());
-  return bytes;
+  return frame::encode(kMagic, nlohmann::json{{"kernels", kernels}}, object.object.data(),
+                       object.object.size());
 }
 
 bool is_simulated_kernel_object(const std::vector<char>& bytes) {
-  return bytes.size() >= kMagicSize && std::memcmp(bytes.data(), kMagic, kMagicSize) == 0;
+  return frame::has_magic(bytes, kMagic);
 }
 
 codegen::SimulatedGpuObject decode_simulated_kernel_object(const std::vector<char>& bytes) {
-  LATHE_CHECK(is_simulated_kernel_object(bytes), "not a simulated cuda kernel object (no '",
-              std::string(kMagic, kMagicSize - 1), "' line)");
-  const auto begin = bytes.begin() + kMagicSize;
-  const auto newline = std::find(begin, bytes.end(), '\n');
-  LATHE_CHECK(newline != bytes.end(), "simulated cuda kernel object: no header line");
+  const frame::Decoded decoded = frame::decode(bytes, kMagic, kWhat);
   codegen::SimulatedGpuObject object;
   try {
-    const nlohmann::json header = nlohmann::json::parse(begin, newline);
-    for (const nlohmann::json& k : header.at("kernels")) {
+    for (const nlohmann::json& k : decoded.header.at("kernels")) {
       codegen::SimulatedKernelInfo info;
       info.name = k.at("name").get<std::string>();
       info.launch.kernel = info.name;
@@ -64,9 +58,9 @@ codegen::SimulatedGpuObject decode_simulated_kernel_object(const std::vector<cha
       object.kernels.push_back(std::move(info));
     }
   } catch (const nlohmann::json::exception& e) {
-    fail(str("simulated cuda kernel object: bad header: ", e.what()));
+    fail(str(kWhat, ": bad header: ", e.what()));
   }
-  object.object.assign(newline + 1, bytes.end());
+  object.object.assign(decoded.payload, bytes.end());
   LATHE_CHECK(!object.kernels.empty() && !object.object.empty(),
               "simulated cuda kernel object: no kernel or no object code");
   return object;
