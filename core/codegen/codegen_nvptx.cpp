@@ -12,6 +12,7 @@
 
 #include <optional>
 
+#include "codegen/gpu_math.h"
 #include "support/error.h"
 #include "te/tensor.h"
 #include "tir/transform/thread_allreduce.h"
@@ -337,7 +338,8 @@ llvm::Value* CodeGenNVPTX::emit_prefetch(const te::CallNode*) {
 llvm::Value* CodeGenNVPTX::emit_libm_per_lane(const char* float_name, const char*, llvm::Value*) {
   fail_at(str(float_name,
               " is not available on cuda: LLVM's NVPTX back end has no libm, and Lathe's own "
-              "polynomials cover exp, log, pow, tanh, erf, sigmoid, sin and cos"));
+              "polynomials cover ",
+              polynomial_math_coverage()));
 }
 
 llvm::Value* CodeGenNVPTX::emit_target_math(te::Intrinsic op, DataType t,
@@ -351,14 +353,24 @@ llvm::Value* CodeGenNVPTX::emit_target_math(te::Intrinsic op, DataType t,
     case te::Intrinsic::Sigmoid:
     case te::Intrinsic::Sin:
     case te::Intrinsic::Cos:
+    case te::Intrinsic::Tan:
+    case te::Intrinsic::Asin:
+    case te::Intrinsic::Acos:
+    case te::Intrinsic::Atan:
+    case te::Intrinsic::Sinh:
+    case te::Intrinsic::Cosh:
+    case te::Intrinsic::Asinh:
+    case te::Intrinsic::Acosh:
+    case te::Intrinsic::Atanh:
       break;
     default:
-      return nullptr;  // instructions NVPTX has (sqrt, fma, floor ...) or libm names
+      return nullptr;  // instructions NVPTX has (sqrt, fma, floor ...)
   }
   if (llvm::Value* r = emit_polynomial_math(builder_, op, args)) return r;
   fail_at(str(te::intrinsic_name(op), " of ", t.to_string(),
               " is not available on cuda: LLVM's NVPTX back end has no libm, and Lathe's own "
-              "polynomials cover float32 exp, log, pow, tanh, erf, sigmoid, sin and cos"));
+              "polynomials cover ",
+              polynomial_math_coverage()));
 }
 
 }  // namespace lathe::codegen::detail

@@ -71,14 +71,29 @@ struct BufferFacts {
 llvm::Value* emit_vector_expf(llvm::IRBuilder<>& builder, llvm::Value* x);
 llvm::Value* emit_vector_erff(llvm::IRBuilder<>& builder, llvm::Value* x);
 llvm::Value* emit_vector_tanhf(llvm::IRBuilder<>& builder, llvm::Value* x);
-// log, sin, cos and pow the same way, for targets without libm (NVPTX).
+// log, sin and cos the same way, for targets without libm (NVPTX); tan, the
+// inverse trigonometric and the hyperbolic functions (trig_math.cpp).
 llvm::Value* emit_vector_logf(llvm::IRBuilder<>& builder, llvm::Value* x);
 llvm::Value* emit_vector_sinf(llvm::IRBuilder<>& builder, llvm::Value* x);
 llvm::Value* emit_vector_cosf(llvm::IRBuilder<>& builder, llvm::Value* x);
-llvm::Value* emit_vector_powf(llvm::IRBuilder<>& builder, llvm::Value* x, llvm::Value* y);
-// The float32 math of a target without libm (gpu_math.cpp): exp, log, pow,
-// tanh, erf, sigmoid, sin, cos on scalars or vectors of float; nullptr for
-// an op it does not cover.
+llvm::Value* emit_vector_tanf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_asinf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_acosf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_atanf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_sinhf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_coshf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_asinhf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_acoshf(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_atanhf(llvm::IRBuilder<>& builder, llvm::Value* x);
+// Float64 exp and log (double_math.cpp).
+llvm::Value* emit_vector_exp_f64(llvm::IRBuilder<>& builder, llvm::Value* x);
+llvm::Value* emit_vector_log_f64(llvm::IRBuilder<>& builder, llvm::Value* x);
+// pow from the exp and log of x's element type, float32 or float64.
+llvm::Value* emit_vector_pow(llvm::IRBuilder<>& builder, llvm::Value* x, llvm::Value* y);
+// The math of a target without libm (gpu_math.cpp) on scalars or vectors:
+// float32 exp, log, pow, tanh, erf, sigmoid, sin, cos, tan, asin, acos,
+// atan, sinh, cosh, asinh, acosh, atanh; float64 exp, log, pow, sigmoid.
+// nullptr for an op (or type) it does not cover.
 llvm::Value* emit_polynomial_math(llvm::IRBuilder<>& builder, te::Intrinsic op,
                                   const std::vector<llvm::Value*>& args);
 

@@ -207,12 +207,16 @@ llvm::Value* emit_vector_cosf(llvm::IRBuilder<>& b, llvm::Value* x) {
 // negative base gives a negative result for an odd integer exponent and NaN
 // for a non-integer one; pow(x, 0) = pow(1, y) = 1. log's error of ~1 ulp
 // grows with |y log x| by exp, so the relative error is about
-// |y log x| * 1e-7 (under 1e-5 up to the overflow bound, 88).
-llvm::Value* emit_vector_powf(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
+// |y log x| * 1e-7 in float32 (under 1e-5 up to the overflow bound, 88) and
+// |y log x| * 2e-16 in float64 (double_math.cpp's exp and log).
+llvm::Value* emit_vector_pow(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* y) {
   llvm::Type* ft = x->getType();
   auto c = [&](double v) { return llvm::ConstantFP::get(ft, v); };
   llvm::Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  llvm::Value* r = emit_vector_expf(b, b.CreateFMul(y, emit_vector_logf(b, ax)));
+  const bool f64 = ft->getScalarType()->isDoubleTy();
+  llvm::Value* log = f64 ? emit_vector_log_f64(b, ax) : emit_vector_logf(b, ax);
+  llvm::Value* exponent = b.CreateFMul(y, log);
+  llvm::Value* r = f64 ? emit_vector_exp_f64(b, exponent) : emit_vector_expf(b, exponent);
   llvm::Value* integer = b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, y), y);
   llvm::Value* half = b.CreateFMul(y, c(0.5));
   llvm::Value* odd = b.CreateAnd(
