@@ -257,32 +257,56 @@ void CodeGenNVPTX::emit_thread_allreduce(const tir::AttrStmtNode* n) {
   llvm::Value* v = emit_expr(store->value);
   const int64_t threads = launch_.threads_per_block();
 
-  if (group->tag == "threadIdx.y") {
-    // Threads that differ in y are (past a few) in different warps: every
-    // thread leaves its value in shared memory, and after a barrier combines
-    // its column's values in the order of y (all get the same); a second
-    // barrier lets the scratch be written again.
+  const bool power_of_two = (width & (width - 1)) == 0;
+  if (group->tag == "threadIdx.y" || !power_of_two) {
+    // Threads that differ in y are (past a few) in different warps, and a
+    // group of x threads that is not a power of two does not line up with
+    // the butterfly's lanes: every thread leaves its value in shared
+    // memory, and after a barrier combines its group's values in order
+    // (all get the same); a second barrier lets the scratch be written again.
     llvm::Value* scratch = shared_scratch(elem, threads);
     llvm::Value* linear = linear_thread_index();
     builder_.CreateStore(v, scratch_at(scratch, linear));
     emit_barrier();
-    const int64_t bx = launch_.block[0];
-    llvm::Value* y = read_thread_index("threadIdx.y");
-    // The column's first: this thread's index less its y's rows.
-    llvm::Value* first =
-        builder_.CreateSub(linear, builder_.CreateMul(y, builder_.getInt32(uint32_t(bx))));
-    auto value_of_row = [&](int64_t row) {
-      llvm::Value* index = builder_.CreateAdd(first, builder_.getInt32(uint32_t(row * bx)));
+    const bool over_y = group->tag == "threadIdx.y";
+    const int64_t stride = over_y ? launch_.block[0] : 1;
+    // The group's first: this thread's index less its own steps.
+    llvm::Value* first = builder_.CreateSub(
+        linear,
+        builder_.CreateMul(read_thread_index(group->tag), builder_.getInt32(uint32_t(stride))));
+    auto value_at = [&](llvm::Value* step) {
+      llvm::Value* index =
+          builder_.CreateAdd(first, builder_.CreateMul(step, builder_.getInt32(uint32_t(stride))));
       return builder_.CreateLoad(elem, scratch_at(scratch, index));
     };
-    v = value_of_row(0);
-    for (int64_t row = 1; row < width; ++row) v = combine_values(v, value_of_row(row));
+    v = value_at(builder_.getInt32(0));
+    if (width <= 8) {
+      for (int64_t step = 1; step < width; ++step)
+        v = combine_values(v, value_at(builder_.getInt32(uint32_t(step))));
+    } else {
+      // A loop over the rest: a group may have up to 1024 threads.
+      llvm::BasicBlock* before = builder_.GetInsertBlock();
+      llvm::BasicBlock* loop_bb = llvm::BasicBlock::Create(ctx_, "allreduce.combine", function_);
+      llvm::BasicBlock* done_bb = llvm::BasicBlock::Create(ctx_, "allreduce.combined", function_);
+      builder_.CreateBr(loop_bb);
+      builder_.SetInsertPoint(loop_bb);
+      llvm::PHINode* step = builder_.CreatePHI(builder_.getInt32Ty(), 2);
+      llvm::PHINode* acc = builder_.CreatePHI(elem, 2);
+      step->addIncoming(builder_.getInt32(1), before);
+      acc->addIncoming(v, before);
+      llvm::Value* next_acc = combine_values(acc, value_at(step));
+      llvm::Value* next_step = builder_.CreateAdd(step, builder_.getInt32(1));
+      step->addIncoming(next_step, builder_.GetInsertBlock());
+      acc->addIncoming(next_acc, builder_.GetInsertBlock());
+      builder_.CreateCondBr(builder_.CreateICmpULT(next_step, builder_.getInt32(uint32_t(width))),
+                            loop_bb, done_bb);
+      builder_.SetInsertPoint(done_bb);
+      v = next_acc;
+    }
     emit_barrier();
   } else {
-    if (width < 1 || (width & (width - 1)) != 0 || width > 1024)
-      fail_at(str("a cross-thread reduction over ", width,
-                  " threads: the reduce loop bound to threadIdx.x needs a power of two up to "
-                  "1024"));
+    if (width > 1024)
+      fail_at(str("a cross-thread reduction over ", width, " threads: a block has at most 1024"));
     // Within a warp: a butterfly over the lanes of the group (all end with
     // the combination), lanes of a block smaller than a warp masked out.
     const unsigned lane_mask = threads >= 32 ? 0xffffffffu : (1u << threads) - 1u;

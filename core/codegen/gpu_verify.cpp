@@ -61,8 +61,8 @@ class Verifier {
     // partials through shared memory (codegen_nvptx.cpp): a value a warp.
     if (launch_.block[0] > 32)
       launch_.shared_bytes += allreduce_bytes_ * (launch_.threads_per_block() / 32);
-    // Over threadIdx.y: a value a thread.
-    launch_.shared_bytes += allreduce_y_bytes_ * launch_.threads_per_block();
+    // Through shared memory: a value a thread.
+    launch_.shared_bytes += allreduce_per_thread_bytes_ * launch_.threads_per_block();
     if (launch_.shared_bytes > target_.max_shared_memory_per_block)
       fail_here(str("its shared memory (", launch_.shared_bytes,
                     " bytes) exceeds the target's -max_shared_memory_per_block=",
@@ -134,8 +134,13 @@ class Verifier {
             const int64_t bytes = (store->value.type().bits + 7) / 8;
             const auto tag = n->value.as<te::VarNode>() ? bound_tags_.find(te::Var(n->value))
                                                         : bound_tags_.end();
-            if (tag != bound_tags_.end() && tag->second == "threadIdx.y")
-              allreduce_y_bytes_ += bytes;
+            // Over threadIdx.y, or a group of x threads that is not a
+            // power of two: through shared memory, a value a thread.
+            const int64_t width =
+                tag != bound_tags_.end() ? bound_extents_.at(te::Var(n->value)) : 1;
+            if (tag != bound_tags_.end() &&
+                (tag->second == "threadIdx.y" || (width & (width - 1)) != 0))
+              allreduce_per_thread_bytes_ += bytes;
             else
               allreduce_bytes_ += bytes;
           }
@@ -198,6 +203,7 @@ class Verifier {
     launch = std::max(launch, *extent);
     open_[slot] = true;
     bound_tags_[n->loop_var] = n->thread_tag;
+    bound_extents_[n->loop_var] = *extent;
     ++bound_depth_;
     walk(n->body);
     --bound_depth_;
@@ -237,9 +243,10 @@ class Verifier {
   const tir::PrimFunc& func_;
   const Target& target_;
   GpuLaunch launch_;
-  int64_t allreduce_bytes_ = 0;         // a value of each reduction over threadIdx.x
-  int64_t allreduce_y_bytes_ = 0;       // and over threadIdx.y
-  te::VarMap<std::string> bound_tags_;  // the variables of the thread-bound loops
+  int64_t allreduce_bytes_ = 0;             // a value of each reduction over threadIdx.x
+  int64_t allreduce_per_thread_bytes_ = 0;  // and of those through shared memory
+  te::VarMap<std::string> bound_tags_;      // the variables of the thread-bound loops
+  te::VarMap<int64_t> bound_extents_;       // and their extents
   int bound_depth_ = 0;
   bool binds_ = false;  // whether any loop is bound to a thread index
   // What a kernel that binds nothing may do in its one thread: iterations of

@@ -60,7 +60,10 @@ SearchSpace cuda_default_template(const te::Tensor& anchor, const std::vector<te
       if (terms < 32) return;
       IterVar fused = k[0];
       for (size_t i = 1; i < k.size(); ++i) fused = out.fuse(fused, k[i]);
-      auto [ko, ki] = out.split(fused, std::min(threads_per_block, terms));
+      // A power of two: the warps' butterfly takes the combination.
+      int64_t threads = 32;
+      while (threads * 2 <= std::min(threads_per_block, terms)) threads *= 2;
+      auto [ko, ki] = out.split(fused, threads);
       out.bind(ki, "threadIdx.x");
       return;
     }
@@ -69,9 +72,6 @@ SearchSpace cuda_default_template(const te::Tensor& anchor, const std::vector<te
     auto [blocks, threads] = out.split(fused, threads_per_block);
     out.bind(blocks, "blockIdx.x");
     out.bind(threads, "threadIdx.x");
-    // Injective stages inline; a reduction (dense before its bias, softmax's
-    // max and sum) is computed by each thread for the elements it needs,
-    // inside its own loop: one kernel, no device scratch between launches.
     // A reduction (dense before its bias, softmax's max and sum) is computed
     // by each thread for the elements it needs, inside its own loop: one
     // kernel, no device scratch between launches. So are the injective

@@ -113,6 +113,17 @@ class TestGpuSimulator : public QObject {
     QTest::newRow("256 threads on x") << QString::fromStdString(cross_thread_row_sum(256));
     QTest::newRow("one warp") << QString::fromStdString(cross_thread_row_sum(32));
     QTest::newRow("half a warp, lanes masked") << QString::fromStdString(cross_thread_row_sum(16));
+    // Groups that are not a power of two go through shared memory: in a loop,
+    // or unrolled when short.
+    QTest::newRow("108 threads on x") << QString::fromStdString(cross_thread_row_sum(108));
+    QTest::newRow("6 threads on x") << QString::fromStdString(cross_thread_row_sum(6));
+    QTest::newRow("12 threads on x, 4 rows on y") << QString(R"(s = te.create_schedule(R.op)
+io, ii = s[R].split(R.op.axis[0], factor=4)
+ko, ki = s[R].split(R.op.reduce_axis[0], factor=12)
+s[R].bind(io, te.thread_axis("blockIdx.x"))
+s[R].bind(ii, te.thread_axis("threadIdx.y"))
+s[R].bind(ki, te.thread_axis("threadIdx.x"))
+)");
     QTest::newRow("8 threads on y") << QString(R"(s = te.create_schedule(R.op)
 io, ii = s[R].split(R.op.axis[0], factor=32)
 ko, ki = s[R].split(R.op.reduce_axis[0], factor=8)
