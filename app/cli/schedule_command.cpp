@@ -83,7 +83,7 @@ int schedule(const Args& args) {
   Graph graph = load_model(args);
   const driver::Target target = target_of(args);
   driver::OptimizedGraph optimized = driver::optimize_graph(graph, pass_options_of(args, target));
-  std::vector<driver::KernelTask> tasks = driver::kernel_tasks(optimized);
+  std::vector<driver::KernelTask> tasks = driver::kernel_tasks(optimized, target);
   int id = args.get_int("task", -1);
   LATHE_CHECK(id >= 0 && id < static_cast<int>(tasks.size()), "no task ", args.get("task"),
               "; the model has tasks 0 to ", tasks.size() - 1, " (see lathe tasks)");

@@ -17,9 +17,9 @@ namespace {
 
 int tasks(const Args& args) {
   Graph graph = load_model(args);
-  driver::OptimizedGraph optimized =
-      driver::optimize_graph(graph, pass_options_of(args, target_of(args)));
-  std::vector<driver::KernelTask> kernels = driver::kernel_tasks(optimized);
+  const driver::Target target = target_of(args);
+  driver::OptimizedGraph optimized = driver::optimize_graph(graph, pass_options_of(args, target));
+  std::vector<driver::KernelTask> kernels = driver::kernel_tasks(optimized, target);
   print_task_list(std::cout, kernels);
   int64_t total = 0;
   for (const driver::KernelTask& t : kernels)

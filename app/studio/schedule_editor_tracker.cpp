@@ -78,7 +78,7 @@ struct RecordSearch {
 TaskList listModelTasks(std::shared_ptr<const GraphSnapshots> snapshots) {
   TaskList list;
   try {
-    list.tasks = driver::kernel_tasks(snapshots->optimized);
+    list.tasks = driver::kernel_tasks(snapshots->optimized, snapshots->target);
   } catch (...) {
     list.message = exceptionText(std::current_exception());
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "driver/optimized_graph.h"
+#include "driver/target.h"
 #include "tune/kernel_task.h"
 
 namespace lathe::driver {
@@ -19,8 +20,10 @@ using tune::task_workload_id;
 using tune::group_flops;
 
 // The tasks of `optimized`, in first-occurrence order of their groups, each
-// with the space of its default schedule and any fallback from its template
-// (tune::describe_task_spaces).
-std::vector<KernelTask> kernel_tasks(const OptimizedGraph& optimized);
+// with the space of its default schedule for `target` and any fallback from
+// its template (tune::describe_task_spaces; a GPU target's kind templates,
+// driver/gpu_module.h).
+std::vector<KernelTask> kernel_tasks(const OptimizedGraph& optimized,
+                                     const Target& target = Target::host());
 
 }  // namespace lathe::driver
