@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "driver/compiled_module.h"
+#include "driver/gpu_module.h"
 #include "frontend/onnx/onnx_import.h"
 #include "passes/pipeline.h"
 #include "reference/executor.h"
@@ -59,6 +60,27 @@ std::string outputs_mismatch(const std::vector<Tensor>& got,
     if (!diff.empty()) return str("output ", k, ": ", diff);
   }
   return {};
+}
+
+// The graph compiled for `target` (a cuda one), its kernels run by the GPU
+// simulator on the host.
+std::vector<Tensor> run_simulated_gpu(const Graph& graph,
+                                      const std::map<std::string, Tensor>& inputs,
+                                      driver::CompileOptions options,
+                                      const driver::Target& target) {
+  options.target = target;
+  const driver::CompiledGraph compiled = driver::compile_graph(graph, options);
+  std::unique_ptr<runtime::GraphExecutor> exec =
+      driver::make_simulated_gpu_executor(compiled, target);
+  for (int i = 0; i < exec->num_inputs(); ++i) {
+    auto it = inputs.find(exec->input_name(i));
+    if (it != inputs.end()) exec->set_input(it->first, it->second.raw(), it->second.nbytes());
+  }
+  exec->run();
+  std::vector<Tensor> outputs;
+  for (int i = 0; i < exec->num_outputs(); ++i)
+    outputs.push_back(driver::from_ndarray(exec->output(i)));
+  return outputs;
 }
 
 }  // namespace
@@ -130,10 +152,13 @@ CaseResult run_case(const std::string& case_dir, const std::string& folder, Exec
         for (ValueId id : graph.inputs)
           if (graph.value(id).name == name) feed[name] = t;
       std::vector<Tensor> got;
-      if (executor == ExecutorKind::Compiled) {
+      if (executor != ExecutorKind::Reference) {
         driver::CompileOptions compile;
         compile.passes.record_snapshots = false;
-        got = driver::run_compiled(graph, feed, compile);
+        got = executor == ExecutorKind::Compiled
+                  ? driver::run_compiled(graph, feed, compile)
+                  : run_simulated_gpu(graph, feed, compile,
+                                      driver::Target::parse("cuda -arch=sm_90"));
         result.folded = passes::optimize_graph(graph, compile.passes).groups.empty();
       } else {
         got = reference::Executor(graph).run(feed);

@@ -38,8 +38,10 @@ std::vector<std::string> expected_pass_differences(const std::vector<CaseResult>
                                                    const std::vector<std::string>& expected);
 
 // Which executor runs the cases: the reference kernels, or the graph
-// compiler (passes, fusion, TOPI, LLVM JIT) and the graph executor.
-enum class ExecutorKind { Reference, Compiled };
+// compiler (passes, fusion, TOPI, LLVM JIT) and the graph executor, or the
+// graph compiled for a cuda GPU (sm_90) with its kernels run by the GPU
+// simulator on the host.
+enum class ExecutorKind { Reference, Compiled, SimulatedGpu };
 
 CaseResult run_case(const std::string& case_dir, const std::string& folder,
                     ExecutorKind executor = ExecutorKind::Reference);

@@ -1,5 +1,6 @@
 // Command-line front of the conformance runner, for working on one operator:
-//   onnx_conformance [--filter SUBSTRING] [--folder NAME]... [--compiled] [--verbose]
+//   onnx_conformance [--filter SUBSTRING] [--folder NAME]... [--compiled | --simulated-gpu]
+//                    [--verbose]
 //                    [--exceptions FILE] [--list-passing]
 // --list-passing prints the passing cases as expected_passes*.txt lists them.
 #include <cstring>
@@ -31,16 +32,19 @@ int main(int argc, char** argv) {
       exceptions = value();
     else if (a == "--compiled")
       options.executor = ExecutorKind::Compiled;
+    else if (a == "--simulated-gpu")
+      options.executor = ExecutorKind::SimulatedGpu;
     else if (a == "--verbose" || a == "-v")
       verbose = true;
     else if (a == "--list-passing")
       list_passing = true;
     else {
       std::cout << "usage: onnx_conformance [--filter SUBSTRING] [--folder node|pytorch-converted|"
-                   "pytorch-operator|simple]... [--compiled] [--verbose] [--exceptions FILE]\n"
-                   "                       [--list-passing]\n"
+                   "pytorch-operator|simple]... [--compiled | --simulated-gpu] [--verbose]\n"
+                   "                       [--exceptions FILE] [--list-passing]\n"
                    "Runs ONNX backend test cases through the reference executor (or with\n"
-                   "--compiled through the graph compiler and graph executor); prints each\n"
+                   "--compiled through the graph compiler and graph executor, with\n"
+                   "--simulated-gpu compiled for cuda on the GPU simulator); prints each\n"
                    "non-passing case (all cases with --verbose) and counts per folder.\n";
       return a == "--help" || a == "-h" ? 0 : 2;
     }

@@ -1,7 +1,7 @@
 // Every case of ONNX's backend test data shipped by Debian's libonnx-testdata,
 // through the importer and the reference executor, and through the graph
-// compiler. Fails when a case whose operators are all supported fails,
-// unless known_exceptions*.txt lists it, and when the passing cases differ
+// compiler, and compiled for a cuda GPU on the GPU simulator. Fails when a case whose operators are
+// all supported fails, unless known_exceptions*.txt lists it, and when the passing cases differ
 // from expected_passes*.txt: a regression that turns a case "unsupported"
 // fails too. `tests/onnx_conformance [--compiled] --list-passing` prints a list.
 #include <QtTest>
@@ -74,6 +74,34 @@ class TestOnnxConformance : public QObject {
     QVERIFY2(s.passed > 0, "no case passed through the compiler");
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
     checkExpectedPasses(results, LATHE_CONFORMANCE_COMPILED_EXPECTED);
+  }
+
+  // The same cases compiled for a cuda GPU, the kernels run by the GPU
+  // simulator: the GPU schedules, lowering and polynomial math on every
+  // operator, with a GPU's refusals (a group that is not one kernel) as
+  // unsupported and known_exceptions_simulated_gpu.txt for the rest.
+  void simulatedGpuPassesEverySupportedCase_data() {
+    referenceExecutorPassesEverySupportedCase_data();
+  }
+
+  void simulatedGpuPassesEverySupportedCase() {
+    QFETCH(QString, folder);
+    RunOptions options;
+    options.folders = {folder.toStdString()};
+    options.executor = ExecutorKind::SimulatedGpu;
+    options.exceptions = load_exceptions(LATHE_CONFORMANCE_SIMULATED_GPU_EXCEPTIONS);
+    QStringList failures;
+    auto results = run_all(options, [&](const CaseResult& r) {
+      if (r.outcome == Outcome::Failed || r.outcome == Outcome::UnexpectedPass)
+        failures << QString::fromStdString(r.folder + "/" + r.name + ": " + r.message);
+    });
+    const FolderSummary s = summarize(results)[folder.toStdString()];
+    std::cout << folder.toStdString() << " (cuda, simulated): " << s.passed << " passed, "
+              << s.failed << " failed, " << s.unsupported << " unsupported, " << s.known
+              << " known failures" << std::endl;
+    QVERIFY2(s.passed > 0, "no case passed on the GPU simulator");
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
+    checkExpectedPasses(results, LATHE_CONFORMANCE_SIMULATED_GPU_EXPECTED);
   }
 };
 
