@@ -137,6 +137,11 @@ class TestCli : public QObject {
     QVERIFY(r.out.contains("kernels for 25 fused groups"));
     // Each task's schedule: its template's space, none of them a fallback.
     QVERIFY2(r.out.contains("conv2d_NCHWc.x86") && !r.out.contains("fallback"), qPrintable(r.out));
+    // For a GPU target, the kind's templates (NCHW: no blocked layout).
+    Result gpu = lathe_cli({"tasks", models() + "/resnet18.onnx", "--target", "cuda"});
+    QVERIFY2(gpu.code == 0, qPrintable(gpu.err));
+    QVERIFY2(gpu.out.contains("conv2d_direct.cuda") && !gpu.out.contains(".x86"),
+             qPrintable(gpu.out));
   }
 
   // compile and run list the kernels they built with the schedule each got;
