@@ -19,6 +19,7 @@
 #include "passes/prune_padding_taps.h"
 #include "passes/shift_matmul_integer_data.h"
 #include "passes/simplify.h"
+#include "passes/split_shared_outputs.h"
 #include "support/error.h"
 #include "support/timer.h"
 
@@ -57,6 +58,7 @@ OptimizedGraph optimize_graph(const Graph& input, const PassOptions& options) {
   if (!codegens.empty())
     run("partition_external", [&](const Graph& g) { return partition_external(g, codegens); });
   if (options.gpu) run("expand_dynamic_quantize", expand_dynamic_quantize);
+  if (options.gpu) run("split_shared_outputs", split_shared_outputs);
   run("lower_conv_transpose", lower_conv_transpose);
   run("prune_padding_taps", prune_padding_taps);
   run("lower_conv3d", lower_conv3d);

@@ -22,7 +22,8 @@ struct GraphSnapshot {
 struct PassOptions {
   bool alter_layout = true;  // the CPU layout pass (Conv -> Conv2dNCHWc)
   // The target is a GPU: ops whose one kernel would need a grid-wide step
-  // are spelled as several (expand_dynamic_quantize).
+  // are spelled as several (expand_dynamic_quantize), and ops whose outputs
+  // share a reduction are one node per output (split_shared_outputs).
   bool gpu = false;
   bool record_snapshots = true;
   // The target's vector unit: the layout pass blocks channels by its vectors.

@@ -20,6 +20,7 @@
 #include "passes/lower_conv_transpose.h"
 #include "passes/pipeline.h"
 #include "passes/simplify.h"
+#include "passes/split_shared_outputs.h"
 #include "reference/executor.h"
 #include "support/error.h"
 
@@ -305,6 +306,40 @@ class TestPasses : public QObject {
     for (int64_t i = 0; i < ta.numel(); ++i) ta.data<uint8_t>()[i] = static_cast<uint8_t>(i * 53);
     const std::map<std::string, Tensor> in = {{"x", tx}, {"a", ta}};
     const std::vector<Tensor> want = run(original, in), got = run(g, in);
+    for (size_t k = 0; k < want.size(); ++k) QCOMPARE(normalized_error(got[k], want[k]), 0.0);
+  }
+
+  // For GPUs, a LayerNormalization whose statistics are read too becomes one
+  // node per read output, each writing that one (output 0 kept as a fresh,
+  // unread value where the copy is for another), with the same results; one
+  // whose statistics nothing reads, and a Split, stay as they are.
+  void sharedOutputsSplitIntoOneNodeEach() {
+    Builder b;
+    ValueId x = b.input("x", {2, 3, 8});
+    ValueId scale = b.constant("scale", random_tensor({8}, 3));
+    std::vector<ValueId> ln =
+        b.node_n("LayerNormalization", "ln", {x, scale}, attrs_of({{"axis", int64_t{-1}}}), 3);
+    std::vector<ValueId> alone =
+        b.node_n("LayerNormalization", "alone", {x, scale}, attrs_of({{"axis", int64_t{-1}}}), 3);
+    std::vector<ValueId> parts = b.node_n(
+        "Split", "split", {x}, attrs_of({{"axis", int64_t{1}}, {"num_outputs", int64_t{3}}}), 3);
+    Graph original = b.finish({ln[0], ln[1], ln[2], alone[0], parts[0], parts[2]});
+    Graph g = passes::split_shared_outputs(original);
+    g.verify();
+    QCOMPARE(count_op(g, "LayerNormalization"), 4);
+    QCOMPARE(count_op(g, "Split"), 1);
+    int written = 0;
+    for (const Node& n : g.nodes) {
+      if (n.op != "LayerNormalization" || n.name == "alone") continue;
+      int outputs = 0;
+      for (size_t k = 1; k < n.outputs.size(); ++k) outputs += n.outputs[k] != kNoValue;
+      QVERIFY2(outputs <= 1, qPrintable(QString::fromStdString(n.name)));
+      ++written;
+    }
+    QCOMPARE(written, 3);
+    const Tensor t = random_tensor({2, 3, 8}, 5);
+    const std::vector<Tensor> want = run(original, {{"x", t}}), got = run(g, {{"x", t}});
+    QCOMPARE(got.size(), want.size());
     for (size_t k = 0; k < want.size(); ++k) QCOMPARE(normalized_error(got[k], want[k]), 0.0);
   }
 
