@@ -15,6 +15,31 @@ using namespace lathe::conformance;
 class TestOnnxConformance : public QObject {
   Q_OBJECT
 
+  // Runs `folder` with `executor`: fails on a failed case or an unexpected
+  // pass (against `exceptions`) and where the passing cases differ from
+  // `expected`; prints the counts under `label`.
+  static void checkFolder(const QString& folder, ExecutorKind executor, const char* exceptions,
+                          const char* expected, const char* label) {
+    RunOptions options;
+    options.folders = {folder.toStdString()};
+    options.executor = executor;
+    options.exceptions = load_exceptions(exceptions);
+    QStringList failures;
+    auto results = run_all(options, [&](const CaseResult& r) {
+      if (r.outcome == Outcome::Failed || r.outcome == Outcome::UnexpectedPass)
+        failures << QString::fromStdString(r.folder + "/" + r.name + ": " + r.message);
+    });
+    const FolderSummary s = summarize(results)[folder.toStdString()];
+    std::cout << folder.toStdString() << label << ": " << s.passed << " passed";
+    if (executor != ExecutorKind::Reference)
+      std::cout << " (" << s.folded << " of them folded to constants, no kernel run)";
+    std::cout << ", " << s.failed << " failed, " << s.unsupported << " unsupported, " << s.known
+              << " known failures" << std::endl;
+    QVERIFY2(s.passed > 0, "no case passed: is libonnx-testdata installed?");
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
+    checkExpectedPasses(results, expected);
+  }
+
   static void checkExpectedPasses(const std::vector<CaseResult>& results, const char* list) {
     QStringList lines;
     for (const std::string& line : expected_pass_differences(results, load_case_list(list)))
@@ -33,20 +58,8 @@ class TestOnnxConformance : public QObject {
 
   void referenceExecutorPassesEverySupportedCase() {
     QFETCH(QString, folder);
-    RunOptions options;
-    options.folders = {folder.toStdString()};
-    options.exceptions = load_exceptions(LATHE_CONFORMANCE_EXCEPTIONS);
-    QStringList failures;
-    auto results = run_all(options, [&](const CaseResult& r) {
-      if (r.outcome == Outcome::Failed || r.outcome == Outcome::UnexpectedPass)
-        failures << QString::fromStdString(r.folder + "/" + r.name + ": " + r.message);
-    });
-    const FolderSummary s = summarize(results)[folder.toStdString()];
-    std::cout << folder.toStdString() << ": " << s.passed << " passed, " << s.failed << " failed, "
-              << s.unsupported << " unsupported, " << s.known << " known failures" << std::endl;
-    QVERIFY2(s.passed > 0, "no case passed: is libonnx-testdata installed?");
-    QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
-    checkExpectedPasses(results, LATHE_CONFORMANCE_EXPECTED);
+    checkFolder(folder, ExecutorKind::Reference, LATHE_CONFORMANCE_EXCEPTIONS,
+                LATHE_CONFORMANCE_EXPECTED, "");
   }
 
   // The same cases through the graph compiler: every case whose ops all have
@@ -58,50 +71,21 @@ class TestOnnxConformance : public QObject {
 
   void compiledExecutorPassesEverySupportedCase() {
     QFETCH(QString, folder);
-    RunOptions options;
-    options.folders = {folder.toStdString()};
-    options.executor = ExecutorKind::Compiled;
-    options.exceptions = load_exceptions(LATHE_CONFORMANCE_COMPILED_EXCEPTIONS);
-    QStringList failures;
-    auto results = run_all(options, [&](const CaseResult& r) {
-      if (r.outcome == Outcome::Failed || r.outcome == Outcome::UnexpectedPass)
-        failures << QString::fromStdString(r.folder + "/" + r.name + ": " + r.message);
-    });
-    const FolderSummary s = summarize(results)[folder.toStdString()];
-    std::cout << folder.toStdString() << " (compiled): " << s.passed << " passed (" << s.folded
-              << " of them folded to constants, no kernel run), " << s.failed << " failed, "
-              << s.unsupported << " unsupported, " << s.known << " known failures" << std::endl;
-    QVERIFY2(s.passed > 0, "no case passed through the compiler");
-    QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
-    checkExpectedPasses(results, LATHE_CONFORMANCE_COMPILED_EXPECTED);
+    checkFolder(folder, ExecutorKind::Compiled, LATHE_CONFORMANCE_COMPILED_EXCEPTIONS,
+                LATHE_CONFORMANCE_COMPILED_EXPECTED, " (compiled)");
   }
 
   // The same cases compiled for a cuda GPU, the kernels run by the GPU
   // simulator: the GPU schedules, lowering and polynomial math on every
-  // operator, with a GPU's refusals (a group that is not one kernel) as
-  // unsupported and known_exceptions_simulated_gpu.txt for the rest.
+  // operator, known_exceptions_simulated_gpu.txt listing what fails.
   void simulatedGpuPassesEverySupportedCase_data() {
     referenceExecutorPassesEverySupportedCase_data();
   }
 
   void simulatedGpuPassesEverySupportedCase() {
     QFETCH(QString, folder);
-    RunOptions options;
-    options.folders = {folder.toStdString()};
-    options.executor = ExecutorKind::SimulatedGpu;
-    options.exceptions = load_exceptions(LATHE_CONFORMANCE_SIMULATED_GPU_EXCEPTIONS);
-    QStringList failures;
-    auto results = run_all(options, [&](const CaseResult& r) {
-      if (r.outcome == Outcome::Failed || r.outcome == Outcome::UnexpectedPass)
-        failures << QString::fromStdString(r.folder + "/" + r.name + ": " + r.message);
-    });
-    const FolderSummary s = summarize(results)[folder.toStdString()];
-    std::cout << folder.toStdString() << " (cuda, simulated): " << s.passed << " passed, "
-              << s.failed << " failed, " << s.unsupported << " unsupported, " << s.known
-              << " known failures" << std::endl;
-    QVERIFY2(s.passed > 0, "no case passed on the GPU simulator");
-    QVERIFY2(failures.isEmpty(), qPrintable(failures.join("\n")));
-    checkExpectedPasses(results, LATHE_CONFORMANCE_SIMULATED_GPU_EXPECTED);
+    checkFolder(folder, ExecutorKind::SimulatedGpu, LATHE_CONFORMANCE_SIMULATED_GPU_EXCEPTIONS,
+                LATHE_CONFORMANCE_SIMULATED_GPU_EXPECTED, " (cuda, simulated)");
   }
 };
 
