@@ -4,8 +4,10 @@
 //
 // exp: x = n ln2 + r with |r| <= ln2 / 2 (ln 2 in two parts, the first
 // short enough that n times it is exact), exp(r) by its Taylor series to
-// r^13 / 13! (the next term is under 2^-56 of the sum), times 2^n built in
-// the exponent field as 2 * 2^(n-1), as the float32 version does.
+// r^13 / 13! (the next term is under 2^-56 of the sum), times 2^n as
+// 2^(n/2) * 2^(n - n/2): each factor a normal number for n in [-1076, 1024],
+// so results down to the denormals round as a multiplication does and the
+// ends overflow to inf and underflow to 0 by themselves.
 // log: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s) with
 // s = (m - 1) / (m + 1), |s| <= 0.172, by its odd series to s^23 (the next
 // term is under 2^-60), plus e ln 2 in two parts. Both within a few ulp.
@@ -28,8 +30,9 @@ llvm::Value* emit_vector_exp_f64(llvm::IRBuilder<>& b, llvm::Value* x) {
   llvm::Type* ft = x->getType();
   llvm::Type* it = int64_vector_like(b, x);
   auto c = [&](double v) { return llvm::ConstantFP::get(ft, v); };
-  // exp(hi) is past DBL_MAX (n = 1024); exp(lo) is DBL_MIN's (n = -1022).
-  const double hi = 709.8, lo = -708.3964185322641;
+  // exp(hi) is past DBL_MAX (n = 1024); exp(lo) is under half the least
+  // denormal (n = -1076).
+  const double hi = 709.8, lo = -746.0;
   llvm::Value* xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, c(hi));
   xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, xc, c(lo));
   llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
@@ -42,9 +45,12 @@ llvm::Value* emit_vector_exp_f64(llvm::IRBuilder<>& b, llvm::Value* x) {
   for (int k = 1; k < 14; ++k) inverse_factorial[k] = inverse_factorial[k - 1] / k;
   llvm::Value* y = c(inverse_factorial[13]);
   for (int k = 12; k >= 0; --k) y = b.CreateFAdd(b.CreateFMul(y, r), c(inverse_factorial[k]));
-  llvm::Value* bits =
-      b.CreateShl(b.CreateAdd(b.CreateFPToSI(n, it), llvm::ConstantInt::get(it, 1022)), 52);
-  y = b.CreateFMul(b.CreateFAdd(y, y), b.CreateBitCast(bits, ft));
+  llvm::Value* ni = b.CreateFPToSI(n, it);
+  llvm::Value* half = b.CreateAShr(ni, 1);
+  auto power_of_two = [&](llvm::Value* e) {
+    return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, llvm::ConstantInt::get(it, 1023)), 52), ft);
+  };
+  y = b.CreateFMul(b.CreateFMul(y, power_of_two(half)), power_of_two(b.CreateSub(ni, half)));
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
 }
 

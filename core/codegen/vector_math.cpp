@@ -26,7 +26,8 @@ llvm::Value* emit_vector_expf(llvm::IRBuilder<>& b, llvm::Value* x) {
   auto* vt = llvm::cast<llvm::VectorType>(ft);
   llvm::Type* it = llvm::VectorType::get(b.getInt32Ty(), vt->getElementCount());
   auto c = [&](double v) { return llvm::ConstantFP::get(ft, v); };
-  // exp(hi) is past FLT_MAX (n = 128); exp(lo) = FLT_MIN (n = -126).
+  // exp(hi) is past FLT_MAX (n = 128); lo = ln(FLT_MIN), where n = -126
+  // (from x = -86.99 down) gives an exponent field of 0: flushed to zero.
   const double hi = 88.8, lo = -87.33654022216797;
 
   llvm::Value* xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, c(hi));

@@ -418,6 +418,18 @@ s[L].bind(xi, te.thread_axis("threadIdx.x"))
         te::Intrinsic::Exp, {dinf, -dinf, double(NAN), 0.0, 709.7, 800.0});
     QVERIFY(exp64[0] == dinf && exp64[1] == 0.0 && std::isnan(exp64[2]) && exp64[3] == 1.0);
     QVERIFY(std::isfinite(exp64[4]) && exp64[5] == dinf);
+    // Near and below DBL_MIN: normal results to a few ulp, denormals as
+    // close as their spacing, 0 past the least one.
+    const std::vector<double> tiny = codegen::evaluate_polynomial_math_f64(
+        te::Intrinsic::Exp, {-708.2, -708.39, -720.0, -744.0, -746.0});
+    for (size_t i = 0; i < 2; ++i) {
+      const double want = std::exp(i == 0 ? -708.2 : -708.39);
+      QVERIFY2(std::fabs(tiny[i] - want) <= 1e-15 * want,
+               qPrintable(QString("exp = %1, libm %2").arg(tiny[i]).arg(want)));
+    }
+    QVERIFY(std::fabs(tiny[2] - std::exp(-720.0)) <= 1e-15 * std::exp(-720.0) + 5e-324);
+    QVERIFY(tiny[3] > 0 && std::fabs(tiny[3] - std::exp(-744.0)) <= 5e-324);
+    QCOMPARE(tiny[4], 0.0);
     const std::vector<double> log64 =
         codegen::evaluate_polynomial_math_f64(te::Intrinsic::Log, {0.0, -1.0, dinf, 1.0, 1e-310});
     QVERIFY(log64[0] == -dinf && std::isnan(log64[1]) && log64[2] == dinf && log64[3] == 0.0);
