@@ -270,12 +270,16 @@ std::vector<te::Tensor> pow(const ComputeContext& ctx) {
       [](const std::vector<Expr>& v) {
         DataType t = v[0].type();
         // float32 raises in float32; every other base type in double. An
-        // integer power is rounded, not truncated: a pow without libm (the
-        // GPU's exp(y log x)) may give 242.99999999999997 for 3^5.
+        // integer base's power by a whole exponent is rounded, not
+        // truncated: a pow without libm (the GPU's exp(y log x)) may give
+        // 242.99999999999997 for 3^5. A fractional exponent truncates, as
+        // ONNX's reference does (int32 2 ** 1.5 is 2).
         if (t == DataType::Float(32)) return te::pow(v[0], te::cast(t, v[1]));
         DataType f64 = DataType::Float(64);
-        Expr p = te::pow(te::cast(f64, v[0]), te::cast(f64, v[1]));
-        return t.is_float() ? te::cast(t, p) : cast_to(te::round(p), t);
+        const Expr e = te::cast(f64, v[1]);
+        Expr p = te::pow(te::cast(f64, v[0]), e);
+        if (t.is_float()) return te::cast(t, p);
+        return cast_to(te::select(te::round(e) == e, te::round(p), p), t);
       },
       "broadcast")};
 }
