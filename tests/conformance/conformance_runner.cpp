@@ -155,6 +155,11 @@ CaseResult run_case(const std::string& case_dir, const std::string& folder, Exec
       if (executor != ExecutorKind::Reference) {
         driver::CompileOptions compile;
         compile.passes.record_snapshots = false;
+        // The passes a cuda build runs, for the count of folded cases.
+        if (executor == ExecutorKind::SimulatedGpu) {
+          compile.passes.gpu = true;
+          compile.passes.alter_layout = false;
+        }
         got = executor == ExecutorKind::Compiled
                   ? driver::run_compiled(graph, feed, compile)
                   : run_simulated_gpu(graph, feed, compile,

@@ -13,11 +13,11 @@
 // of them gets it. Code generation for a GPU implements it, over threadIdx.x,
 // with warp shuffles (butterfly, so all lanes end with the result) and, for
 // more than a warp, the warps' partials through shared memory between two
-// barriers (the x extent a power of two); over threadIdx.y, through shared
-// memory between two barriers. Every thread of the block must reach it: the
-// bound loop's extent is the block's extent for that tag. A stage that is neither an output nor
-// shared keeps the result in every thread's own (local) copy, so that its readers in other thread
-// loops of the same block find it without a barrier.
+// barriers; over threadIdx.y, or an x extent that is not a power of two,
+// every thread's value through shared memory between two barriers. Every thread of the block must
+// reach it: the bound loop's extent is the block's extent for that tag. A stage that is neither an
+// output nor shared keeps the result in every thread's own (local) copy, so that its readers in
+// other thread loops of the same block find it without a barrier.
 #pragma once
 
 #include <string>
