@@ -29,6 +29,14 @@ constexpr unsigned kSharedAddressSpace = 3;
 // aligned to it.
 constexpr int64_t kSharedAlignment = 16;
 
+// Why a math function `what` names cannot be compiled for cuda.
+std::string math_unavailable(const std::string& what) {
+  return str(what,
+             " is not available on cuda: LLVM's NVPTX back end has no libm, and Lathe's own "
+             "polynomials cover ",
+             polynomial_math_coverage());
+}
+
 }  // namespace
 
 void CodeGenNVPTX::add_function(const tir::PrimFunc& func) {
@@ -360,10 +368,7 @@ llvm::Value* CodeGenNVPTX::emit_prefetch(const te::CallNode*) {
 }
 
 llvm::Value* CodeGenNVPTX::emit_libm_per_lane(const char* float_name, const char*, llvm::Value*) {
-  fail_at(str(float_name,
-              " is not available on cuda: LLVM's NVPTX back end has no libm, and Lathe's own "
-              "polynomials cover ",
-              polynomial_math_coverage()));
+  fail_at(math_unavailable(float_name));
 }
 
 llvm::Value* CodeGenNVPTX::emit_target_math(te::Intrinsic op, DataType t,
@@ -391,10 +396,7 @@ llvm::Value* CodeGenNVPTX::emit_target_math(te::Intrinsic op, DataType t,
       return nullptr;  // instructions NVPTX has (sqrt, fma, floor ...)
   }
   if (llvm::Value* r = emit_polynomial_math(builder_, op, args)) return r;
-  fail_at(str(te::intrinsic_name(op), " of ", t.to_string(),
-              " is not available on cuda: LLVM's NVPTX back end has no libm, and Lathe's own "
-              "polynomials cover ",
-              polynomial_math_coverage()));
+  fail_at(math_unavailable(str(te::intrinsic_name(op), " of ", t.to_string())));
 }
 
 }  // namespace lathe::codegen::detail
