@@ -3,6 +3,7 @@
 // readers or its producer; rfactor splits a reduction into a stage of
 // partial results and a stage combining them.
 #include <algorithm>
+#include <type_traits>
 
 #include "schedule/apply.h"
 #include "schedule/relations.h"
@@ -198,9 +199,17 @@ AppliedStep rfactor(Schedule& s, Stage stage, const std::vector<Argument>& args,
   auto is_reduce = [](const IterVar& v) { return v->kind == te::IterVarKind::CommReduce; };
   std::vector<IterVarRelation> kept;
   for (const IterVarRelation& rel : node.relations) {
-    const IterVar& any = std::holds_alternative<SplitRelation>(rel)
-                             ? std::get<SplitRelation>(rel).parent
-                             : std::get<FuseRelation>(rel).outer;
+    const IterVar& any = std::visit(
+        [](const auto& r) -> const IterVar& {
+          using R = std::decay_t<decltype(r)>;
+          if constexpr (std::is_same_v<R, SplitRelation>)
+            return r.parent;
+          else if constexpr (std::is_same_v<R, FuseRelation>)
+            return r.outer;
+          else
+            return r.iter;
+        },
+        rel);
     if (!is_reduce(any)) kept.push_back(rel);
   }
   node.relations = kept;

@@ -144,9 +144,21 @@ AppliedStep tile(Schedule&, Stage stage, const std::vector<Argument>& args,
 }
 
 // As TVM, n axes fuse pairwise, outermost first; only the last gets the name.
+// No axes make TVM's singleton: a new outermost data loop of extent 1.
 AppliedStep fuse(Schedule&, Stage stage, const std::vector<Argument>& args,
                  const std::vector<std::string>& names) {
   const std::vector<IterVar>& axes = args[0].axes;
+  if (axes.empty()) {
+    StageNode& node = *stage.ref();
+    IterVar one = make_leaf_var(node, name_or(names, 0, "singleton"), te::IterVarKind::DataPar);
+    node.leaf_iter_vars.insert(node.leaf_iter_vars.begin(), one);
+    node.relations.push_back(SingletonRelation{one});
+    return new_axes({one});
+  }
+  if (axes.size() == 1)
+    schedule_error(str("fuse: one axis ('", axes[0].name(),
+                       "') fuses to itself; give two or more, or none for a new outermost "
+                       "loop of extent 1"));
   IterVar fused = axes[0];
   for (size_t i = 1; i < axes.size(); ++i)
     fused = fuse_pair(stage, fused, axes[i], i + 1 == axes.size() ? name_or(names, 0, "") : "");

@@ -28,7 +28,7 @@ const std::vector<Primitive> kPrimitives = {
       {"y_factor", K::Int, true}},
      Returns::Axes, {"x_outer", "y_outer", "x_inner", "y_inner"}, apply::tile},
     {"fuse", "fuse", R::Stage,
-     {{.name = "args", .kind = K::Axes, .min_count = 2}},
+     {{.name = "args", .kind = K::Axes, .min_count = 0}},
      Returns::Axis, {"fused"}, apply::fuse},
     {"reorder", "reorder", R::Stage,
      {{"args", K::Axes}},

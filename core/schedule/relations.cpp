@@ -22,6 +22,8 @@ void derive_leaf_ranges(const StageNode& stage, IterVarRanges& ranges) {
       int64_t outer = ceildiv(parent, std::max<int64_t>(inner, 1));
       ranges[s->outer] = te::Range::from_extent(outer);
       ranges[s->inner] = te::Range::from_extent(inner);
+    } else if (const auto* one = std::get_if<SingletonRelation>(&rel)) {
+      ranges[one->iter] = te::Range::from_extent(1);
     } else {
       const auto& f = std::get<FuseRelation>(rel);
       ranges[f.fused] =
@@ -39,6 +41,8 @@ te::VarMap<Expr> root_values(const StageNode& stage, const IterVarRanges& ranges
       int64_t inner = const_extent(ranges, s->inner);
       value[s->parent] =
           value.at(s->outer) * te::make_int(inner, s->outer.var().type()) + value.at(s->inner);
+    } else if (std::holds_alternative<SingletonRelation>(*it)) {
+      continue;  // no root axis depends on it
     } else {
       const auto& f = std::get<FuseRelation>(*it);
       Expr inner_extent = te::make_int(const_extent(ranges, f.inner));
@@ -70,6 +74,8 @@ SplitGuards split_guards(const StageNode& stage, const IterVarRanges& ranges) {
         (s->parent->kind == te::IterVarKind::CommReduce ? guards.reduce : guards.data)
             .push_back(guard);
       }
+    } else if (std::holds_alternative<SingletonRelation>(*it)) {
+      continue;
     } else {
       const auto& f = std::get<FuseRelation>(*it);
       Expr inner_extent = te::make_int(const_extent(ranges, f.inner));

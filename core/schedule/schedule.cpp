@@ -107,6 +107,10 @@ IterVar Stage::fuse(const IterVar& outer, const IterVar& inner, const std::strin
   return run(*owner_, "fuse", *this, {{.axes = {outer, inner}}}, {name}).axes[0];
 }
 
+IterVar Stage::fuse(const std::vector<IterVar>& axes, const std::string& name) {
+  return run(*owner_, "fuse", *this, {{.axes = axes}}, {name}).axes[0];
+}
+
 void Stage::reorder(const std::vector<IterVar>& order) {
   run(*owner_, "reorder", *this, {{.axes = order}});
 }

@@ -39,7 +39,14 @@ struct FuseRelation {
   IterVar outer, inner, fused;
 };
 
-using IterVarRelation = std::variant<SplitRelation, FuseRelation>;
+// TVM's Singleton: fuse() of no axes makes a new outermost loop of extent 1
+// that no root axis depends on. It gives a scalar stage a loop to bind and to
+// attach its producers at.
+struct SingletonRelation {
+  IterVar iter;
+};
+
+using IterVarRelation = std::variant<SplitRelation, FuseRelation, SingletonRelation>;
 
 // Tensorize: the loop and those inside it are one tensor intrinsic's call.
 enum class LoopAnnotation : uint8_t { None, Parallel, Vectorize, Unroll, Bind, Tensorize };
@@ -110,6 +117,8 @@ class Stage {
   std::vector<IterVar> tile(const IterVar& x, const IterVar& y, int64_t x_factor, int64_t y_factor,
                             const std::vector<std::string>& names = {});
   IterVar fuse(const IterVar& outer, const IterVar& inner, const std::string& name = "");
+  // fuse(*axes): no axes give a new outermost loop of extent 1 (a scalar's).
+  IterVar fuse(const std::vector<IterVar>& axes, const std::string& name = "");
   void reorder(const std::vector<IterVar>& order);
   void parallel(const IterVar& var);
   void vectorize(const IterVar& var);

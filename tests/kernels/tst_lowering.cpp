@@ -177,6 +177,59 @@ class TestLowering : public QObject {
     check_numerics(sch, m);
   }
 
+  // TVM's fuse() of no axes: a new outermost loop of extent 1, which gives a
+  // scalar a loop to attach its producers at and to bind.
+  void fuseOfNoAxesIsASingletonLoop() {
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    schedule::Stage s = sch[m.c];
+    const te::IterVar one = s.fuse(std::vector<te::IterVar>{});
+    QCOMPARE(QString::fromStdString(s.node().leaf_iter_vars.front().name()), QString("singleton"));
+    s.parallel(s.axis()[0]);
+    check_numerics(sch, m);  // (lowering drops a loop of extent 1 that nothing binds)
+
+    // sum(A) / sum(B * B): two scalar sums computed at a scalar's singleton.
+    te::IterVar ka = te::reduce_axis(64, "ka"), kb = te::reduce_axis(32, "kb");
+    te::IterVar kc = te::reduce_axis(48, "kc");
+    te::Tensor sa = te::compute(
+        {},
+        [&](const std::vector<te::Var>&) {
+          return te::sum(m.a(ka.var(), kb.var()), {ka, kb});
+        },
+        "sa");
+    te::Tensor sb = te::compute(
+        {},
+        [&](const std::vector<te::Var>&) {
+          return te::sum(m.b(kb.var(), kc.var()) * m.b(kb.var(), kc.var()), {kb, kc});
+        },
+        "sb");
+    te::Tensor ratio = te::compute(
+        {}, [&](const std::vector<te::Var>&) { return sa() / sb(); }, "ratio");
+    schedule::Schedule scalar({ratio.op()});
+    const te::IterVar at = scalar[ratio].fuse(std::vector<te::IterVar>{}, "at");
+    scalar[sa].compute_at(scalar[ratio], at);
+    scalar[sb].compute_at(scalar[ratio], at);
+    const std::string ir = lowered_ir(scalar, {m.a, m.b, ratio});
+    QVERIFY2(contains(ir, "sa = T.allocate([1]") && contains(ir, "sb = T.allocate([1]"),
+             ir.c_str());
+    std::mt19937 rng(3);
+    std::vector<Tensor> inputs = random_inputs({m.a, m.b}, rng);
+    const Tensor got = run_compiled(scalar, {m.a, m.b, ratio}, inputs)[0];
+    double sum_a = 0, magnitude_a = 0, sum_b = 0;
+    for (int64_t i = 0; i < inputs[0].numel(); ++i) {
+      sum_a += inputs[0].data<float>()[i];
+      magnitude_a += std::abs(inputs[0].data<float>()[i]);
+    }
+    for (int64_t i = 0; i < inputs[1].numel(); ++i)
+      sum_b += double(inputs[1].data<float>()[i]) * inputs[1].data<float>()[i];
+    QVERIFY2(std::abs(got.data<float>()[0] - sum_a / sum_b) <= 1e-5 * magnitude_a / sum_b,
+             qPrintable(QString("%1 against %2").arg(got.data<float>()[0]).arg(sum_a / sum_b)));
+    // One axis fuses to itself: an error that says what to give instead.
+    QVERIFY_THROWS_EXCEPTION(schedule::ScheduleError,
+                             s.fuse(std::vector<te::IterVar>{s.axis()[1]}));
+    (void)one;
+  }
+
   void cacheWriteComputedAtOuterLoop() {
     Matmul m;
     schedule::Schedule sch({m.c.op()});

@@ -161,6 +161,13 @@ s[AA].storage_align(AA.op.axis[0], 64, 1)
 s[BB].storage_align(s[BB].op.axis[0], 32, 0)
 )";
 
+// TVM's fuse() of no axes: a new outermost loop of extent 1.
+const char* kSingletonSchedule = R"(s = te.create_schedule(C.op)
+one = s[C].fuse()
+s[C].bind(one, te.thread_axis("blockIdx.x"))
+s[C].bind(C.op.axis[0], te.thread_axis("threadIdx.x"))
+)";
+
 const char* kChainSchedule = R"(s = te.create_schedule(D.op)
 s[B].compute_inline()
 xo, xi = s[D].split(D.op.axis[0], factor=16)
@@ -255,6 +262,7 @@ class TestScheduleText : public QObject {
     QTest::newRow("rfactor-unnamed") << kRfactorUnnamedSchedule << "matmul";
     QTest::newRow("rfactor-of-a-cache") << kRfactorCacheSchedule << "matmul";
     QTest::newRow("prefetch") << kPrefetchSchedule << "matmul";
+    QTest::newRow("singleton") << kSingletonSchedule << "matmul";
   }
 
   void roundTrip() {
