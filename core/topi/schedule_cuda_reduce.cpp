@@ -3,6 +3,7 @@
 // softmax.py.
 #include <algorithm>
 #include <optional>
+#include <unordered_map>
 
 #include "schedule/schedule.h"
 #include "support/error.h"
@@ -62,11 +63,126 @@ IterVar fuse_all(Stage& stage, const std::vector<IterVar>& axes) {
 }
 
 // The reduce axes of `stage` fused and split by `threads`, the inner part
-// bound to threadIdx.x: a cross-thread reduction.
-void reduce_across_threads(Stage& stage, int64_t threads) {
+// bound to threadIdx.x: a cross-thread reduction. Returns the serial outer
+// part, the loop each thread runs over its share of the terms.
+IterVar reduce_across_threads(Stage& stage, int64_t threads) {
   const IterVar k = fuse_all(stage, stage.reduce_axis());
   auto [ko, ki] = stage.split(k, threads);
   stage.bind(ki, "threadIdx.x");
+  return ko;
+}
+
+// The largest power of two threads, from 32 up to 1024, that is at most
+// `terms`: every reduction of a block runs over all its threads.
+int64_t threads_for(int64_t terms) {
+  int64_t most = 32;
+  while (most * 2 <= terms && most < 1024) most *= 2;
+  return most;
+}
+
+// A scalar output (a loss's mean, a sum over everything) in one block. Its
+// scalar reductions run across the block's threads; a reduction with more
+// elements (SoftmaxCrossEntropyLoss's per-sample max and sum over classes)
+// is computed by each thread for the term it adds, inside the serial loop of
+// the one scalar reduction it feeds. Nothing when the group has none of
+// that shape (the default template then schedules it).
+std::optional<SearchSpace> scalar_template(const te::Tensor& out) {
+  Schedule probe({out.op()});
+  OpSet scalar_reductions;
+  std::vector<Stage> inner;
+  int64_t shortest = 0;
+  for (Stage st : probe.stages()) {
+    const te::ComputeOpNode* c = st.op().as_compute();
+    if (!c || c->reduce_axis.empty()) continue;
+    if (product(st.op()->shape) != 1) {
+      inner.push_back(st);
+      continue;
+    }
+    scalar_reductions.insert(st.op());
+    shortest = shortest ? std::min(shortest, reduce_extent(*c)) : reduce_extent(*c);
+  }
+  if (shortest < 32) return std::nullopt;
+  // Each inner reduction must reach exactly one scalar reduction, and the
+  // output only through one.
+  std::unordered_map<te::Operation, te::Operation, te::OperationHash, te::OperationEqual> feeds;
+  std::vector<Stage> stages = probe.stages();
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    if (!it->op().as_compute() || scalar_reductions.count(it->op()) || it->node().is_output)
+      continue;
+    std::optional<te::Operation> target;
+    bool one = true;
+    for (const Stage& reader : stages)
+      for (const te::Tensor& input : reader.op().input_tensors()) {
+        if (!input.op().same_as(it->op())) continue;
+        te::Operation reached = reader.op();
+        if (!scalar_reductions.count(reached)) {
+          auto f = feeds.find(reached);
+          if (f == feeds.end()) {
+            one = false;  // the output reads it directly
+            continue;
+          }
+          reached = f->second;
+        }
+        if (target && !target->same_as(reached)) one = false;
+        target = reached;
+      }
+    if (!one || !target) {
+      if (it->op().as_compute()->reduce_axis.empty()) continue;  // inlined where read
+      return std::nullopt;
+    }
+    feeds.emplace(it->op(), *target);
+  }
+
+  SearchSpace space;
+  space.name = "reduce.cuda";
+  space.knobs.push_back(choice_knob("threads", {32, 64, 128, 256, 512, 1024}));
+  const int64_t most = threads_for(shortest);
+  space.default_config = require_config(space, {{"threads", {std::min<int64_t>(most, 256)}}});
+  space.apply = [knobs = space.knobs, most, feeds](Schedule& sch, const Config& config) {
+    const int64_t threads = std::min(knob_int(knobs, config, "threads"), most);
+    Stage output;
+    std::vector<Stage> scalars, nested;
+    for (Stage st : sch.stages()) {
+      const te::ComputeOpNode* c = st.op().as_compute();
+      if (!c) continue;
+      if (st.node().is_output)
+        output = st;
+      else if (c->reduce_axis.empty())
+        st.compute_inline();
+      else
+        (product(st.op()->shape) == 1 ? scalars : nested).push_back(st);
+    }
+    // One block, around the new loop of extent 1 that fuse() of no axes
+    // makes; an output that is not itself the reduction is stored by one
+    // thread.
+    IterVar block = output.fuse(std::vector<IterVar>{});
+    const bool output_reduces = !output.reduce_axis().empty();
+    if (!output_reduces) {
+      auto [blocks, one] = output.split(block, 1);
+      output.bind(one, "threadIdx.x");
+      block = blocks;
+    }
+    output.bind(block, "blockIdx.x");
+    // Each scalar reduction's thread loop outside its serial loop, as the
+    // code runs them, so that a stage attached at the serial loop holds one
+    // term's elements.
+    std::unordered_map<te::Operation, IterVar, te::OperationHash, te::OperationEqual> serial;
+    auto across = [&](Stage& st) {
+      const IterVar ko = reduce_across_threads(st, threads);
+      st.reorder({st.node().leaf_iter_vars.back(), ko});
+      serial.emplace(st.op(), ko);
+    };
+    for (auto it = scalars.rbegin(); it != scalars.rend(); ++it) {
+      it->compute_at(output, block);
+      across(*it);
+    }
+    if (output_reduces) across(output);
+    for (auto it = nested.rbegin(); it != nested.rend(); ++it) {
+      const te::Operation& target = feeds.at(it->op());
+      it->compute_at(sch.stage_of(target), serial.at(target));
+    }
+  };
+  return space;
 }
 
 }  // namespace
@@ -84,11 +200,12 @@ SearchSpace cuda_reduce_template(const te::Tensor& anchor, const std::vector<te:
       shortest = shortest ? std::min(shortest, reduce_extent(*c)) : reduce_extent(*c);
       reduced.push_back(product(st.op()->shape));
     }
+  if (out.shape().empty())
+    if (std::optional<SearchSpace> scalar = scalar_template(out)) return *scalar;
   const std::optional<RowSplit> rows = split_rows(out, reduced, longest);
   // Short reductions leave most threads of a warp idle: one thread per
   // output does them better.
-  if (shortest < 32 || !rows || out.shape().empty())
-    return cuda_default_template(anchor, outputs, vector_unit);
+  if (shortest < 32 || !rows) return cuda_default_template(anchor, outputs, vector_unit);
 
   SearchSpace space;
   space.name = "reduce.cuda";
@@ -97,8 +214,7 @@ SearchSpace cuda_reduce_template(const te::Tensor& anchor, const std::vector<te:
   // fewer for a short row. Every reduction of the group runs on all the
   // block's threads (a cross-thread reduction needs each of them), so the
   // threads are at most the shortest reduction's terms, a power of two.
-  int64_t most = 32;
-  while (most * 2 <= shortest && most < 1024) most *= 2;
+  const int64_t most = threads_for(shortest);
   space.default_config = require_config(space, {{"threads", {std::min<int64_t>(most, 256)}}});
   space.apply = [knobs = space.knobs, split = *rows, most](Schedule& sch, const Config& config) {
     const int64_t threads = std::min(knob_int(knobs, config, "threads"), most);

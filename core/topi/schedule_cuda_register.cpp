@@ -8,7 +8,8 @@ void register_cuda_templates(OpStrategyRegistry& registry) {
   for (const char* op :
        {"ReduceSum", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceProd", "ReduceMean",
         "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMin", "GlobalAveragePool",
-        "GlobalMaxPool", "Softmax", "LogSoftmax", "LayerNormalization", "InstanceNormalization"})
+        "GlobalMaxPool", "Softmax", "LogSoftmax", "LayerNormalization", "InstanceNormalization",
+        "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"})
     registry.define_template(op, "cuda", cuda_reduce_template);
   for (const char* op : {"Gemm", "MatMul"})
     registry.define_template(op, "cuda", cuda_dense_template);

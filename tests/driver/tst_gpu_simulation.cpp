@@ -79,6 +79,21 @@ Graph reduce_mean(Shape shape, std::vector<int64_t> axes) {
   return b.finish({b.add("ReduceMean", {x}, attrs_of({{"axes", axes}, {"keepdims", int64_t{0}}}))});
 }
 
+// A weighted mean of SoftmaxCrossEntropyLoss: per-sample max and sum over
+// the classes feeding two scalar sums over the samples, in one kernel.
+Graph weighted_loss(int64_t samples, int64_t classes) {
+  testing::GraphBuilder b;
+  ValueId scores = b.input("scores", {samples, classes});
+  std::vector<int64_t> labels(static_cast<size_t>(samples));
+  for (int64_t i = 0; i < samples; ++i) labels[size_t(i)] = (i * 5 + i / 7) % classes;
+  ValueId label = b.constant("labels", Tensor::from_vector(labels, {samples}));
+  std::vector<float> weight(static_cast<size_t>(classes));
+  for (int64_t c = 0; c < classes; ++c) weight[size_t(c)] = 0.5f + 0.25f * float(c);
+  ValueId weights = b.constant("weights", Tensor::from_vector(weight, {classes}));
+  return b.finish({b.add("SoftmaxCrossEntropyLoss", {scores, label, weights},
+                         attrs_of({{"reduction", std::string("mean")}}))});
+}
+
 Graph pools() {
   testing::GraphBuilder b;
   ValueId x = b.input("x", {1, 24, 15, 15});
@@ -198,6 +213,12 @@ class TestGpuSimulation : public QObject {
             return reduce_mean({2, 8, 300}, {2});
           },
           "reduce.cuda"}},
+        {"mean of everything",
+         {[] {
+            return reduce_mean({40, 77}, {0, 1});
+          },
+          "reduce.cuda"}},
+        {"weighted loss", {[] { return weighted_loss(1500, 7); }, "reduce.cuda"}},
         {"pools", {pools, "reduction.cuda"}},
         {"elementwise", {elementwise, "injective.cuda"}},
     };
