@@ -211,6 +211,19 @@ AppliedStep bind(Schedule&, Stage stage, const std::vector<Argument>& args,
                                "threadIdx.y", "threadIdx.z", "vthread"};
   if (std::find(std::begin(tags), std::end(tags), tag) == std::end(tags))
     schedule_error(str("bind: unknown thread tag '", tag, "'"));
+  // Two loops of one stage on the same thread index would both run over
+  // the same threads: only the diagonal of their product would be computed.
+  // (A stage attached inside may bind the index again: a cooperative fetch.)
+  if (tag != "vthread")
+    for (const IterVar& leaf : stage.node().leaf_iter_vars) {
+      auto it = stage.node().attrs.find(leaf);
+      if (!leaf.same_as(var) && it != stage.node().attrs.end() &&
+          it->second.annotation == LoopAnnotation::Bind && it->second.thread_tag == tag)
+        schedule_error(str("bind: loop '", leaf.name(), "' of stage '", stage.name(),
+                           "' is already bound to ", tag,
+                           "; a stage binds a thread index to one loop (fuse the loops, then "
+                           "bind the fused one)"));
+    }
   IterVarAttr& attr = attr_of(stage, var);
   attr.annotation = LoopAnnotation::Bind;
   attr.thread_tag = tag;

@@ -192,6 +192,10 @@ class TestPrimitiveTable : public QObject {
     QTest::newRow("set_scope unknown")
         << "s[C].set_scope(\"texture\")" << 1 << "unknown storage scope 'texture'";
     QTest::newRow("rejected on s") << "s.normalize()" << 3 << "s.normalize is not supported";
+    QTest::newRow("one thread index, two loops")
+        << "s[C].bind(C.op.axis[0], te.thread_axis(\"threadIdx.x\")); "
+           "s[C].bind(C.op.axis[1], te.thread_axis(\"threadIdx.x\"))"
+        << 57 << "bind: loop 'i' of stage 'C' is already bound to threadIdx.x";
   }
 
   void methodErrors() {
