@@ -471,6 +471,27 @@ class TestLowering : public QObject {
     schedule::Stage a = sch[m.a];
     QVERIFY_THROWS_EXCEPTION(schedule::ScheduleError, sch[m.c].compute_at(a, s.axis()[0]));
   }
+
+  // A 'local' copy of A fetched by the threads together: each thread would
+  // hold only its share of its own copy. Refused at lowering, naming it.
+  void localStageBoundToThreadsIsRefused() {
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    schedule::Stage s = sch[m.c];
+    s.bind(s.axis()[0], "blockIdx.x");
+    s.bind(s.axis()[1], "threadIdx.x");
+    const te::Tensor local = sch.cache_read(m.a, "local", {m.c.op()});
+    sch[local].compute_at(s, s.axis()[0]);
+    sch[local].bind(sch[local].axis()[1], "threadIdx.x");
+    try {
+      tir::lower(sch, m.args(), "kernel");
+      QFAIL("a thread-bound 'local' stage was lowered");
+    } catch (const schedule::ScheduleError& e) {
+      QVERIFY2(contains(e.what(), "stage 'A.local' is 'local'") &&
+                   contains(e.what(), "make it 'shared'"),
+               e.what());
+    }
+  }
 };
 
 QTEST_GUILESS_MAIN(TestLowering)

@@ -167,8 +167,27 @@ class NestBuilder {
     return in_bounds;
   }
 
+  // A 'local' buffer is each thread's own: a loop of its stage bound to a
+  // thread or block index would leave each thread filling only its share
+  // of its own copy, and reading the rest unwritten.
+  static void check_local_binds(const StageRef& stage) {
+    if (stage->scope != "local") return;
+    for (const IterVar& leaf : stage->leaf_iter_vars) {
+      auto it = stage->attrs.find(leaf);
+      if (it == stage->attrs.end() || it->second.annotation != LoopAnnotation::Bind ||
+          it->second.thread_tag == "vthread")
+        continue;
+      throw schedule::ScheduleError(
+          str("stage '", stage->op->name, "' is 'local', each thread's own copy, but binds its ",
+              "loop '", leaf.name(), "' to ", it->second.thread_tag,
+              ": each thread would fill only its share of its copy; make it 'shared' to fill it ",
+              "together, or leave its loops unbound"));
+    }
+  }
+
   Stmt stage_nest(const StageInfo& info) {
     const StageRef& stage = info.stage;
+    check_local_binds(stage);
     const te::ComputeOpNode* c = stage->op.as_compute();
     te::VarMap<Expr> roots = root_values(stage, ranges_);
     SplitGuards guards = split_guards(stage, ranges_);
