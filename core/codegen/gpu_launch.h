@@ -34,6 +34,7 @@ class GpuVerifyError : public Error {
     std::string loop;        // the loop's variable: "xo"
     std::string thread_tag;  // "threadIdx" for threads per block, else a full tag "blockIdx.y"
     std::string scope;       // "shared", or a buffer's scope
+    std::string buffer;      // a buffer, by its stage's name: "conv_pad_shared"
     static Subject of_loop(std::string name) {
       Subject s;
       s.loop = std::move(name);
@@ -47,6 +48,11 @@ class GpuVerifyError : public Error {
     static Subject of_scope(std::string scope) {
       Subject s;
       s.scope = std::move(scope);
+      return s;
+    }
+    static Subject of_buffer(std::string name) {
+      Subject s;
+      s.buffer = std::move(name);
       return s;
     }
   };

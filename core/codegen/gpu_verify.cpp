@@ -237,7 +237,19 @@ class Verifier {
                     "of it; compute it at (compute_at) a bound loop, inline it, or make it a "
                     "'shared' cache"));
     }
+    const bool per_thread = n->storage_scope != "shared";
+    if (per_thread) {
+      per_thread_bytes_ += bytes;
+      if (per_thread_bytes_ > kPerThreadBytes)
+        fail_here(str("buffer '", n->buffer.name(), "' (", bytes, " bytes) brings what each ",
+                      "thread holds at once to ", per_thread_bytes_, " bytes, over the ",
+                      kPerThreadBytes, " a GPU thread may keep in local memory (its registers ",
+                      "hold about 1 KiB); compute it at a loop further in, where its region is ",
+                      "smaller, or make it a 'shared' cache the block fills together"),
+                  GpuVerifyError::Subject::of_buffer(n->buffer.name()));
+    }
     walk(n->body);
+    if (per_thread) per_thread_bytes_ -= bytes;
   }
 
   const tir::PrimFunc& func_;
@@ -254,6 +266,12 @@ class Verifier {
   // bind is the likelier cause than a scalar's work.
   static constexpr int64_t kOneThreadWork = 1024;
   static constexpr int64_t kOneThreadBytes = 1024;
+  // Each thread's own buffers live at once (registers, then local memory,
+  // which spills through the caches). CUDA allows far more (512 KiB), but a
+  // schedule past this is a region grown by loops inside an attach point,
+  // not a register block; it also bounds the GPU simulator's fiber stacks.
+  static constexpr int64_t kPerThreadBytes = 16 * 1024;
+  int64_t per_thread_bytes_ = 0;
   int64_t one_thread_work_ = 1;  // iterations of the loops around, in such a kernel
   bool open_[6] = {};
 };

@@ -75,6 +75,16 @@ std::vector<schedule::ScheduleDiagnostic> gpu_verify_diagnostics(
     for (const BindSite& b : binds)
       if (every_axis ? b.tag.rfind(subject.thread_tag + ".", 0) == 0 : b.tag == subject.thread_tag)
         found.push_back({b.line, b.column, message});
+  } else if (!subject.buffer.empty()) {
+    // Where the buffer's stage is placed, else where the text first names it.
+    const std::string placed = "s[" + subject.buffer + "].compute_at(";
+    for (size_t i = 0; i < lines.size() && found.empty(); ++i)
+      if (const size_t at = lines[i].find(placed); at != std::string::npos)
+        found.push_back({static_cast<int>(i) + 1, static_cast<int>(at) + 1, message});
+    if (found.empty()) {
+      const auto [line, column] = first_word(lines, subject.buffer);
+      if (line > 0) found.push_back({line, column, message});
+    }
   } else if (!subject.scope.empty()) {
     const std::string literal = "\"" + subject.scope + "\"";
     for (size_t i = 0; i < lines.size(); ++i)

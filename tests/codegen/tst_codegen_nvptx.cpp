@@ -690,6 +690,25 @@ s[C].bind(xi, te.thread_axis("threadIdx.x"))
              qPrintable(message));
   }
 
+  // A local copy of a whole row per thread (8192 floats): a region grown by
+  // the loop inside its attach point, not a register block.
+  void verifierRefusesLargeBuffersPerThread() {
+    const QString message = error_of([&] {
+      ptx_of(lower_text(row_sum_env(256, 8192), R"(s = te.create_schedule(R.op)
+xo, xi = s[R].split(R.op.axis[0], factor=64)
+s[R].bind(xo, te.thread_axis("blockIdx.x"))
+s[R].bind(xi, te.thread_axis("threadIdx.x"))
+AL = s.cache_read(A, "local", [R])
+s[AL].compute_at(s[R], xi)
+)",
+                        {"A", "R"}, "row_sum"),
+             kH100);
+    });
+    QVERIFY2(message.contains("(32768 bytes) brings what each thread holds at once to") &&
+                 message.contains("over the 16384"),
+             qPrintable(message));
+  }
+
   void gpuCodeIsNotRunOrLinkedOnTheCpu() {
     const tir::PrimFunc f = lower_text(add_env(4096), kBoundAdd, {"A", "B", "C"}, "add");
     QString message = error_of([&] { codegen::jit_compile(f, Target::parse(kH100)); });

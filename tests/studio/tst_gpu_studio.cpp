@@ -281,7 +281,8 @@ class TestGpuStudio : public QObject {
         "xo, xi = s[C].split(C.op.axis[0], factor=64)\n"
         "s[C].bind(xo, te.thread_axis(\"blockIdx.x\"))\n"
         "s[C].bind(xi, te.thread_axis(\"threadIdx.x\"))\n"
-        "AA = s.cache_read(A, \"shared\", [C])\n";
+        "AA = s.cache_read(A, \"shared\", [C])\n"
+        "s[AA].compute_at(s[C], xo)\n";
     using Subject = codegen::GpuVerifyError::Subject;
     auto at = [&](const Subject& subject) {
       std::vector<std::pair<int, int>> places;
@@ -295,6 +296,8 @@ class TestGpuStudio : public QObject {
     QCOMPARE(at(Subject::of_threads("threadIdx")), (Places{{4, 11}}));
     QCOMPARE(at(Subject::of_threads("blockIdx.x")), (Places{{3, 11}}));
     QCOMPARE(at(Subject::of_scope("shared")), (Places{{5, 22}}));
+    // A buffer: where its stage is placed.
+    QCOMPARE(at(Subject::of_buffer("AA")), (Places{{6, 1}}));
     // A name the text does not bind: where it first stands alone.
     QCOMPARE(at(Subject::of_loop("C")), (Places{{1, 24}}));
     // Nothing to point at: the schedule's first statement.
