@@ -113,16 +113,21 @@ int schedule(const Args& args) {
     std::cout << "# the generic " << bench.task().space
               << " schedule, its template having no point for this kernel: "
               << bench.task().fallback << "\n";
+  std::string emit = args.get("emit");
+  if (emit.empty() && !args.has("measure") && !args.has("simulate-gpu") && !args.has("ptxas"))
+    emit = "schedule";
   driver::LoweredFunc lowered;
   try {
     lowered = target.is_gpu() ? driver::lower_for_gpu(bench, text, target, args.has("passes"))
                               : bench.lower(text, args.has("passes"));
+    // What becomes a kernel is verified here, so that a problem is reported
+    // at its line of the schedule; the schedule and its loop IR print as
+    // they are, for a look at what the verifier would refuse.
+    if (target.is_gpu() && emit != "schedule" && emit != "tir")
+      driver::verify_gpu_schedule(text, lowered.func, target);
   } catch (const driver::ScheduleTextError& e) {
     throw Error(args.get("schedule", "default schedule") + ":\n" + e.what());
   }
-  std::string emit = args.get("emit");
-  if (emit.empty() && !args.has("measure") && !args.has("simulate-gpu") && !args.has("ptxas"))
-    emit = "schedule";
   if (emit == "schedule") {
     std::cout << text;
   } else if (emit == "tir") {

@@ -586,6 +586,10 @@ class TestCli : public QObject {
     QVERIFY(u.code != 0);
     QVERIFY2(u.err.contains("gpu verifier") && u.err.contains("did you forget to bind?"),
              qPrintable(u.err));
+    // At a line of the file, as a parse error is.
+    QVERIFY2(u.err.contains("unbound.py:\n") &&
+                 QRegularExpression("\\n\\d+:\\d+: gpu verifier").match(u.err).hasMatch(),
+             qPrintable(u.err));
   }
 
   // A model that leaves its batch, height and width symbolic runs with only
