@@ -89,15 +89,10 @@ int64_t threads_for(int64_t terms) {
 std::optional<SearchSpace> scalar_template(const te::Tensor& out) {
   Schedule probe({out.op()});
   OpSet scalar_reductions;
-  std::vector<Stage> inner;
   int64_t shortest = 0;
   for (Stage st : probe.stages()) {
     const te::ComputeOpNode* c = st.op().as_compute();
-    if (!c || c->reduce_axis.empty()) continue;
-    if (product(st.op()->shape) != 1) {
-      inner.push_back(st);
-      continue;
-    }
+    if (!c || c->reduce_axis.empty() || product(st.op()->shape) != 1) continue;
     scalar_reductions.insert(st.op());
     shortest = shortest ? std::min(shortest, reduce_extent(*c)) : reduce_extent(*c);
   }
@@ -118,7 +113,7 @@ std::optional<SearchSpace> scalar_template(const te::Tensor& out) {
         if (!scalar_reductions.count(reached)) {
           auto f = feeds.find(reached);
           if (f == feeds.end()) {
-            one = false;  // the output reads it directly
+            one = false;  // read by the output, or by a stage feeding two sums
             continue;
           }
           reached = f->second;
@@ -205,7 +200,8 @@ SearchSpace cuda_reduce_template(const te::Tensor& anchor, const std::vector<te:
   const std::optional<RowSplit> rows = split_rows(out, reduced, longest);
   // Short reductions leave most threads of a warp idle: one thread per
   // output does them better.
-  if (shortest < 32 || !rows) return cuda_default_template(anchor, outputs, vector_unit);
+  if (shortest < 32 || !rows || out.shape().empty())
+    return cuda_default_template(anchor, outputs, vector_unit);
 
   SearchSpace space;
   space.name = "reduce.cuda";
