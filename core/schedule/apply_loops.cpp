@@ -150,15 +150,19 @@ AppliedStep fuse(Schedule&, Stage stage, const std::vector<Argument>& args,
   const std::vector<IterVar>& axes = args[0].axes;
   if (axes.empty()) {
     StageNode& node = *stage.ref();
-    IterVar one = make_leaf_var(node, name_or(names, 0, "singleton"), te::IterVarKind::DataPar);
+    // Replay finds a loop by its name: a second singleton gets another.
+    std::string name = "singleton";
+    for (int n = 1; std::any_of(node.all_iter_vars.begin(), node.all_iter_vars.end(),
+                                [&](const IterVar& v) { return v.name() == name; });
+         ++n)
+      name = "singleton_" + std::to_string(n);
+    IterVar one = make_leaf_var(node, name_or(names, 0, name), te::IterVarKind::DataPar);
     node.leaf_iter_vars.insert(node.leaf_iter_vars.begin(), one);
     node.relations.push_back(SingletonRelation{one});
     return new_axes({one});
   }
-  if (axes.size() == 1)
-    schedule_error(str("fuse: one axis ('", axes[0].name(),
-                       "') fuses to itself; give two or more, or none for a new outermost "
-                       "loop of extent 1"));
+  // One axis is itself, as in TVM (s[C].fuse(*C.op.axis) of a 1-D stage).
+  check_leaf(stage, axes[0], "fuse");
   IterVar fused = axes[0];
   for (size_t i = 1; i < axes.size(); ++i)
     fused = fuse_pair(stage, fused, axes[i], i + 1 == axes.size() ? name_or(names, 0, "") : "");

@@ -176,8 +176,6 @@ class TestPrimitiveTable : public QObject {
                                   << "split() takes factor or nparts, not both";
     QTest::newRow("neither entry")
         << "xo, xi = s[C].split(C.op.axis[0])" << 15 << "split() needs factor= or nparts=";
-    QTest::newRow("one axis") << "f = s[C].fuse(C.op.axis[0])" << 1
-                              << "fuse: one axis ('i') fuses to itself";
     QTest::newRow("wrong kind") << "s[C].compute_at(D, D.op.axis[0])" << 17
                                 << "compute_at() expects a stage (s[C]) here, got tensor 'D'";
     QTest::newRow("thread tag") << "s[C].bind(C.op.axis[0], \"blockIdx.x\")" << 25
