@@ -475,6 +475,52 @@ class TestLowering : public QObject {
     QVERIFY_THROWS_EXCEPTION(schedule::ScheduleError, sch[m.c].compute_at(a, s.axis()[0]));
   }
 
+  // The accumulators of a thread's outputs in 'shared' memory, computed at
+  // the thread loop with no threads of their own: every thread would add
+  // into the whole tile at once. Refused, naming the loop and its tag;
+  // 'local' (each thread its own) lowers.
+  void sharedAccumulatorsWithoutTheirThreadsAreRefused() {
+    for (const char* scope : {"shared", "local"}) {
+      Matmul m;
+      schedule::Schedule sch({m.c.op()});
+      const te::Tensor acc = sch.cache_write(m.c, scope);
+      schedule::Stage s = sch[m.c];
+      auto [io, ii] = s.split(s.axis()[0], 8);
+      s.bind(io, "blockIdx.x");
+      s.bind(ii, "threadIdx.x");
+      sch[acc].compute_at(s, ii);
+      QString message;
+      try {
+        tir::lower(sch, m.args(), "kernel");
+      } catch (const schedule::ScheduleError& e) {
+        message = e.what();
+      }
+      if (std::string(scope) == "local") {
+        QVERIFY2(message.isEmpty(), qPrintable(message));
+        continue;
+      }
+      QVERIFY2(message.contains("stage 'C.shared' accumulates into 'shared' memory inside loop "
+                                "'i_inner' of 'C', bound to threadIdx.x"),
+               qPrintable(message));
+    }
+  }
+
+  // A 'local' stage may bind its reduce loop: a cross-thread reduction,
+  // whose result every thread's copy receives.
+  void localCrossThreadReductionLowers() {
+    Matmul m;
+    schedule::Schedule sch({m.c.op()});
+    const te::Tensor acc = sch.cache_write(m.c, "local");
+    schedule::Stage s = sch[m.c];
+    s.bind(s.axis()[0], "blockIdx.x");
+    s.bind(s.axis()[1], "threadIdx.y");
+    sch[acc].compute_at(s, s.axis()[1]);
+    auto [ko, ki] = sch[acc].split(sch[acc].reduce_axis()[0], 16);
+    sch[acc].bind(ki, "threadIdx.x");
+    const std::string ir = lowered_ir(sch, m.args());
+    QVERIFY2(contains(ir, "thread_allreduce_sum"), ir.c_str());
+  }
+
   // A 'local' copy of A fetched by the threads together: each thread would
   // hold only its share of its own copy. Refused at lowering, naming it.
   void localStageBoundToThreadsIsRefused() {
@@ -490,8 +536,8 @@ class TestLowering : public QObject {
       tir::lower(sch, m.args(), "kernel");
       QFAIL("a thread-bound 'local' stage was lowered");
     } catch (const schedule::ScheduleError& e) {
-      QVERIFY2(contains(e.what(), "stage 'A.local' is 'local'") &&
-                   contains(e.what(), "make it 'shared'"),
+      QVERIFY2(contains(e.what(), "stage 'A.local' binds its loop") &&
+                   contains(e.what(), "(scope 'local') is each thread's own"),
                e.what());
     }
   }

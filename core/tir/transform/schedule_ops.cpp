@@ -1,5 +1,6 @@
 #include "tir/transform/schedule_ops.h"
 
+#include <set>
 #include <unordered_set>
 
 #include "schedule/tensorize_match.h"
@@ -167,27 +168,64 @@ class NestBuilder {
     return in_bounds;
   }
 
-  // A 'local' buffer is each thread's own: a loop of its stage bound to a
-  // thread or block index would leave each thread filling only its share
-  // of its own copy, and reading the rest unwritten.
-  static void check_local_binds(const StageRef& stage) {
-    if (stage->scope != "local") return;
+  // In a kernel, a 'local' buffer, and an intermediate one computed inside
+  // the thread loops, is each thread's own: a data loop of its stage bound
+  // to a thread or block index would leave each thread filling only its
+  // share of its own copy, and reading the rest unwritten. (A reduce loop
+  // bound to threads is a cross-thread reduction, which every thread's copy
+  // receives whole; an intermediate at the root is the verifier's to refuse.)
+  static void check_per_thread_binds(const StageRef& stage) {
+    if (stage->is_output || stage->scope == "shared") return;
+    if (stage->scope != "local" && stage->attach_type != AttachType::Scope) return;
     for (const IterVar& leaf : stage->leaf_iter_vars) {
       auto it = stage->attrs.find(leaf);
-      if (it == stage->attrs.end() || it->second.annotation != LoopAnnotation::Bind ||
-          it->second.thread_tag == "vthread")
+      if (leaf->kind == te::IterVarKind::CommReduce || it == stage->attrs.end() ||
+          it->second.annotation != LoopAnnotation::Bind || it->second.thread_tag == "vthread")
         continue;
       throw schedule::ScheduleError(
-          str("stage '", stage->op->name, "' is 'local', each thread's own copy, but binds its ",
-              "loop '", leaf.name(), "' to ", it->second.thread_tag,
-              ": each thread would fill only its share of its copy; make it 'shared' to fill it ",
-              "together, or leave its loops unbound"));
+          str("stage '", stage->op->name, "' binds its loop '", leaf.name(), "' to ",
+              it->second.thread_tag, ", but its buffer (scope '", stage->scope,
+              "') is each thread's own: each thread would fill only its share of its copy; make ",
+              "it a 'shared' cache to fill it together, or leave its data loops unbound"));
+    }
+  }
+
+  // A reduction into 'shared' memory attached inside a loop bound to a
+  // thread index, whose own loops do not bind that index again, is run
+  // whole by every thread of the block: all of them would add into the same
+  // elements at once.
+  static void check_shared_reduction(const StageInfo& info) {
+    const StageRef& stage = info.stage;
+    if (stage->scope != "shared" || !info.body.as<te::ReduceNode>()) return;
+    auto bound_tag = [](const StageRef& s, const IterVar& leaf) -> std::string {
+      auto it = s->attrs.find(leaf);
+      if (it == s->attrs.end() || it->second.annotation != LoopAnnotation::Bind) return "";
+      return it->second.thread_tag;
+    };
+    std::set<std::string> own;
+    for (const IterVar& leaf : stage->leaf_iter_vars) own.insert(bound_tag(stage, leaf));
+    for (StageRef cur = stage; cur->attach_type == AttachType::Scope;) {
+      StageRef parent = cur->attach_stage.lock();
+      if (!parent) break;
+      for (const IterVar& leaf : parent->leaf_iter_vars) {
+        const std::string tag = bound_tag(parent, leaf);
+        if (tag.rfind("threadIdx.", 0) == 0 && !own.count(tag))
+          throw schedule::ScheduleError(
+              str("stage '", stage->op->name, "' accumulates into 'shared' memory inside loop '",
+                  leaf.name(), "' of '", parent->op->name, "', bound to ", tag,
+                  ", without binding a loop of its own to ", tag,
+                  ": every thread of the block would add into the same elements; bind its data ",
+                  "loops to ", tag, " (each thread its share), or make it 'local'"));
+        if (leaf.same_as(cur->attach_ivar)) break;
+      }
+      cur = parent;
     }
   }
 
   Stmt stage_nest(const StageInfo& info) {
     const StageRef& stage = info.stage;
-    check_local_binds(stage);
+    check_per_thread_binds(stage);
+    check_shared_reduction(info);
     const te::ComputeOpNode* c = stage->op.as_compute();
     te::VarMap<Expr> roots = root_values(stage, ranges_);
     SplitGuards guards = split_guards(stage, ranges_);
