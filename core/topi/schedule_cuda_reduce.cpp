@@ -80,6 +80,33 @@ int64_t threads_for(int64_t terms) {
   return most;
 }
 
+// Both schedules' space: knob `threads`, at most `most` threads, TVM's
+// default of 256 (its max_num_threads is the block), fewer for short terms.
+SearchSpace threads_space(int64_t most) {
+  SearchSpace space;
+  space.name = "reduce.cuda";
+  space.knobs.push_back(choice_knob("threads", {32, 64, 128, 256, 512, 1024}));
+  space.default_config = require_config(space, {{"threads", {std::min<int64_t>(most, 256)}}});
+  return space;
+}
+
+// Inlines the group's injective stages (recomputed where read: exp(x - max)
+// of softmax); returns its output and its other reductions, producers first.
+Stage inline_injective(Schedule& sch, std::vector<Stage>& reductions) {
+  Stage output;
+  for (Stage st : sch.stages()) {
+    const te::ComputeOpNode* c = st.op().as_compute();
+    if (!c) continue;
+    if (st.node().is_output)
+      output = st;
+    else if (c->reduce_axis.empty())
+      st.compute_inline();
+    else
+      reductions.push_back(st);
+  }
+  return output;
+}
+
 // A scalar output (a loss's mean, a sum over everything) in one block. Its
 // scalar reductions run across the block's threads; a reduction with more
 // elements (SoftmaxCrossEntropyLoss's per-sample max and sum over classes)
@@ -128,25 +155,14 @@ std::optional<SearchSpace> scalar_template(const te::Tensor& out) {
     feeds.emplace(it->op(), *target);
   }
 
-  SearchSpace space;
-  space.name = "reduce.cuda";
-  space.knobs.push_back(choice_knob("threads", {32, 64, 128, 256, 512, 1024}));
   const int64_t most = threads_for(shortest);
-  space.default_config = require_config(space, {{"threads", {std::min<int64_t>(most, 256)}}});
+  SearchSpace space = threads_space(most);
   space.apply = [knobs = space.knobs, most, feeds](Schedule& sch, const Config& config) {
     const int64_t threads = std::min(knob_int(knobs, config, "threads"), most);
-    Stage output;
-    std::vector<Stage> scalars, nested;
-    for (Stage st : sch.stages()) {
-      const te::ComputeOpNode* c = st.op().as_compute();
-      if (!c) continue;
-      if (st.node().is_output)
-        output = st;
-      else if (c->reduce_axis.empty())
-        st.compute_inline();
-      else
-        (product(st.op()->shape) == 1 ? scalars : nested).push_back(st);
-    }
+    std::vector<Stage> reductions, scalars, nested;
+    Stage output = inline_injective(sch, reductions);
+    for (const Stage& st : reductions)
+      (product(st.op()->shape) == 1 ? scalars : nested).push_back(st);
     // One block, around the new loop of extent 1 that fuse() of no axes
     // makes; an output that is not itself the reduction is stored by one
     // thread.
@@ -203,29 +219,15 @@ SearchSpace cuda_reduce_template(const te::Tensor& anchor, const std::vector<te:
   if (shortest < 32 || !rows || out.shape().empty())
     return cuda_default_template(anchor, outputs, vector_unit);
 
-  SearchSpace space;
-  space.name = "reduce.cuda";
-  space.knobs.push_back(choice_knob("threads", {32, 64, 128, 256, 512, 1024}));
-  // TVM's default of 256 threads a row (its max_num_threads is the block),
-  // fewer for a short row. Every reduction of the group runs on all the
-  // block's threads (a cross-thread reduction needs each of them), so the
-  // threads are at most the shortest reduction's terms, a power of two.
+  // Every reduction of the group runs on all the block's threads (a
+  // cross-thread reduction needs each of them), so the threads are at most
+  // the shortest reduction's terms, a power of two.
   const int64_t most = threads_for(shortest);
-  space.default_config = require_config(space, {{"threads", {std::min<int64_t>(most, 256)}}});
+  SearchSpace space = threads_space(most);
   space.apply = [knobs = space.knobs, split = *rows, most](Schedule& sch, const Config& config) {
     const int64_t threads = std::min(knob_int(knobs, config, "threads"), most);
-    Stage output;
     std::vector<Stage> reductions;
-    for (Stage st : sch.stages()) {
-      const te::ComputeOpNode* c = st.op().as_compute();
-      if (!c) continue;
-      if (st.node().is_output)
-        output = st;
-      else if (c->reduce_axis.empty())
-        st.compute_inline();  // recomputed where read: exp(x - max) of softmax
-      else
-        reductions.push_back(st);
-    }
+    Stage output = inline_injective(sch, reductions);
     // Rows to blocks; where the output is not the reduction, a row's columns
     // over the same threads, which all hold the row's reductions by then.
     // The row and column axes are fused apart, so that a row's index gives
