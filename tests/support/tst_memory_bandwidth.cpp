@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "support/memory_bandwidth.h"
@@ -56,9 +57,21 @@ class TestMemoryBandwidth : public QObject {
       QVERIFY(reported);
       QVERIFY(l.working_set_bytes / mb.threads < l.capacity_bytes);
     }
-    // Noise on a shared machine can swap neighbours, never L1 and DRAM.
-    QVERIFY(mb.levels.front().read_gbps > mb.levels.back().read_gbps);
-    QVERIFY(mb.levels.front().read_write_gbps > mb.levels.back().read_write_gbps);
+    // Noise on a shared machine can swap neighbours; a process on one of
+    // the cores measured with can even put one L1 measurement under DRAM's.
+    // The best of up to three of each puts L1 above DRAM.
+    BandwidthLevel l1 = mb.levels.front(), dram = mb.levels.back();
+    for (int again = 0;
+         again < 2 && !(l1.read_gbps > dram.read_gbps && l1.read_write_gbps > dram.read_write_gbps);
+         ++again) {
+      const MemoryBandwidth more = measure_memory_bandwidth();
+      l1.read_gbps = std::max(l1.read_gbps, more.levels.front().read_gbps);
+      l1.read_write_gbps = std::max(l1.read_write_gbps, more.levels.front().read_write_gbps);
+      dram.read_gbps = std::max(dram.read_gbps, more.levels.back().read_gbps);
+      dram.read_write_gbps = std::max(dram.read_write_gbps, more.levels.back().read_write_gbps);
+    }
+    QVERIFY(l1.read_gbps > dram.read_gbps);
+    QVERIFY(l1.read_write_gbps > dram.read_write_gbps);
   }
 
   void roofIsTheLowestOfPeakAndEachLevel() {
